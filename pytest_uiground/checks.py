@@ -1,0 +1,196 @@
+"""Aggregate checks: one per metric and slice, plus the latency budget.
+
+Each check holds the current number, its floor, and the paired comparison with the
+per-sample baseline on exactly the same samples (delta, bootstrap interval, exact
+McNemar on the flipped samples). The check runs as a real test item on the
+controller after every sample has finished; this module only computes and explains.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from . import stats
+from .baseline import Baseline
+from .metrics import Aggregate, MetricResult, compute
+from .results import SampleResult
+from .suite import MetricSpec, SuiteConfig
+
+
+def ids_digest(ids: Sequence[str]) -> str:
+    return hashlib.sha256("\n".join(sorted(ids)).encode()).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class Paired:
+    """Current vs baseline on the samples both have."""
+
+    n: int
+    baseline_value: float
+    current_value: float
+    delta_low: float
+    delta_high: float
+    regressed: int  # right in the baseline, wrong now (McNemar's b)
+    fixed: int  # wrong in the baseline, right now (McNemar's c)
+    p_value: float
+
+    @property
+    def delta(self) -> float:
+        return self.current_value - self.baseline_value
+
+
+@dataclass(frozen=True)
+class Check:
+    suite: str
+    metric: str
+    slice: str | None
+    current: Aggregate
+    floor: float | None
+    tolerance: float
+    paired: Paired | None
+    partial: bool
+    updating: bool
+    suite_file: str
+
+    @property
+    def label(self) -> str:
+        return self.metric if self.slice is None else f"{self.metric}.{self.slice}"
+
+    def snapshot_data(self) -> dict[str, Any]:
+        return {
+            "metric": self.metric,
+            "slice": self.slice,
+            "value": round(self.current.value, 2),
+            "n": self.current.n,
+            "samples": ids_digest(self.current.ids),
+        }
+
+    def problems(self) -> list[str]:
+        out: list[str] = []
+        v = self.current.value
+        if self.floor is not None and (math.isnan(v) or v < self.floor):
+            out.append(f"{self.label} = {v:.2f} is below its floor {self.floor:.2f} (set in {self.suite_file})")
+        p = self.paired
+        if p is not None and not self.updating and p.delta < -self.tolerance:
+            out.append(
+                f"{self.label} dropped from {p.baseline_value:.2f} to {p.current_value:.2f} "
+                f"({p.delta:+.2f}, tolerance {self.tolerance:.2f}) on {p.n} paired samples"
+            )
+        return out
+
+    def explain(self) -> str:
+        a = self.current
+        lines = [f"{self.label}: {a.value:.2f} over {a.n} samples"]
+        if a.low is not None and a.high is not None:
+            lines[0] += f", 95% interval [{a.low:.2f}, {a.high:.2f}]"
+        if self.paired is not None:
+            p = self.paired
+            lines.append(
+                f"vs baseline {p.baseline_value:.2f}: delta {p.delta:+.2f}, 95% bootstrap interval "
+                f"[{p.delta_low:+.2f}, {p.delta_high:+.2f}]; {p.regressed} regressed, {p.fixed} fixed, "
+                f"exact McNemar p = {p.p_value:.4g}"
+            )
+        if a.format_errors or a.errors:
+            lines.append(f"format errors: {a.format_errors}, errors: {a.errors}")
+        return "\n".join(lines)
+
+    @property
+    def verdict(self) -> str:
+        if self.problems():
+            return "FAIL"
+        if self.paired is not None and self.paired.delta > self.tolerance:
+            return "improved"
+        return "ok"
+
+
+@dataclass(frozen=True)
+class LatencyCheck:
+    suite: str
+    p50_ms: float
+    p95_ms: float
+    budget_p50_ms: float | None
+    budget_p95_ms: float | None
+    n: int
+    parallel: bool
+    suite_file: str
+
+    label = "latency"
+
+    def problems(self) -> list[str]:
+        out = []
+        for name, got, budget in (("p50", self.p50_ms, self.budget_p50_ms), ("p95", self.p95_ms, self.budget_p95_ms)):
+            if budget is not None and got > budget:
+                note = " (measured under xdist: parallel workers inflate it)" if self.parallel else ""
+                out.append(f"latency {name} {got:.1f} ms exceeds the budget {budget:.1f} ms{note} ({self.suite_file})")
+        return out
+
+
+def _paired(spec: MetricSpec, results: Sequence[SampleResult], baseline: Baseline, label: str | None) -> Paired | None:
+    common = [r for r in results if r.id in baseline.entries]
+    if not common:
+        return None
+    as_baseline = [
+        replace(r, value=baseline.entries[r.id].value, correct=baseline.entries[r.id].right if r.correct is not None
+                else None, format_error=False, error=None)
+        for r in common
+    ]
+    cur, base = compute(spec, common), compute(spec, as_baseline)
+    cur_agg = cur.overall if label is None else cur.slices.get(label)
+    base_agg = base.overall if label is None else base.slices.get(label)
+    if cur_agg is None or base_agg is None or cur_agg.n == 0:
+        return None
+    by_id = {r.id: r for r in common}
+    ids = list(cur_agg.ids)
+    cur_v = [by_id[i].value for i in ids]
+    base_v = [baseline.entries[i].value for i in ids]
+    b = sum(1 for i in ids if baseline.entries[i].right and not by_id[i].right)
+    c = sum(1 for i in ids if not baseline.entries[i].right and by_id[i].right)
+    _, low, high = stats.paired_bootstrap_delta(cur_v, base_v)
+    if spec.average == "macro" and label is None:
+        # The bootstrap above is of the micro mean; shift it onto the macro delta.
+        micro_delta = sum(cur_v) / len(cur_v) - sum(base_v) / len(base_v)
+        shift = (cur_agg.value - base_agg.value) - micro_delta
+        low, high = low + shift, high + shift
+    return Paired(
+        n=len(ids), baseline_value=base_agg.value, current_value=cur_agg.value, delta_low=low, delta_high=high,
+        regressed=b, fixed=c, p_value=stats.mcnemar_exact(b, c),
+    )
+
+
+def build_checks(
+    config: SuiteConfig,
+    metric_results: Sequence[MetricResult],
+    results: Sequence[SampleResult],
+    baseline: Baseline | None,
+    *,
+    partial: bool,
+    updating: bool,
+    suite_file: str,
+) -> list[Check]:
+    checks: list[Check] = []
+    for mr in metric_results:
+        chosen = [r for r in results if r.id in set(mr.overall.ids)]
+        entries: list[tuple[str | None, Aggregate, float | None, float]] = [
+            (None, mr.overall, mr.spec.floor, config.tolerance)
+        ]
+        entries += [(k, a, mr.spec.slice_floors.get(k), config.slice_tolerance) for k, a in mr.slices.items()]
+        for label, agg, floor, tol in entries:
+            paired = _paired(mr.spec, chosen, baseline, label) if baseline is not None else None
+            checks.append(Check(config.name, mr.spec.name, label, agg, floor, tol, paired, partial, updating,
+                                suite_file))
+    return checks
+
+
+def latency_check(config: SuiteConfig, results: Sequence[SampleResult], *, parallel: bool, suite_file: str
+                  ) -> LatencyCheck | None:
+    lat = [r.latency_ms for r in results if r.latency_ms is not None and r.error is None]
+    if not lat:
+        return None
+    return LatencyCheck(
+        config.name, stats.percentile(lat, 50), stats.percentile(lat, 95), config.latency.p50_ms,
+        config.latency.p95_ms, len(lat), parallel, suite_file,
+    )

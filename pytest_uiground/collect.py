@@ -1,0 +1,124 @@
+"""Collection: ``suites/<name>/suite.toml`` becomes a pytest module of sample tests.
+
+The suite file is a :class:`SuiteFile` (a ``pytest.Module`` whose object is built in
+memory) holding ``test_sample``, parametrised by ``pytest_generate_tests`` with one
+case per sample (id = sample id), and ``test_latency`` for pytest-benchmark. Only
+real ``pytest.Function`` items get fixtures, hence this shape. Collection loads
+sample metadata only: no image is decoded and no model is imported, because every
+xdist worker collects everything again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import types
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from . import registry
+from .loaders.base import LoaderContext
+from .sample import Sample, check_sample_ids
+from .suite import SuiteConfig, load_suite_config
+
+SUITE_FILE = "suite.toml"
+SAMPLE_ARG = "uiground_sample"
+
+
+@dataclass(frozen=True)
+class LoadedSuite:
+    config: SuiteConfig
+    samples: tuple[Sample, ...]
+
+    @property
+    def fingerprint(self) -> str:
+        """Dataset fingerprint for provenance: the sample ids and the loader options."""
+        h = hashlib.sha256(repr(sorted(self.config.loader_options.items())).encode())
+        for s in self.samples:
+            h.update(s.id.encode() + b"\0")
+        return h.hexdigest()[:16]
+
+
+class SuiteLoadError(Exception):
+    pass
+
+
+@cache
+def load_suite(path: Path, data_path: Path | None = None) -> LoadedSuite:
+    """Parse suite.toml and run its loader once per process."""
+    config = load_suite_config(path)
+    loader = registry.resolve(registry.LOADER_GROUP, config.loader, what="loader", option=f"{path} [loader] name")
+    ctx = LoaderContext(suite_name=config.name, suite_dir=path.parent, data_path=data_path)
+    try:
+        samples = loader(config.loader_options, ctx)
+    except (ValueError, FileNotFoundError, OSError) as exc:
+        raise SuiteLoadError(f"{path}: loader {config.loader!r} failed: {exc}") from exc
+    check_sample_ids(samples, source=str(path))
+    return LoadedSuite(config=config, samples=tuple(samples))
+
+
+def stratified_subset(samples: Sequence[Sample], n: int, keys: Sequence[str], seed: int) -> list[Sample]:
+    """A seeded subset of ``n`` samples, proportional over the strata of ``keys``.
+
+    Deterministic on every worker (xdist requires identical collections): strata
+    and members are ordered by id before a seeded shuffle, and seats are handed out
+    by largest remainder, at least one per stratum while seats last.
+    """
+    if n >= len(samples):
+        return list(samples)
+    strata: dict[tuple[str, ...], list[Sample]] = defaultdict(list)
+    for s in samples:
+        strata[tuple(s.meta.get(k, "") for k in keys)].append(s)
+    rng = random.Random(seed)
+    order = sorted(strata)
+    for key in order:
+        strata[key].sort(key=lambda s: s.id)
+        rng.shuffle(strata[key])
+    total = len(samples)
+    quotas = {k: n * len(strata[k]) / total for k in order}
+    seats = {k: min(len(strata[k]), int(q)) for k, q in quotas.items()}
+    rest = sorted(order, key=lambda k: (-(quotas[k] - int(quotas[k])), k))
+    for k in [k for k in order if seats[k] == 0] + rest:
+        if sum(seats.values()) >= n:
+            break
+        if seats[k] < len(strata[k]):
+            seats[k] += 1
+    chosen = [s for k in order for s in strata[k][: seats[k]]]
+    return sorted(chosen, key=lambda s: s.id)
+
+
+def test_sample(uiground_sample: Sample, uiground_model: Any, request: pytest.FixtureRequest) -> None:
+    """One benchmark sample: predict, score, compare with the baseline."""
+    from .runner import run_sample
+
+    run_sample(request.node, uiground_sample, uiground_model)
+
+
+def test_latency(benchmark: Any, uiground_model: Any, request: pytest.FixtureRequest) -> None:
+    """Serial model latency over a few samples, measured by pytest-benchmark."""
+    from .runner import run_latency_benchmark
+
+    run_latency_benchmark(request.node, benchmark, uiground_model)
+
+
+class SuiteFile(pytest.Module):
+    """A suite.toml file collected as a module of generated tests."""
+
+    def _getobj(self) -> types.ModuleType:
+        mod = types.ModuleType(f"uiground_suite_{self.path.parent.name}")
+        mod.__file__ = str(self.path)
+        mod.test_sample = test_sample  # type: ignore[attr-defined]
+        mod.test_latency = test_latency  # type: ignore[attr-defined]
+        mod.__uiground_suite__ = self.path  # type: ignore[attr-defined]
+        return mod
+
+
+def suite_path_of(item: pytest.Item) -> Path | None:
+    module = item.getparent(pytest.Module)
+    return getattr(getattr(module, "obj", None), "__uiground_suite__", None) if module else None

@@ -1,0 +1,232 @@
+"""Controller side: gather per-sample records, run the aggregate checks, write outputs.
+
+Registered only on the xdist controller (or the single process): it sees every
+sample's record in ``pytest_runtest_logreport``, runs the aggregate checks as real
+test items after all workers are done (so they show in the summary, JUnit XML and
+the exit status), writes baselines on ``--snapshot-update`` and the reports.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import platform
+from collections.abc import Callable, Generator
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from . import baseline as baseline_mod
+from .checks import Check, LatencyCheck, build_checks, latency_check
+from .collect import LoadedSuite, SuiteFile, load_suite
+from .metrics import MetricResult, compute_all
+from .options import RunOptions
+from .report import SampleLog, id_list, summary, table
+from .results import PROPERTY, SampleResult
+from .snapshot import extension_for
+
+
+@dataclass
+class SuiteOutcome:
+    loaded: LoadedSuite
+    path: Path
+    results: list[SampleResult]
+    metric_results: list[MetricResult] = field(default_factory=list)
+    checks: list[Check] = field(default_factory=list)
+    latency: LatencyCheck | None = None
+    partial: bool = False
+    baseline: baseline_mod.Baseline | None = None
+    model: dict[str, Any] | None = None
+
+
+def _versions() -> dict[str, str]:
+    out = {"python": platform.python_version()}
+    for dist in ("pytest-uiground", "pytest", "syrupy", "numpy", "pillow", "rapidocr-onnxruntime", "torch",
+                 "transformers"):
+        try:
+            out[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            continue
+    return out
+
+
+class Controller:
+    def __init__(self, config: pytest.Config, options: RunOptions) -> None:
+        self.config = config
+        self.options = options
+        self.records: dict[Path, dict[str, SampleResult]] = {}
+        self.models: dict[Path, dict[str, Any]] = {}
+        self.outcomes: list[SuiteOutcome] = []
+        self.log = SampleLog(options.report_dir / "samples.jsonl") if options.report_dir else None
+        self.parallel = bool(getattr(config.option, "numprocesses", None))
+
+    # -- records -----------------------------------------------------------
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.when != "call":  # teardown reports repeat the same user_properties
+            return
+        for name, value in report.user_properties:
+            if name != PROPERTY or not isinstance(value, dict):
+                continue
+            result = SampleResult.from_json(value)
+            path = self.config.rootpath / report.nodeid.split("::", 1)[0]
+            self.records.setdefault(path, {})[result.id] = result
+            if result.model:
+                self.models.setdefault(path, result.model)
+            if self.log:
+                self.log.write(value)
+
+    # -- aggregate items ---------------------------------------------------
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtestloop(self, session: pytest.Session) -> Generator[None, object, object]:
+        result = yield
+        items = []
+        for path in sorted(self.records):
+            items += self._aggregate_items(session, path)
+        session.testscollected += len(items)
+        for item in items:
+            item.ihook.pytest_runtest_protocol(item=item, nextitem=None)
+            if session.shouldstop:
+                break
+        return result
+
+    def _aggregate_items(self, session: pytest.Session, path: Path) -> list[pytest.Function]:
+        loaded = load_suite(path, self.options.data_path)
+        results = sorted(self.records[path].values(), key=lambda r: r.id)
+        base = baseline_mod.load(self.options.baselines_dir, loaded.config.name)
+        ran = {r.id for r in results}
+        partial = ran != {s.id for s in loaded.samples}
+        rel = str(path.relative_to(self.config.rootpath)) if path.is_relative_to(self.config.rootpath) else str(path)
+        metric_results = compute_all(loaded.config.metrics, results)
+        out = SuiteOutcome(
+            loaded=loaded, path=path, results=results, metric_results=metric_results, partial=partial,
+            baseline=base, model=self.models.get(path),
+            checks=build_checks(loaded.config, metric_results, results, base, partial=partial,
+                                updating=self.options.updating, suite_file=rel),
+            latency=latency_check(loaded.config, results, parallel=self.parallel, suite_file=rel),
+        )
+        self.outcomes.append(out)
+        module = SuiteFile.from_parent(session, path=path)
+        snapshot_dir = baseline_mod.suite_dir(self.options.baselines_dir, loaded.config.name)
+        ext = extension_for(snapshot_dir / baseline_mod.SNAPSHOT_DIR, loaded.config.tolerance, self.options.updating)
+        slice_ext = extension_for(snapshot_dir / baseline_mod.SNAPSHOT_DIR, loaded.config.slice_tolerance,
+                                  self.options.updating)
+        items = [
+            pytest.Function.from_parent(
+                module, name=f"test_aggregate[{c.label}]",
+                callobj=_metric_check(c, slice_ext if c.slice else ext, self.options.updating, base is not None),
+            )
+            for c in out.checks
+        ]
+        if out.latency is not None:
+            items.append(pytest.Function.from_parent(
+                module, name="test_aggregate[latency]",
+                callobj=_latency_check(out.latency),
+            ))
+        return items
+
+    # -- outputs -----------------------------------------------------------
+    def provenance(self, out: SuiteOutcome) -> dict[str, Any]:
+        model = out.model or {}
+        return {
+            "model": model.get("name", self.options.model),
+            "model_path": self.options.model_path,
+            "model_fingerprint": model.get("fingerprint"),
+            "suite_version": out.loaded.config.version,
+            "dataset_fingerprint": out.loaded.fingerprint,
+            "n_samples": len(out.results),
+            "packages": _versions(),
+            "date": dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat(),
+        }
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if self.log:
+            self.log.close()
+        for out in self.outcomes:
+            if self.options.updating and not out.partial:
+                baseline_mod.write(self.options.baselines_dir, out.loaded.config.name, out.results,
+                                   self.provenance(out))
+        if self.options.report_dir:
+            self._write_summaries()
+
+    def _write_summaries(self) -> None:
+        import json
+
+        root = self.options.report_dir
+        assert root is not None
+        docs = {
+            o.loaded.config.name: summary(o.loaded.config.name, o.model, o.results, o.metric_results, o.checks,
+                                          o.latency, self.provenance(o))
+            for o in self.outcomes
+        }
+        if len(docs) == 1:
+            (doc,) = docs.values()
+            baseline_mod.atomic_write_text(root / "summary.json", json.dumps(doc, indent=1) + "\n")
+            return
+        for name, doc in docs.items():
+            baseline_mod.atomic_write_text(root / name / "summary.json", json.dumps(doc, indent=1) + "\n")
+        baseline_mod.atomic_write_text(root / "summary.json", json.dumps({"suites": docs}, indent=1) + "\n")
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        tr = terminalreporter
+        for o in self.outcomes:
+            model = (o.model or {}).get("name", self.options.model)
+            tr.write_sep("=", f"uiground: {o.loaded.config.name} (model {model}, {len(o.results)} samples)")
+            if o.baseline is None:
+                tr.write_line("no baseline yet: run with --snapshot-update to record one")
+            else:
+                prov = o.baseline.provenance
+                tr.write_line(f"baseline: model {prov.get('model')!r}, {prov.get('date', '?')}"
+                              + (" (partial run: compared on the same samples)" if o.partial else ""))
+            for line in table(o.checks):
+                tr.write_line(line)
+            if o.latency is not None:
+                lat = o.latency
+                note = " (under xdist: parallel workers inflate per-sample times)" if lat.parallel else ""
+                tr.write_line(f"latency per sample: p50 {lat.p50_ms:.1f} ms, p95 {lat.p95_ms:.1f} ms{note}")
+            fmt = sum(r.format_error for r in o.results)
+            errs = sorted(r.id for r in o.results if r.error is not None)
+            tr.write_line(f"format errors: {fmt}; sample errors: {len(errs)}")
+            for title, outcome in (("regressed", "regression"), ("fixed", "fixed")):
+                ids = sorted(r.id for r in o.results if r.outcome == outcome)
+                if ids:
+                    tr.write_line(id_list(title, ids))
+            if errs:
+                tr.write_line(id_list("errors", errs))
+            if self.options.updating and o.partial:
+                tr.write_line("baseline NOT updated: this run did not cover every sample of the suite")
+            elif self.options.updating:
+                tr.write_line(f"baseline updated: {baseline_mod.suite_dir(self.options.baselines_dir, o.loaded.config.name)}")
+
+
+def _metric_check(check: Check, ext: type, updating: bool, has_baseline: bool) -> Callable[..., None]:
+    def test_aggregate(snapshot: Any) -> None:
+        if updating and check.partial:
+            pytest.fail(
+                f"refusing to update the baseline of {check.suite!r} from a partial run (-k, --lf, "
+                "--uiground-limit or deselection); rerun the whole suite with --snapshot-update",
+                pytrace=False,
+            )
+        problems = check.problems()
+        # Without a baseline there is nothing to compare with; the snapshot is
+        # written only on --snapshot-update, never as a side effect of a plain run.
+        matched = snapshot.use_extension(ext) == check.snapshot_data() if has_baseline or updating else True
+        if not matched and not updating and not problems:
+            problems.append(f"{check.label} fell below its stored snapshot by more than the tolerance "
+                            f"{check.tolerance:.2f}")
+        if problems:
+            pytest.fail("\n".join(problems) + "\n" + check.explain(), pytrace=False)
+
+    return test_aggregate
+
+
+def _latency_check(check: LatencyCheck) -> Callable[[], None]:
+    def test_aggregate() -> None:
+        problems = check.problems()
+        if problems:
+            pytest.fail("\n".join(problems), pytrace=False)
+
+    return test_aggregate
+
+

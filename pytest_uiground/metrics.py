@@ -1,0 +1,126 @@
+"""Metrics: aggregate per-sample scores into the suite's declared numbers.
+
+Every value is 0..100. ``micro`` is the mean over samples; ``macro`` the mean of
+per-group means over the declared key (the choice is always written in suite.toml,
+never implied). Each metric is sliced by any metadata key. Errors and format errors
+stay in the denominator as wrong answers and are also counted.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import stats
+from .results import SampleResult
+from .suite import MetricSpec
+
+
+@dataclass(frozen=True)
+class Aggregate:
+    """One number over a set of samples."""
+
+    value: float
+    n: int
+    low: float | None = None
+    high: float | None = None
+    format_errors: int = 0
+    errors: int = 0
+    ids: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "value": round(self.value, 4),
+            "n": self.n,
+            "interval": [round(self.low, 4), round(self.high, 4)] if self.low is not None else None,
+            "format_errors": self.format_errors,
+            "errors": self.errors,
+        }
+
+
+@dataclass(frozen=True)
+class MetricResult:
+    spec: MetricSpec
+    overall: Aggregate
+    slices: Mapping[str, Aggregate] = field(default_factory=dict)
+
+
+def selects(spec: MetricSpec, r: SampleResult) -> bool:
+    if spec.tasks and r.task not in spec.tasks:
+        return False
+    return all(r.meta.get(k) == v for k, v in spec.where.items())
+
+
+def micro(results: Sequence[SampleResult]) -> Aggregate:
+    if not results:
+        return Aggregate(value=float("nan"), n=0)
+    values = [r.value for r in results]
+    low, high = stats.accuracy_interval(values, [r.correct for r in results])
+    return Aggregate(
+        value=sum(values) / len(values),
+        n=len(values),
+        low=low,
+        high=high,
+        format_errors=sum(r.format_error for r in results),
+        errors=sum(r.error is not None for r in results),
+        ids=tuple(r.id for r in results),
+    )
+
+
+def macro(results: Sequence[SampleResult], key: str) -> Aggregate:
+    """Unweighted mean over the groups of ``key``; samples without the key are one group."""
+    groups: dict[str, list[SampleResult]] = defaultdict(list)
+    for r in results:
+        groups[r.meta.get(key, "")].append(r)
+    base = micro(results)
+    if not groups:
+        return base
+    means = [sum(x.value for x in g) / len(g) for g in groups.values()]
+    return Aggregate(
+        value=sum(means) / len(means),
+        n=base.n,
+        format_errors=base.format_errors,
+        errors=base.errors,
+        ids=base.ids,
+    )
+
+
+def slice_label(key: str, value: str) -> str:
+    return f"{key}={value}"
+
+
+def compute(spec: MetricSpec, results: Iterable[SampleResult]) -> MetricResult:
+    chosen = [r for r in results if selects(spec, r)]
+    chosen.sort(key=lambda r: r.id)
+    overall = macro(chosen, spec.macro_over) if spec.average == "macro" and spec.macro_over else micro(chosen)
+    by_slice: dict[str, list[SampleResult]] = defaultdict(list)
+    for r in chosen:
+        for key in spec.slices:
+            if key in r.meta:
+                by_slice[slice_label(key, r.meta[key])].append(r)
+    slices = {label: micro(rs) for label, rs in sorted(by_slice.items())}
+    return MetricResult(spec=spec, overall=overall, slices=slices)
+
+
+def compute_all(specs: Sequence[MetricSpec], results: Sequence[SampleResult]) -> list[MetricResult]:
+    return [compute(s, results) for s in specs]
+
+
+def summary_entry(result: MetricResult) -> dict[str, Any]:
+    """The ``summary.json`` form: ``{"value", "n", "slices": {"k=v": value}}`` plus details."""
+    return {
+        "value": round(result.overall.value, 4),
+        "n": result.overall.n,
+        "average": result.spec.average,
+        "interval": result.overall.to_json()["interval"],
+        "format_errors": result.overall.format_errors,
+        "errors": result.overall.errors,
+        "slices": {k: round(a.value, 4) for k, a in result.slices.items()},
+        "slice_n": {k: a.n for k, a in result.slices.items()},
+    }
+
+
+def restrict(results: Sequence[SampleResult], ids: Mapping[str, Any]) -> list[SampleResult]:
+    return [r for r in results if r.id in ids]

@@ -1,0 +1,44 @@
+"""The model interface every adapter implements, and the options it is built from.
+
+An adapter turns a batch of samples into predictions in the internal coordinate
+convention. It decodes images itself (``sample.image.load()``) so that decoding is
+timed with the prediction and never happens at collection.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+from ..prediction import Prediction
+from ..sample import Sample
+
+
+@dataclass(frozen=True)
+class ModelOptions:
+    """Command-line model settings, parsed and validated at start-up."""
+
+    name: str
+    path: str | None = None
+    device: str = "cpu"
+    batch_size: int = 1
+    worker_id: str = "master"
+
+
+@runtime_checkable
+class Model(Protocol):
+    """A loaded model. One instance per pytest process (session fixture)."""
+
+    name: str
+
+    def predict(self, samples: Sequence[Sample]) -> list[Prediction]:
+        """One prediction per sample, in order. May raise; the harness isolates it."""
+        ...
+
+    def fingerprint(self) -> dict[str, Any]:
+        """What identifies this model's outputs: for provenance and cache keys."""
+        ...
+
+
+ModelFactory = Callable[[ModelOptions], Model]

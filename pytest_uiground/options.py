@@ -1,0 +1,101 @@
+"""Command-line options, parsed into one typed object at start-up.
+
+Bad values fail before any test runs, with the known choices in the message.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from . import registry
+
+_DEVICE = re.compile(r"^(auto|cpu|mps|cuda(:\d+)?)$")
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}")
+    return value
+
+
+def device_spec(text: str) -> str:
+    if not _DEVICE.match(text):
+        raise argparse.ArgumentTypeError(f"unknown device {text!r}; use auto, cpu, mps, cuda or cuda:N")
+    return text
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    model: str
+    model_path: str | None
+    device: str
+    batch_size: int
+    limit: int | None
+    seed: int
+    report_dir: Path | None
+    baselines_dir: Path
+    data_path: Path | None
+    updating: bool
+
+
+def add_options(parser: pytest.Parser) -> None:
+    group = parser.getgroup("uiground", "GUI grounding suites (pytest-uiground)")
+    group.addoption("--model", default="ocr", help="model to evaluate, by registered name (default: ocr)")
+    group.addoption("--model-path", default=None, help="hub id or local directory of the model weights")
+    group.addoption(
+        "--device", default="auto", type=device_spec,
+        help="auto (xdist worker gwN takes cuda:(N mod count), CPU without a GPU), cpu, cuda, cuda:N, mps",
+    )
+    group.addoption("--batch-size", default=1, type=positive_int, help="samples per model call in a worker")
+    group.addoption(
+        "--uiground-limit", default=None, type=positive_int, metavar="N",
+        help="run a seeded, stratified subset of N samples per suite (a smoke run)",
+    )
+    group.addoption("--uiground-seed", default=0, type=int, help="seed for --uiground-limit (default 0)")
+    group.addoption(
+        "--uiground-report", default=None, metavar="DIR", help="write samples.jsonl and summary.json to DIR"
+    )
+    group.addoption(
+        "--uiground-baselines", default=None, metavar="DIR",
+        help="baseline root (default: <rootdir>/baselines); each suite uses DIR/<suite>/",
+    )
+    group.addoption(
+        "--data-path", default=None, metavar="DIR",
+        help="local dataset root for suites that need one (see each suite's README)",
+    )
+
+
+def parse(config: pytest.Config) -> RunOptions:
+    model = config.getoption("--model")
+    known = registry.known(registry.MODEL_GROUP)
+    if model not in known and not registry.is_import_path(model):
+        raise pytest.UsageError(
+            f"--model: no model named {model!r}; known: {', '.join(sorted(known))} "
+            "(or give a factory as package.module:function)"
+        )
+    model_path = config.getoption("--model-path")
+    baselines = config.getoption("--uiground-baselines")
+    report = config.getoption("--uiground-report")
+    data_path = config.getoption("--data-path")
+    root = config.rootpath
+    return RunOptions(
+        model=model,
+        model_path=model_path,
+        device=config.getoption("--device"),
+        batch_size=config.getoption("--batch-size"),
+        limit=config.getoption("--uiground-limit"),
+        seed=config.getoption("--uiground-seed"),
+        report_dir=Path(report).resolve() if report else None,
+        baselines_dir=Path(baselines).resolve() if baselines else root / "baselines",
+        data_path=Path(data_path).resolve() if data_path else None,
+        updating=bool(getattr(config.option, "update_snapshots", False)),
+    )

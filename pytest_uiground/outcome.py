@@ -1,0 +1,49 @@
+"""Per-sample outcome against the baseline.
+
+right → pass; wrong and wrong in the baseline → known failure (xfail); wrong but
+right in the baseline → regression (FAIL); right but wrong in the baseline → pass,
+reported as fixed. Without a baseline, or while the baseline is being rewritten,
+nothing fails per sample: wrong answers are reported as xfail.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+
+
+class Outcome(str, Enum):
+    PASS = "pass"
+    FIXED = "fixed"
+    NEW = "new"  # right, and the sample is not in the baseline
+    KNOWN_FAILURE = "known-failure"
+    REGRESSION = "regression"
+    WRONG_NO_BASELINE = "wrong-no-baseline"
+    WRONG_UPDATING = "wrong-updating"
+    ERROR = "error"
+
+    @property
+    def fails(self) -> bool:
+        return self in (Outcome.REGRESSION, Outcome.ERROR)
+
+    @property
+    def xfails(self) -> bool:
+        return self in (Outcome.KNOWN_FAILURE, Outcome.WRONG_NO_BASELINE, Outcome.WRONG_UPDATING)
+
+
+def classify(right: bool, baseline_right: bool | None, *, updating: bool = False, error: bool = False) -> Outcome:
+    """Decide one sample's fate. ``baseline_right`` is None when the baseline lacks it.
+
+    A broken sample (its image is missing, the model raised) always fails: it is
+    not a property of the model's quality and must not hide behind a baseline.
+    """
+    if error:
+        return Outcome.ERROR
+    if right:
+        if baseline_right is None:
+            return Outcome.NEW
+        return Outcome.PASS if baseline_right else Outcome.FIXED
+    if updating:
+        return Outcome.WRONG_UPDATING
+    if baseline_right is None:
+        return Outcome.WRONG_NO_BASELINE
+    return Outcome.REGRESSION if baseline_right else Outcome.KNOWN_FAILURE

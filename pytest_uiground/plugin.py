@@ -1,0 +1,73 @@
+"""The pytest entry point: options, hooks and fixtures, wired to plain modules.
+
+Nothing here imports torch, transformers or datasets; model adapters are imported
+by name only when the model fixture is first used.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from . import options, registry
+from .baseline import BaselineError
+from .collect import SAMPLE_ARG, SUITE_FILE, SuiteFile, SuiteLoadError, stratified_subset
+from .controller import Controller
+from .models.base import ModelOptions
+from .runner import STATE, WorkerState
+from .suite import SuiteConfigError
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    options.add_options(parser)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    opts = options.parse(config)
+    workerinput = getattr(config, "workerinput", None)
+    worker_id = workerinput["workerid"] if workerinput else "master"
+    config.stash[STATE] = WorkerState(options=opts, worker_id=worker_id)
+    if workerinput is None:
+        config.pluginmanager.register(Controller(config, opts), "uiground-controller")
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    if file_path.name == SUITE_FILE:
+        return SuiteFile.from_parent(parent, path=file_path)
+    return None
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    path = getattr(metafunc.module, "__uiground_suite__", None)
+    if path is None or SAMPLE_ARG not in metafunc.fixturenames:
+        return
+    state = metafunc.config.stash[STATE]
+    try:
+        loaded = state.suite(path)
+        state.baseline(loaded.config.name)  # a malformed baseline is a collection error
+    except (SuiteConfigError, SuiteLoadError, BaselineError, registry.UnknownNameError, ValueError) as exc:
+        raise SuiteFile.CollectError(str(exc)) from exc
+    samples = list(loaded.samples)
+    if state.options.limit is not None:
+        keys = loaded.config.stratify or tuple(sorted({k for s in samples for k in s.meta}))
+        samples = stratified_subset(samples, state.options.limit, keys, state.options.seed)
+    metafunc.parametrize(SAMPLE_ARG, samples, ids=[s.id for s in samples])
+
+
+@pytest.fixture(scope="session")
+def uiground_model(request: pytest.FixtureRequest) -> Iterator[Any]:
+    """The model under test, loaded once per process (once per xdist worker)."""
+    state: WorkerState = request.config.stash[STATE]
+    opts = state.options
+    factory = registry.resolve(registry.MODEL_GROUP, opts.model, what="model", option="--model")
+    model = factory(
+        ModelOptions(name=opts.model, path=opts.model_path, device=opts.device, batch_size=opts.batch_size,
+                     worker_id=state.worker_id)
+    )
+    yield model
+    close = getattr(model, "close", None)
+    if callable(close):
+        close()

@@ -1,0 +1,67 @@
+"""Name → implementation registries for models and loaders, through entry points.
+
+Other packages add theirs by declaring an entry point in the ``pytest_uiground.models``
+or ``pytest_uiground.loaders`` group; targets are imported only when chosen, so the
+plugin stays light. Unknown names fail listing the known ones.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib.metadata import entry_points
+from typing import Any
+
+MODEL_GROUP = "pytest_uiground.models"
+LOADER_GROUP = "pytest_uiground.loaders"
+
+# The built-ins are also listed here so a source checkout without installed
+# metadata still works; installed entry points of the same name take precedence.
+_BUILTIN: dict[str, dict[str, str]] = {
+    MODEL_GROUP: {
+        "ocr": "pytest_uiground.models.ocr:create",
+        "center": "pytest_uiground.models.center:create",
+    },
+    LOADER_GROUP: {
+        "synthetic": "pytest_uiground.loaders.synthetic:load",
+    },
+}
+
+
+class UnknownNameError(LookupError):
+    pass
+
+
+@cache
+def known(group: str) -> dict[str, str]:
+    """Every registered name in ``group`` with its ``module:attr`` target."""
+    names = dict(_BUILTIN.get(group, {}))
+    for ep in entry_points(group=group):
+        names[ep.name] = ep.value
+    return names
+
+
+def is_import_path(name: str) -> bool:
+    """``package.module:factory`` names a factory directly, without an entry point."""
+    module, sep, attr = name.partition(":")
+    return bool(sep and module and attr)
+
+
+def resolve(group: str, name: str, *, what: str, option: str) -> Any:
+    targets = known(group)
+    if is_import_path(name):
+        targets = {**targets, name: name}
+    if name not in targets:
+        raise UnknownNameError(
+            f"no {what} named {name!r}; known: {', '.join(sorted(targets))}. "
+            f"Pick one with {option}, or register yours under the {group!r} entry-point group"
+        )
+    module_name, _, attr = targets[name].partition(":")
+    import importlib
+
+    try:
+        obj: Any = importlib.import_module(module_name)
+        for part in attr.split("."):
+            obj = getattr(obj, part)
+    except (ImportError, AttributeError) as exc:
+        raise UnknownNameError(f"{what} {name!r} points at {targets[name]!r}, which cannot be imported: {exc}") from exc
+    return obj

@@ -1,0 +1,206 @@
+"""Worker side: predict, score and judge one sample inside its test.
+
+Predictions are made in batches of ``--batch-size`` by looking ahead at the next
+sample tests of the same suite in this process's item list; each batch is timed
+and a batch that raises is retried sample by sample, so one bad sample (a corrupt
+image, an out-of-memory) fails only itself and the worker goes on.
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from . import baseline as baseline_mod
+from .collect import SAMPLE_ARG, LoadedSuite, load_suite, suite_path_of
+from .models.base import Model
+from .options import RunOptions
+from .outcome import Outcome, classify
+from .prediction import Prediction
+from .results import PROPERTY, SampleResult
+from .sample import Sample
+from .score import score
+
+STATE = pytest.StashKey["WorkerState"]()
+
+
+@dataclass
+class WorkerState:
+    """Per-process state: options, baselines and predictions made ahead of their test."""
+
+    options: RunOptions
+    worker_id: str = "master"
+    pending: dict[str, Prediction] = field(default_factory=dict)
+    baselines: dict[str, baseline_mod.Baseline | None] = field(default_factory=dict)
+    model_sent: bool = False
+    _order: dict[str, int] | None = None
+
+    def suite(self, path: Path) -> LoadedSuite:
+        return load_suite(path, self.options.data_path)
+
+    def baseline(self, suite: str) -> baseline_mod.Baseline | None:
+        if suite not in self.baselines:
+            self.baselines[suite] = baseline_mod.load(self.options.baselines_dir, suite)
+        return self.baselines[suite]
+
+    def lookahead(self, item: pytest.Item, n: int) -> list[Sample]:
+        """Up to ``n`` samples of the same suite that this process will run next."""
+        if n <= 0:
+            return []
+        items = item.session.items
+        if self._order is None:
+            self._order = {it.nodeid: i for i, it in enumerate(items)}
+        start = self._order.get(item.nodeid)
+        if start is None:
+            return []
+        path = suite_path_of(item)
+        found: list[Sample] = []
+        for nxt in items[start + 1 :]:
+            sample = getattr(nxt, "callspec", None) and nxt.callspec.params.get(SAMPLE_ARG)
+            if not isinstance(sample, Sample) or suite_path_of(nxt) != path:
+                break
+            if sample.invalid is None and sample.id not in self.pending:
+                found.append(sample)
+            if len(found) >= n:
+                break
+        return found
+
+
+def _error_text(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}"
+
+
+def predict_isolated(model: Model, batch: Sequence[Sample]) -> list[Prediction]:
+    """Predict a batch; on failure retry one by one so the error lands on its sample."""
+    t0 = time.perf_counter()
+    try:
+        preds = model.predict(batch)
+        if len(preds) != len(batch):
+            raise RuntimeError(f"model {model.name!r} returned {len(preds)} predictions for {len(batch)} samples")
+    except Exception as exc:  # noqa: BLE001 - any model failure must stay with its sample
+        if len(batch) > 1:
+            return [p for s in batch for p in predict_isolated(model, [s])]
+        return [Prediction(error=_error_text(exc), raw="", latency_ms=(time.perf_counter() - t0) * 1000)]
+    per = (time.perf_counter() - t0) * 1000 / len(batch)
+    for p in preds:
+        p.latency_ms = per
+    return preds
+
+
+def predict(state: WorkerState, item: pytest.Item, sample: Sample, model: Model) -> Prediction:
+    if sample.id not in state.pending:
+        batch = [sample, *state.lookahead(item, state.options.batch_size - 1)]
+        for s, p in zip(batch, predict_isolated(model, batch), strict=True):
+            state.pending[s.id] = p
+    return state.pending.pop(sample.id)
+
+
+def evaluate(state: WorkerState, item: pytest.Item, loaded: LoadedSuite, sample: Sample, model: Model) -> SampleResult:
+    base = SampleResult(
+        suite=loaded.config.name, id=sample.id, task=sample.task, meta=dict(sample.meta), value=0.0, correct=False
+    )
+    if sample.invalid is not None:
+        base.error = f"sample {sample.id!r} is invalid: {sample.invalid}"
+        return base
+    pred = predict(state, item, sample, model)
+    base.raw, base.latency_ms, base.prediction = pred.raw, pred.latency_ms, pred.to_json()
+    if pred.error is not None:
+        base.error = f"sample {sample.id!r}: the model failed: {pred.error}"
+        return base
+    try:
+        s = score(sample, pred)
+    except Exception as exc:  # noqa: BLE001 - a scoring crash is this sample's error
+        base.error = f"sample {sample.id!r}: scoring failed: {_error_text(exc)}\n{traceback.format_exc(limit=3)}"
+        return base
+    base.value, base.correct, base.format_error, base.details = s.value, s.correct, s.format_error, s.details
+    return base
+
+
+def describe(sample: Sample, result: SampleResult) -> str:
+    target = sample.target
+    want = target.box and "[" + ", ".join(f"{v:.3f}" for v in target.box) + "]"
+    want = want or target.verdict or target.option or target.answer
+    pred = result.prediction or {}
+    got = pred.get("point") or pred.get("verdict") or pred.get("option") or pred.get("answer")
+    return (
+        f"  instruction: {sample.instruction!r}\n  target: {want}\n  predicted: {got}"
+        f"{' (format error)' if result.format_error else ''}\n  raw output: {result.raw[:300]!r}"
+    )
+
+
+def run_sample(item: pytest.Item, sample: Sample, model: Model) -> None:
+    state = item.config.stash[STATE]
+    path = suite_path_of(item)
+    assert path is not None, f"{item.nodeid} is not inside a suite file"
+    loaded = state.suite(path)
+    result = evaluate(state, item, loaded, sample, model)
+    if not state.model_sent:
+        result.model = {"name": model.name, "fingerprint": model.fingerprint()}
+        state.model_sent = True
+    baseline = state.baseline(loaded.config.name)
+    outcome = classify(
+        result.right,
+        baseline.right(sample.id) if baseline is not None else None,
+        updating=state.options.updating,
+        error=result.error is not None,
+    )
+    result.outcome = outcome.value
+    item.user_properties.append((PROPERTY, result.to_json()))
+    if outcome is Outcome.ERROR:
+        pytest.fail(result.error or "error", pytrace=False)
+    if outcome is Outcome.REGRESSION:
+        pytest.fail(
+            f"REGRESSION {sample.id}: right in the baseline, wrong now\n{describe(sample, result)}", pytrace=False
+        )
+    if outcome.xfails:
+        reason = {
+            Outcome.KNOWN_FAILURE: "known failure (wrong in the baseline too)",
+            Outcome.WRONG_NO_BASELINE: "wrong (no baseline yet)",
+            Outcome.WRONG_UPDATING: "wrong (baseline being updated)",
+        }[outcome]
+        pytest.xfail(reason)
+
+
+def run_latency_benchmark(item: pytest.Item, benchmark: Any, model: Model) -> None:
+    """Time the model serially on the suite's first valid samples."""
+    if getattr(benchmark, "disabled", False):
+        pytest.skip(
+            "pytest-benchmark is disabled (it turns itself off under xdist -n and with "
+            "--benchmark-disable); run without -n to measure latency serially"
+        )
+    state = item.config.stash[STATE]
+    path = suite_path_of(item)
+    assert path is not None
+    loaded = state.suite(path)
+    k = loaded.config.latency.benchmark_samples
+    samples = [s for s in sorted(loaded.samples, key=lambda s: s.id) if s.invalid is None][: k + 1]
+    if len(samples) < 2:
+        pytest.skip(f"suite {loaded.config.name!r} has fewer than 2 valid samples to time")
+    timings: list[float] = []
+    queue = list(samples)
+
+    def setup() -> tuple[tuple[Sample], dict[str, Any]]:
+        reset = getattr(model, "reset_cache", None)
+        if callable(reset):
+            reset()  # measure real work, not a cache hit from the sample tests
+        return (queue.pop(0),), {}
+
+    def target(sample: Sample) -> None:
+        t0 = time.perf_counter()
+        model.predict([sample])
+        timings.append((time.perf_counter() - t0) * 1000)
+
+    benchmark.pedantic(target, setup=setup, rounds=len(samples) - 1, warmup_rounds=1)
+    from . import stats
+
+    measured = timings[1:]
+    benchmark.extra_info.update(
+        {"suite": loaded.config.name, "model": model.name, "samples": len(measured),
+         "p50_ms": stats.percentile(measured, 50), "p95_ms": stats.percentile(measured, 95)}
+    )

@@ -1,0 +1,79 @@
+"""Sample: one benchmark item, cheap to build at collection time.
+
+A sample carries everything scoring needs (the target) and everything slicing
+needs (``meta``), but only a lazy :class:`~pytest_uiground.image.ImageRef` for the
+pixels. Loaders that meet a malformed row still emit a sample, with ``invalid`` set
+to the reason, so that that one test fails with its row id while the rest run.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Literal
+
+from .geometry import Box
+from .image import ImageRef
+
+TaskKind = Literal["point", "verdict", "option", "answer"]
+TASK_KINDS: tuple[str, ...] = ("point", "verdict", "option", "answer")
+
+_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:+\-]*$")
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """Ground truth: whichever fields the task kind needs.
+
+    ``point`` tasks need ``box``; ``verdict`` tasks need ``verdict`` ("passed" or
+    "failed") and may carry a ``box`` for a pointing sub-task; ``option`` tasks need
+    the option letter; ``answer`` tasks need the reference answer text.
+    """
+
+    box: Box | None = None
+    verdict: str | None = None
+    option: str | None = None
+    answer: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Sample:
+    """One test case. ``id`` is the pytest parameter id: stable across machines."""
+
+    id: str
+    image: ImageRef
+    instruction: str
+    task: TaskKind
+    target: Target
+    meta: Mapping[str, str] = field(default_factory=dict)
+    invalid: str | None = None
+
+    def slice_value(self, key: str) -> str | None:
+        return self.meta.get(key)
+
+
+class DuplicateSampleIdError(ValueError):
+    """Two samples share an id: results and baselines could not be told apart."""
+
+
+def check_sample_ids(samples: Iterable[Sample], *, source: str) -> None:
+    """Reject duplicate or unusable ids at load time.
+
+    pytest silently renames duplicate parameter ids (and errors under
+    ``strict = true``), which would break baselines keyed by id, so we refuse them
+    here with a message naming the suite and the id.
+    """
+    seen: set[str] = set()
+    for s in samples:
+        if not _ID_RE.match(s.id):
+            raise ValueError(
+                f"{source}: sample id {s.id!r} is not usable as a test id; ids must match "
+                f"{_ID_RE.pattern} (letters, digits, '_', '.', ':', '+', '-')"
+            )
+        if s.id in seen:
+            raise DuplicateSampleIdError(
+                f"{source}: duplicate sample id {s.id!r}; every sample needs a unique id "
+                "(fix the loader or the dataset)"
+            )
+        seen.add(s.id)

@@ -1,0 +1,89 @@
+"""Score: the judgement of one prediction against one sample.
+
+Scorers are chosen by task kind. Every scorer returns a value in 0..100 (100 for a
+correct binary answer) so that metrics can average any task the same way, plus the
+binary ``correct`` where the task has one (McNemar and Wilson intervals need it).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .prediction import Prediction
+from .sample import Sample
+
+
+@dataclass(slots=True)
+class Score:
+    value: float
+    correct: bool | None
+    format_error: bool = False
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "value": self.value,
+            "correct": self.correct,
+            "format_error": self.format_error,
+            "details": self.details,
+        }
+
+
+def _binary(ok: bool, pred: Prediction, **details: Any) -> Score:
+    return Score(100.0 if ok else 0.0, ok, pred.format_error, details)
+
+
+def score_point(sample: Sample, pred: Prediction) -> Score:
+    """Hit when the predicted point lies in the target box, edges inclusive.
+
+    No point (the model abstained or its output could not be parsed) is a miss and
+    stays in the denominator, as in every reference scorer.
+    """
+    box = sample.target.box
+    if box is None:
+        raise ValueError(f"sample {sample.id!r}: point task without a target box")
+    if pred.point is None:
+        return _binary(False, pred, reason="no point")
+    return _binary(box.contains(pred.point), pred)
+
+
+def score_verdict(sample: Sample, pred: Prediction) -> Score:
+    """Exact verdict match; an unreadable verdict is wrong (the card's rule)."""
+    want = (sample.target.verdict or "").lower()
+    got = (pred.verdict or "").lower()
+    return _binary(bool(got) and got == want, pred, expected=want, got=got or None)
+
+
+def score_option(sample: Sample, pred: Prediction) -> Score:
+    want = (sample.target.option or "").upper()
+    got = (pred.option or "").upper()
+    return _binary(bool(got) and got == want, pred, expected=want, got=got or None)
+
+
+_WS = re.compile(r"\s+")
+
+
+def _norm(text: str) -> str:
+    return _WS.sub(" ", text.strip().lower()).strip(" .")
+
+
+def score_answer(sample: Sample, pred: Prediction) -> Score:
+    """Normalized exact match; judged suites replace this with their judge."""
+    want = _norm(sample.target.answer or "")
+    got = _norm(pred.answer or "")
+    return _binary(bool(got) and got == want, pred)
+
+
+SCORERS: dict[str, Callable[[Sample, Prediction], Score]] = {
+    "point": score_point,
+    "verdict": score_verdict,
+    "option": score_option,
+    "answer": score_answer,
+}
+
+
+def score(sample: Sample, pred: Prediction) -> Score:
+    return SCORERS[sample.task](sample, pred)

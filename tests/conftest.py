@@ -1,0 +1,126 @@
+"""Shared fixtures: a throw-away project with a small suite and a scripted model."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import pytest
+
+SUITE_TOML = """
+[suite]
+name = "mini"
+version = "1"
+
+[loader]
+name = "{loader}"
+
+[loader.options]
+seed = 3
+screens = 4
+targets_per_screen = 3
+
+[[metrics]]
+name = "grounding_accuracy"
+tasks = ["point"]
+slices = ["difficulty"]
+floor = {floor}
+
+[baseline]
+tolerance = 2.0
+slice_tolerance = 100.0
+
+[latency]
+benchmark_samples = 2
+"""
+
+# A model whose answers the test controls: right on every sample except the ids
+# listed (comma separated) in the UIGROUND_WRONG environment variable, and an
+# invalid output (format error) for ids in UIGROUND_GARBLED.
+FAKE_MODELS = '''
+import os
+from pytest_uiground.geometry import Point
+from pytest_uiground.prediction import Prediction
+
+
+class Scripted:
+    name = "scripted"
+
+    def __init__(self, options):
+        self.options = options
+
+    def predict(self, samples):
+        wrong = set(filter(None, os.environ.get("UIGROUND_WRONG", "").split(",")))
+        garbled = set(filter(None, os.environ.get("UIGROUND_GARBLED", "").split(",")))
+        out = []
+        for s in samples:
+            if s.id in garbled:
+                out.append(Prediction(raw="<<garbage>>", format_error=True))
+                continue
+            box = s.target.box
+            p = box.center if s.id not in wrong else (Point(1.0, 1.0) if box.x0 < 0.01 else Point(0.0, 0.0))
+            out.append(Prediction(point=p, raw=f"scripted {p}"))
+        return out
+
+    def fingerprint(self):
+        return {"model": "scripted"}
+
+
+def create(options):
+    return Scripted(options)
+'''
+
+
+class Project:
+    def __init__(self, pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.pytester = pytester
+        self.monkeypatch = monkeypatch
+        self.root = pytester.path
+        (self.root / "suites" / "mini").mkdir(parents=True)
+        self.write_suite()
+        pytester.makepyfile(fakemodels=FAKE_MODELS)
+        pytester.makeconftest("")
+        pytester.makeini("[pytest]\n")
+
+    def write_suite(self, loader: str = "synthetic", floor: float = 10.0) -> None:
+        path = self.root / "suites" / "mini" / "suite.toml"
+        path.write_text(SUITE_TOML.format(loader=loader, floor=floor))
+
+    def ids(self) -> list[str]:
+        from pytest_uiground.collect import load_suite
+
+        return sorted(s.id for s in load_suite(self.root / "suites" / "mini" / "suite.toml").samples)
+
+    def run(self, *args: str, wrong: Sequence[str] = (), garbled: Sequence[str] = (),
+            xdist: Sequence[str] = ()) -> pytest.RunResult:
+        self.monkeypatch.setenv("UIGROUND_WRONG", ",".join(wrong))
+        self.monkeypatch.setenv("UIGROUND_GARBLED", ",".join(garbled))
+        return self.pytester.runpytest_subprocess(
+            "suites/mini", "--model", "fakemodels:create", "-p", "no:cacheprovider", "-p", "no:randomly",
+            "-o", "console_output_style=classic", *xdist, *args,
+        )
+
+    def baseline_files(self) -> dict[str, str]:
+        base = self.root / "baselines"
+        return {str(p.relative_to(base)): p.read_text() for p in sorted(base.rglob("*")) if p.is_file()}
+
+    def summary(self, report: str = "out") -> dict:
+        return json.loads((self.root / report / "summary.json").read_text())
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Project:
+    return Project(pytester, monkeypatch)
+
+
+@pytest.fixture(params=[[], ["-n", "2"]], ids=["no-xdist", "xdist-2"])
+def xdist(request: pytest.FixtureRequest) -> list[str]:
+    return list(request.param)
+
+
+def write_json(path: Path, data: object) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data))
+
+

@@ -1,0 +1,120 @@
+"""The whole baseline lifecycle through real pytest runs, with and without xdist."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import Project
+
+pytestmark = pytest.mark.slow
+
+
+def test_first_run_without_baseline_passes_and_writes_nothing(project: Project, xdist: list[str]) -> None:
+    ids = project.ids()
+    result = project.run("--uiground-report", "out", wrong=ids[:2], xdist=xdist)
+    result.assert_outcomes(passed=len(ids) - 2 + 5 + (0 if xdist else 1), xfailed=2, skipped=1 if xdist else 0)
+    assert not (project.root / "baselines").exists()
+    result.stdout.fnmatch_lines(["*no baseline yet*"])
+    summary = project.summary()
+    assert summary["suite"] == "mini" and summary["n_samples"] == len(ids)
+    metric = summary["metrics"]["grounding_accuracy"]
+    assert metric["value"] == pytest.approx(100 * (len(ids) - 2) / len(ids), abs=1e-3)
+    assert set(metric["slices"]) == {"difficulty=easy", "difficulty=medium", "difficulty=hard"}
+    lines = (project.root / "out" / "samples.jsonl").read_text().splitlines()
+    assert sorted(json.loads(line)["id"] for line in lines) == ids
+
+
+def test_update_then_rerun_passes_then_worse_model_fails(project: Project, xdist: list[str]) -> None:
+    ids = project.ids()
+    update = project.run("--snapshot-update", wrong=ids[:1], xdist=xdist)
+    assert update.ret == 0, update.stdout.str()
+    files = project.baseline_files()
+    assert "mini/samples.json" in files
+    assert "mini/snapshots/test_aggregate[grounding_accuracy].json" in files
+    stored = json.loads(files["mini/samples.json"])
+    assert stored["provenance"]["model"] == "scripted"
+    assert [k for k, v in stored["samples"].items() if not v["right"]] == ids[:1]
+
+    rerun = project.run("-rx", wrong=ids[:1], xdist=xdist)
+    assert rerun.ret == 0, rerun.stdout.str()
+    rerun.stdout.fnmatch_lines([f"XFAIL*{ids[0]}*known failure*", "*1 xfailed*"])
+    assert project.baseline_files() == files
+
+    worse = project.run("-rfx", wrong=ids[:4], xdist=xdist)
+    assert worse.ret == 1
+    out = worse.stdout.str()
+    for sid in ids[1:4]:
+        assert f"REGRESSION {sid}" in out
+    assert f"regressed (3): {', '.join(ids[1:4])}" in out
+    worse.stdout.fnmatch_lines(["FAILED suites/mini/suite.toml::test_aggregate[[]grounding_accuracy[]]*"])
+    assert "exact McNemar p" in out
+    assert project.baseline_files() == files, "a failing run must not touch the baseline"
+
+
+def test_fixed_samples_pass_and_are_reported(project: Project, xdist: list[str]) -> None:
+    ids = project.ids()
+    assert project.run("--snapshot-update", wrong=ids[:3], xdist=xdist).ret == 0
+    better = project.run(wrong=ids[:1], xdist=xdist)
+    assert better.ret == 0, better.stdout.str()
+    better.stdout.fnmatch_lines([f"fixed (2): {ids[1]}, {ids[2]}"])
+
+
+def test_snapshot_update_touches_nothing_else(project: Project, xdist: list[str]) -> None:
+    base = project.root / "baselines"
+    (base / "other").mkdir(parents=True)
+    (base / "README.md").write_text("keep me")
+    (base / "other" / "samples.json").write_text("{not even json")
+    (base / "mini").mkdir()
+    (base / "mini" / "notes.txt").write_text("keep me too")
+    ids = project.ids()
+    assert project.run("--snapshot-update", wrong=ids[:2], xdist=xdist).ret == 0
+    assert (base / "README.md").read_text() == "keep me"
+    assert (base / "other" / "samples.json").read_text() == "{not even json"
+    assert (base / "mini" / "notes.txt").read_text() == "keep me too"
+    assert (base / "mini" / "samples.json").is_file()
+    # a second update with different numbers rewrites only the suite's own files
+    assert project.run("--snapshot-update", wrong=ids[:5], xdist=xdist).ret == 0
+    stored = json.loads((base / "mini" / "samples.json").read_text())
+    assert sum(not v["right"] for v in stored["samples"].values()) == 5
+    assert (base / "mini" / "notes.txt").read_text() == "keep me too"
+
+
+def test_partial_update_is_refused(project: Project) -> None:
+    ids = project.ids()
+    assert project.run("--snapshot-update", wrong=ids[:1]).ret == 0
+    before = project.baseline_files()
+    partial = project.run("--snapshot-update", "--uiground-limit", "4", wrong=ids[:6])
+    assert partial.ret == 1
+    partial.stdout.fnmatch_lines(["*refusing to update the baseline*partial run*"])
+    assert project.baseline_files() == before
+
+
+def test_numbers_identical_with_and_without_xdist(project: Project) -> None:
+    ids = project.ids()
+    wrong, garbled = ids[::3], ids[1:2]
+    a = project.run("--uiground-report", "a", wrong=wrong, garbled=garbled)
+    b = project.run("--uiground-report", "b", wrong=wrong, garbled=garbled, xdist=["-n", "2"])
+    assert a.ret == b.ret == 0
+    sa, sb = project.summary("a"), project.summary("b")
+    assert sa["metrics"] == sb["metrics"]
+    assert sa["metrics"]["grounding_accuracy"]["format_errors"] == 1
+
+
+def test_limit_picks_a_stable_stratified_subset(project: Project) -> None:
+    first = project.run("--collect-only", "-q", "--uiground-limit", "6")
+    second = project.run("--collect-only", "-q", "--uiground-limit", "6", xdist=["-n", "2"])
+    picked = [line for line in first.stdout.lines if "test_sample[" in line]
+    assert len(picked) == 6
+    again = project.run("--collect-only", "-q", "--uiground-limit", "6")
+    assert [line for line in again.stdout.lines if "test_sample[" in line] == picked
+    assert second.ret == 0
+
+
+def test_floor_failure_names_the_suite_file(project: Project) -> None:
+    project.write_suite(floor=95.0)
+    ids = project.ids()
+    result = project.run(wrong=ids[:3])
+    assert result.ret == 1
+    result.stdout.fnmatch_lines(["*grounding_accuracy = *is below its floor 95.00 (set in suites/mini/suite.toml)*"])
