@@ -82,13 +82,16 @@ def stratified_subset(samples: Sequence[Sample], n: int, keys: Sequence[str], se
         rng.shuffle(strata[key])
     total = len(samples)
     quotas = {k: n * len(strata[k]) / total for k in order}
-    seats = {k: min(len(strata[k]), int(q)) for k, q in quotas.items()}
-    rest = sorted(order, key=lambda k: (-(quotas[k] - int(quotas[k])), k))
-    for k in [k for k in order if seats[k] == 0] + rest:
+    seats = {k: int(q) for k, q in quotas.items()}
+    for k in sorted(order, key=lambda k: (-(quotas[k] - int(quotas[k])), k)):  # largest remainder
         if sum(seats.values()) >= n:
             break
-        if seats[k] < len(strata[k]):
-            seats[k] += 1
+        seats[k] += 1
+    for k in sorted(order, key=lambda k: (-len(strata[k]), k)):  # then every stratum gets a seat
+        donor = max(order, key=lambda d: (seats[d], d))
+        if seats[k] == 0 and seats[donor] > 1:
+            seats[donor] -= 1
+            seats[k] = 1
     chosen = [s for k in order for s in strata[k][: seats[k]]]
     return sorted(chosen, key=lambda s: s.id)
 

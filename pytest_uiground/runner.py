@@ -167,6 +167,23 @@ def run_sample(item: pytest.Item, sample: Sample, model: Model) -> None:
         pytest.xfail(reason)
 
 
+def _loadable(samples: Sequence[Sample], n: int) -> list[Sample]:
+    """The first ``n`` samples whose image decodes: broken ones fail their own tests."""
+    from .image import ImageError
+
+    out: list[Sample] = []
+    for s in samples:
+        if len(out) >= n:
+            break
+        if s.invalid is None:
+            try:
+                s.image.load()
+            except ImageError:
+                continue
+            out.append(s)
+    return out
+
+
 def run_latency_benchmark(item: pytest.Item, benchmark: Any, model: Model) -> None:
     """Time the model serially on the suite's first valid samples."""
     if getattr(benchmark, "disabled", False):
@@ -179,7 +196,7 @@ def run_latency_benchmark(item: pytest.Item, benchmark: Any, model: Model) -> No
     assert path is not None
     loaded = state.suite(path)
     k = loaded.config.latency.benchmark_samples
-    samples = [s for s in sorted(loaded.samples, key=lambda s: s.id) if s.invalid is None][: k + 1]
+    samples = _loadable(sorted(loaded.samples, key=lambda s: s.id), k + 1)
     if len(samples) < 2:
         pytest.skip(f"suite {loaded.config.name!r} has fewer than 2 valid samples to time")
     timings: list[float] = []

@@ -78,7 +78,8 @@ class _Fields:
         self.path, self.where, self.table = path, where, table
 
     def fail(self, key: str, msg: str) -> SuiteConfigError:
-        return SuiteConfigError(f"{self.path}: {self.where}.{key}: {msg}")
+        field = f"{self.where}.{key}" if self.where else f"[{key}]"
+        return SuiteConfigError(f"{self.path}: {field}: {msg}")
 
     def get(self, key: str, kind: type | tuple[type, ...], default: Any = None, required: bool = False) -> Any:
         if key not in self.table:
@@ -143,7 +144,7 @@ def load_suite_config(path: Path) -> SuiteConfig:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as exc:
         raise SuiteConfigError(f"{path}: not valid TOML: {exc}") from exc
-    top = _Fields(path, "suite.toml", data)
+    top = _Fields(path, "", data)
     top.unknown({"suite", "loader", "metrics", "baseline", "latency", "limit"})
     suite = _Fields(path, "suite", top.get("suite", dict, required=True))
     suite.unknown({"name", "version", "description"})

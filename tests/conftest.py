@@ -55,6 +55,7 @@ class Scripted:
         garbled = set(filter(None, os.environ.get("UIGROUND_GARBLED", "").split(",")))
         out = []
         for s in samples:
+            s.image.load()  # like a real model: a broken image raises here
             if s.id in garbled:
                 out.append(Prediction(raw="<<garbage>>", format_error=True))
                 continue
