@@ -197,7 +197,8 @@ class Controller:
             if self.options.updating and o.partial:
                 tr.write_line("baseline NOT updated: this run did not cover every sample of the suite")
             elif self.options.updating:
-                tr.write_line(f"baseline updated: {baseline_mod.suite_dir(self.options.baselines_dir, o.loaded.config.name)}")
+                where = baseline_mod.suite_dir(self.options.baselines_dir, o.loaded.config.name)
+                tr.write_line(f"baseline updated: {where}")
 
 
 def _metric_check(check: Check, ext: type, updating: bool, has_baseline: bool) -> Callable[..., None]:

@@ -66,7 +66,9 @@ class ImageRef:
         except ImageError:
             raise
         except (OSError, UnidentifiedImageError, ValueError) as exc:
-            raise ImageError(f"image {self.key!r} could not be decoded ({exc}); the file is corrupt or not an image") from exc
+            raise ImageError(
+                f"image {self.key!r} could not be decoded ({exc}); the file is corrupt or not an image"
+            ) from exc
         return img if img.mode == "RGB" else img.convert("RGB")
 
 

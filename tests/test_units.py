@@ -144,7 +144,7 @@ def test_stratified_subset_is_seeded_and_proportional() -> None:
     assert one == stratified_subset(list(reversed(samples)), 10, ["k"], seed=0)
     assert [s.meta["k"] for s in one].count("a") == 8 and len(one) == 10
     assert stratified_subset(samples, 10, ["k"], seed=1) != one
-    tiny = stratified_subset(samples + [sample("c000", k="c")], 3, ["k"], seed=0)
+    tiny = stratified_subset([*samples, sample("c000", k="c")], 3, ["k"], seed=0)
     assert {s.meta["k"] for s in tiny} == {"a", "b", "c"}  # every stratum gets a seat first
 
 
