@@ -56,7 +56,7 @@ class ImageRef:
                         f"image {self.key!r} does not exist; check the dataset path "
                         "(e.g. --data-path) or re-download the dataset"
                     )
-                img = Image.open(self.path)
+                img: Image.Image = Image.open(self.path)
             elif self.source is not None:
                 raw = self.source()
                 img = raw if isinstance(raw, Image.Image) else Image.open(io.BytesIO(raw))

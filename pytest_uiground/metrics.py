@@ -34,7 +34,9 @@ class Aggregate:
         return {
             "value": round(self.value, 4),
             "n": self.n,
-            "interval": [round(self.low, 4), round(self.high, 4)] if self.low is not None else None,
+            "interval": (
+                [round(self.low, 4), round(self.high, 4)] if self.low is not None and self.high is not None else None
+            ),
             "format_errors": self.format_errors,
             "errors": self.errors,
         }

@@ -62,7 +62,8 @@ class WorkerState:
         path = suite_path_of(item)
         found: list[Sample] = []
         for nxt in items[start + 1 :]:
-            sample = getattr(nxt, "callspec", None) and nxt.callspec.params.get(SAMPLE_ARG)
+            callspec = getattr(nxt, "callspec", None)
+            sample = callspec.params.get(SAMPLE_ARG) if callspec is not None else None
             if not isinstance(sample, Sample) or suite_path_of(nxt) != path:
                 break
             if sample.invalid is None and sample.id not in self.pending:

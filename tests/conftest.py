@@ -53,6 +53,13 @@ class Scripted:
     def predict(self, samples):
         wrong = set(filter(None, os.environ.get("UIGROUND_WRONG", "").split(",")))
         garbled = set(filter(None, os.environ.get("UIGROUND_GARBLED", "").split(",")))
+        log = os.environ.get("UIGROUND_BATCHLOG")
+        if log:
+            with open(log, "a") as fh:
+                fh.write(",".join(s.id for s in samples) + "\\n")
+        boom = set(filter(None, os.environ.get("UIGROUND_RAISE", "").split(",")))
+        if boom & {s.id for s in samples}:
+            raise MemoryError("CUDA out of memory (scripted)")
         out = []
         for s in samples:
             s.image.load()  # like a real model: a broken image raises here

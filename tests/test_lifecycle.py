@@ -41,8 +41,10 @@ def test_update_then_rerun_passes_then_worse_model_fails(project: Project, xdist
     rerun.stdout.fnmatch_lines([f"XFAIL*{ids[0]}*known failure*", "*1 xfailed*"])
     assert project.baseline_files() == files
 
-    worse = project.run("-rfx", wrong=ids[:4], xdist=xdist)
+    worse = project.run("-rfx", "--junitxml", "junit.xml", wrong=ids[:4], xdist=xdist)
     assert worse.ret == 1
+    junit = (project.root / "junit.xml").read_text()
+    assert 'name="test_aggregate[grounding_accuracy]"' in junit and f'name="test_sample[{ids[1]}]"' in junit
     out = worse.stdout.str()
     for sid in ids[1:4]:
         assert f"REGRESSION {sid}" in out
@@ -117,3 +119,23 @@ def test_floor_failure_names_the_suite_file(project: Project) -> None:
     result = project.run(wrong=ids[:3])
     assert result.ret == 1
     result.stdout.fnmatch_lines(["*grounding_accuracy = *is below its floor 95.00 (set in suites/mini/suite.toml)*"])
+
+
+def test_batches_look_ahead_and_a_raising_sample_fails_alone(project: Project) -> None:
+    ids = project.ids()
+    log = project.root / "batches.txt"
+    project.monkeypatch.setenv("UIGROUND_BATCHLOG", str(log))
+    project.monkeypatch.setenv("UIGROUND_RAISE", ids[5])
+    result = project.run("--batch-size", "4", "--benchmark-disable", "--uiground-report", "out", "-rf",
+                         wrong=ids[:1])
+    assert result.ret == 1
+    result.stdout.fnmatch_lines(["errors (1): " + ids[5], f"FAILED *test_sample[[]{ids[5]}[]]*"])
+    assert "CUDA out of memory (scripted)" in result.stdout.str()
+    batches = [line.split(",") for line in log.read_text().splitlines()]
+    assert batches[0] == ids[:4], "the first call predicts the next four samples together"
+    assert max(len(b) for b in batches) == 4
+    # every sample but the raising one was predicted exactly once, in a batch or alone
+    predicted = [sid for b in batches if ids[5] not in b for sid in b]
+    assert sorted(predicted) == [i for i in ids if i != ids[5]]
+    summary = project.summary()
+    assert summary["metrics"]["grounding_accuracy"]["value"] == pytest.approx(100 * 10 / 12, abs=1e-3)
