@@ -57,6 +57,9 @@ class Scripted:
         if log:
             with open(log, "a") as fh:
                 fh.write(",".join(s.id for s in samples) + "\\n")
+        crash = os.environ.get("UIGROUND_CRASH")
+        if crash and crash in {s.id for s in samples}:
+            os._exit(3)  # a hard crash: no teardown, no sessionfinish
         boom = set(filter(None, os.environ.get("UIGROUND_RAISE", "").split(",")))
         if boom & {s.id for s in samples}:
             raise MemoryError("CUDA out of memory (scripted)")

@@ -139,3 +139,12 @@ def test_batches_look_ahead_and_a_raising_sample_fails_alone(project: Project) -
     assert sorted(predicted) == [i for i in ids if i != ids[5]]
     summary = project.summary()
     assert summary["metrics"]["grounding_accuracy"]["value"] == pytest.approx(100 * 10 / 12, abs=1e-3)
+
+
+def test_a_crash_keeps_every_finished_record(project: Project) -> None:
+    ids = project.ids()
+    project.monkeypatch.setenv("UIGROUND_CRASH", ids[7])
+    result = project.run("--uiground-report", "out", wrong=ids[:1])
+    assert result.ret == 3
+    lines = (project.root / "out" / "samples.jsonl").read_text().splitlines()
+    assert [json.loads(line)["id"] for line in lines] == ids[:7]
