@@ -15,6 +15,8 @@ import pytest
 from . import registry
 
 _DEVICE = re.compile(r"^(auto|cpu|mps|cuda(:\d+)?)$")
+DTYPES = ("auto", "bfloat16", "float16", "float32")
+_DTYPE_ALIASES = {"bf16": "bfloat16", "fp16": "float16", "half": "float16", "fp32": "float32", "float": "float32"}
 
 
 def positive_int(text: str) -> int:
@@ -33,6 +35,19 @@ def device_spec(text: str) -> str:
     return text
 
 
+def dtype_spec(text: str) -> str:
+    value = _DTYPE_ALIASES.get(text, text)
+    if value not in DTYPES:
+        raise argparse.ArgumentTypeError(f"unknown dtype {text!r}; use {', '.join(DTYPES)} (or bf16, fp16, fp32)")
+    return value
+
+
+def cache_spec(text: str) -> str:
+    if not text.strip():
+        raise argparse.ArgumentTypeError("expected a directory or 'off'")
+    return text
+
+
 @dataclass(frozen=True)
 class RunOptions:
     model: str
@@ -45,6 +60,11 @@ class RunOptions:
     baselines_dir: Path
     data_path: Path | None
     updating: bool
+    dtype: str = "auto"
+    max_new_tokens: int = 256
+    cache_dir: Path | None = None
+    predictions: str | None = None
+    replay_parser: str | None = None
 
 
 def add_options(parser: pytest.Parser) -> None:
@@ -72,6 +92,17 @@ def add_options(parser: pytest.Parser) -> None:
         "--data-path", default=None, metavar="DIR",
         help="local dataset root for suites that need one (see each suite's README)",
     )
+    group.addoption(
+        "--dtype", default="auto", type=dtype_spec,
+        help="weights dtype: auto (bfloat16 on GPU, float32 on CPU), bfloat16, float16, float32",
+    )
+    group.addoption("--max-new-tokens", default=256, type=positive_int, help="generation limit per sample")
+    group.addoption(
+        "--uiground-cache", default=None, type=cache_spec, metavar="DIR|off",
+        help="prediction cache directory (default: inside the pytest cache dir), or 'off'",
+    )
+    group.addoption("--predictions", default=None, metavar="FILE.jsonl", help="--model replay: raw outputs to score")
+    group.addoption("--replay-parser", default=None, metavar="NAME", help="--model replay: whose parser reads them")
 
 
 def parse(config: pytest.Config) -> RunOptions:
@@ -98,4 +129,20 @@ def parse(config: pytest.Config) -> RunOptions:
         baselines_dir=Path(baselines).resolve() if baselines else root / "baselines",
         data_path=Path(data_path).resolve() if data_path else None,
         updating=bool(getattr(config.option, "update_snapshots", False)),
+        dtype=config.getoption("--dtype"),
+        max_new_tokens=config.getoption("--max-new-tokens"),
+        cache_dir=_cache_dir(config),
+        predictions=config.getoption("--predictions"),
+        replay_parser=config.getoption("--replay-parser"),
     )
+
+
+def _cache_dir(config: pytest.Config) -> Path | None:
+    """``--uiground-cache``: a directory, ``off``, or by default the pytest cache's."""
+    value = config.getoption("--uiground-cache")
+    if value == "off":
+        return None
+    if value:
+        return Path(value).resolve()
+    cache = getattr(config, "cache", None)
+    return cache.mkdir("uiground-predictions") if cache is not None else None

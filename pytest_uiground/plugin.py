@@ -65,7 +65,8 @@ def uiground_model(request: pytest.FixtureRequest) -> Iterator[Any]:
     factory = registry.resolve(registry.MODEL_GROUP, opts.model, what="model", option="--model")
     model = factory(
         ModelOptions(name=opts.model, path=opts.model_path, device=opts.device, batch_size=opts.batch_size,
-                     worker_id=state.worker_id)
+                     worker_id=state.worker_id, dtype=opts.dtype, max_new_tokens=opts.max_new_tokens,
+                     predictions=opts.predictions, replay_parser=opts.replay_parser)
     )
     yield model
     close = getattr(model, "close", None)

@@ -20,6 +20,13 @@ _BUILTIN: dict[str, dict[str, str]] = {
     MODEL_GROUP: {
         "ocr": "pytest_uiground.models.ocr:create",
         "center": "pytest_uiground.models.center:create",
+        "replay": "pytest_uiground.models.replay:create",
+        "uground": "pytest_uiground.models.qwen:create_uground",
+        "uitars": "pytest_uiground.models.qwen:create_uitars",
+        "qwen-vl": "pytest_uiground.models.qwen:create_qwen_vl",
+        "tinyclick": "pytest_uiground.models.florence:create_tinyclick",
+        "elam": "pytest_uiground.models.molmo:create_elam",
+        "molmo": "pytest_uiground.models.molmo:create_molmo",
     },
     LOADER_GROUP: {
         "synthetic": "pytest_uiground.loaders.synthetic:load",

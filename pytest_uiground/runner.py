@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from . import baseline as baseline_mod
+from .cache import PredictionCache
 from .collect import SAMPLE_ARG, LoadedSuite, load_suite, suite_path_of
 from .models.base import Model
 from .options import RunOptions
@@ -39,7 +40,17 @@ class WorkerState:
     pending: dict[str, Prediction] = field(default_factory=dict)
     baselines: dict[str, baseline_mod.Baseline | None] = field(default_factory=dict)
     model_sent: bool = False
+    notes: dict[str, str] = field(default_factory=dict)
     _order: dict[str, int] | None = None
+    _cache: PredictionCache | None = None
+
+    def cache_for(self, model: Model) -> PredictionCache | None:
+        """The prediction cache, for models that say what determines their output."""
+        if self.options.cache_dir is None or not callable(getattr(model, "cache_key", None)):
+            return None
+        if self._cache is None:
+            self._cache = PredictionCache(self.options.cache_dir, model.fingerprint())
+        return self._cache
 
     def suite(self, path: Path) -> LoadedSuite:
         return load_suite(path, self.options.data_path)
@@ -97,8 +108,25 @@ def predict_isolated(model: Model, batch: Sequence[Sample]) -> list[Prediction]:
 def predict(state: WorkerState, item: pytest.Item, sample: Sample, model: Model) -> Prediction:
     if sample.id not in state.pending:
         batch = [sample, *state.lookahead(item, state.options.batch_size - 1)]
-        for s, p in zip(batch, predict_isolated(model, batch), strict=True):
-            state.pending[s.id] = p
+        cache = state.cache_for(model)
+        keys: dict[str, str] = {}
+        todo: list[Sample] = []
+        for s in batch:
+            if cache is not None:
+                keys[s.id] = cache.key(model.cache_key(s))  # type: ignore[attr-defined]
+                found = cache.get(keys[s.id])
+                if found.problem:
+                    state.notes[s.id] = found.problem
+                if found.prediction is not None:
+                    state.pending[s.id] = found.prediction
+                    state.notes[s.id] = "hit"
+                    continue
+            todo.append(s)
+        if todo:
+            for s, p in zip(todo, predict_isolated(model, todo), strict=True):
+                state.pending[s.id] = p
+                if cache is not None:
+                    cache.put(keys[s.id], p)
     return state.pending.pop(sample.id)
 
 
@@ -111,6 +139,9 @@ def evaluate(state: WorkerState, item: pytest.Item, loaded: LoadedSuite, sample:
         return base
     pred = predict(state, item, sample, model)
     base.raw, base.latency_ms, base.prediction = pred.raw, pred.latency_ms, pred.to_json()
+    note = state.notes.pop(sample.id, None)
+    if note is not None:
+        base.details["cache"] = note
     if pred.error is not None:
         base.error = f"sample {sample.id!r}: the model failed: {pred.error}"
         return base
@@ -119,7 +150,8 @@ def evaluate(state: WorkerState, item: pytest.Item, loaded: LoadedSuite, sample:
     except Exception as exc:
         base.error = f"sample {sample.id!r}: scoring failed: {_error_text(exc)}\n{traceback.format_exc(limit=3)}"
         return base
-    base.value, base.correct, base.format_error, base.details = s.value, s.correct, s.format_error, s.details
+    base.value, base.correct, base.format_error = s.value, s.correct, s.format_error
+    base.details = {**base.details, **s.details}
     return base
 
 

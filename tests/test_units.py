@@ -161,7 +161,8 @@ def test_device_auto_pins_each_worker_to_its_own_gpu() -> None:
 
 
 def test_registry_unknown_name_lists_known() -> None:
-    with pytest.raises(registry.UnknownNameError, match="no model named 'elma'; known: center, ocr"):
+    known = "center, elam, molmo, ocr, qwen-vl, replay, tinyclick, uground, uitars"
+    with pytest.raises(registry.UnknownNameError, match=rf"no model named 'elma'; known: {known}"):
         registry.resolve(registry.MODEL_GROUP, "elma", what="model", option="--model")
     assert registry.resolve(registry.MODEL_GROUP, "pytest_uiground.models.center:create", what="model",
                             option="--model").__name__ == "create"

@@ -24,6 +24,14 @@ class ModelOptions:
     device: str = "cpu"
     batch_size: int = 1
     worker_id: str = "master"
+    dtype: str = "auto"
+    max_new_tokens: int = 256
+    predictions: str | None = None
+    replay_parser: str | None = None
+
+
+class ModelLoadError(Exception):
+    """A model could not be loaded; the message names the model, the value and the fix."""
 
 
 @runtime_checkable

@@ -1,0 +1,89 @@
+"""Prediction cache: finished predictions survive a crash, a threshold change or a rerun.
+
+Entries are keyed by everything that determines a model's output for a sample: the
+model fingerprint (weights, config, processor), the sample id and image, the exact
+prompt and the generation settings. Each entry is one small JSON file written
+atomically, so concurrent xdist workers never see half an entry. A corrupt entry is
+reported on its sample and ignored (the sample is predicted again), never fatal.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .geometry import Box, Point
+from .prediction import Prediction
+
+FORMAT = 1
+
+
+def digest(data: Mapping[str, Any]) -> str:
+    text = json.dumps(data, sort_keys=True, default=str, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def prediction_from_json(data: Mapping[str, Any]) -> Prediction:
+    point, box = data.get("point"), data.get("box")
+    return Prediction(
+        point=Point(*point) if point is not None else None,
+        box=Box(*box) if box is not None else None,
+        verdict=data.get("verdict"),
+        option=data.get("option"),
+        answer=data.get("answer"),
+        raw=data.get("raw", ""),
+        latency_ms=float(data.get("latency_ms") or 0.0),
+        error=data.get("error"),
+        format_error=bool(data.get("format_error", False)),
+    )
+
+
+@dataclass
+class Lookup:
+    prediction: Prediction | None
+    problem: str | None = None
+
+
+class PredictionCache:
+    def __init__(self, root: Path, fingerprint: Mapping[str, Any]) -> None:
+        self.root = root / digest(fingerprint)[:16]
+        self.fingerprint = fingerprint
+
+    def key(self, parts: Mapping[str, Any]) -> str:
+        return digest({"fingerprint": self.fingerprint, **parts})
+
+    def _path(self, key: str) -> Path:
+        return self.root / key[:2] / f"{key}.json"
+
+    def get(self, key: str) -> Lookup:
+        path = self._path(key)
+        if not path.is_file():
+            return Lookup(None)
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            if data.get("format") != FORMAT or data.get("key") != key:
+                raise ValueError("format or key mismatch")
+            return Lookup(prediction_from_json(data["prediction"]))
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            return Lookup(None, f"corrupt prediction cache entry {path} ignored ({exc}); predicting again")
+
+    def put(self, key: str, prediction: Prediction) -> None:
+        if prediction.error is not None:
+            return  # errors (OOM, a bad image) are retried on the next run, never cached
+        path = self._path(key)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        doc = {"format": FORMAT, "key": key, "prediction": prediction.to_json()}
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                json.dump(doc, fh)
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise

@@ -1,0 +1,157 @@
+"""ELAM-7B and Molmo-7B-D: Molmo v1 through the checkpoints' own remote code.
+
+Molmo v1 is not a native transformers architecture. Its remote code runs on
+transformers 4.48.2 (the version the ELAM card pins) and on 4.49–4.53 once the
+removed ``GenerationMixin._extract_past_from_model_output`` is put back, which this
+module does; it fails on 4.57 and 5.x in several places. So the version is checked
+before anything is downloaded, and the error names the working versions and the
+alternative (serve the model with vLLM, which supports Molmo natively, and score
+its outputs with ``--model replay --replay-parser elam``).
+
+Inference follows the card: ``processor.process`` per image, a batch of one,
+``generate_from_batch`` with ``stop_strings="<|endoftext|>"``, points in percent.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from .. import parsers, prompts
+from ..prediction import Prediction
+from ..sample import Sample
+from .base import ModelLoadError, ModelOptions
+from .device import resolve_device
+from .hf import _sha, resolve_dtype, resolve_model_path
+
+WORKING_VERSIONS = "transformers 4.48.2 (as the ELAM card pins it) or 4.49-4.53"
+INSTALL_HINT = 'pip install "pytest-uiground[molmo]"'
+
+
+def check_transformers(version: str) -> bool:
+    """True when the generation helper must be restored; raise when Molmo v1 cannot run.
+
+    Accepts 4.48.2+ of the 4.48 line and 4.49–4.53; refuses everything else.
+    """
+    from packaging.version import Version
+
+    v = Version(version)
+    if Version("4.48.2") <= v < Version("4.49"):
+        return False
+    if Version("4.49") <= v < Version("4.54"):
+        return True
+    raise ModelLoadError(
+        f"Molmo v1 / ELAM remote code does not run on transformers {version}: it needs {WORKING_VERSIONS}. "
+        f"Install a working version in a separate environment ({INSTALL_HINT}), or serve the model with vLLM "
+        "(`vllm serve sparks-solutions/ELAM-7B --trust-remote-code`) and score its outputs here with "
+        "`--model replay --predictions outputs.jsonl --replay-parser elam`"
+    )
+
+
+def _extract_past_from_model_output(self: Any, outputs: Any, standardize_cache_format: bool = False) -> Any:
+    """The helper transformers 4.49 removed and Molmo v1's remote code still calls."""
+    past, name = None, "past_key_values"
+    if "past_key_values" in outputs:
+        past = outputs.past_key_values
+    elif "mems" in outputs:
+        past = outputs.mems
+    elif "past_buckets_states" in outputs:
+        past = outputs.past_buckets_states
+    elif "cache_params" in outputs:
+        past, name = outputs.cache_params, "cache_params"
+    return name, past
+
+
+def restore_generation_helper() -> None:
+    from transformers.generation.utils import GenerationMixin
+
+    if not hasattr(GenerationMixin, "_extract_past_from_model_output"):
+        GenerationMixin._extract_past_from_model_output = _extract_past_from_model_output  # type: ignore[attr-defined]
+
+
+class Molmo:
+    name = "molmo"
+    family = "molmo"
+    default_hub_id = "allenai/Molmo-7B-D-0924"
+
+    def __init__(self, options: ModelOptions) -> None:
+        import transformers
+
+        if check_transformers(transformers.__version__):
+            restore_generation_helper()
+        self.options = options
+        self.path = resolve_model_path(options.path or self.default_hub_id)
+        self.device = resolve_device(options.device, options.worker_id)
+        self.dtype = resolve_dtype(options.dtype, self.device)
+        self.generation = {"max_new_tokens": options.max_new_tokens, "stop_strings": "<|endoftext|>",
+                           "do_sample": False}
+        self.processor, self.model = self._load()
+
+    def _load(self) -> tuple[Any, Any]:
+        import torch
+        from transformers import AutoModelForCausalLM, AutoProcessor
+
+        try:
+            processor = AutoProcessor.from_pretrained(self.path, trust_remote_code=True)
+            model = AutoModelForCausalLM.from_pretrained(self.path, trust_remote_code=True,
+                                                         torch_dtype=getattr(torch, self.dtype))
+        except (OSError, ValueError) as exc:
+            raise ModelLoadError(f"{self.name}: could not load {self.path!r} ({exc})") from exc
+        model.to(self.device).eval()  # type: ignore[arg-type]
+        return processor, model
+
+    def prompt(self, sample: Sample) -> str:
+        return prompts.prompt_for(self.family, sample)
+
+    def _generate(self, image: Any, text: str) -> str:
+        import torch
+        from transformers import GenerationConfig
+
+        inputs = self.processor.process(images=[image], text=text)
+        batch = {}
+        for k, v in inputs.items():
+            v = v.to(self.device)
+            batch[k] = (v.to(getattr(torch, self.dtype)) if v.dtype == torch.float32 else v).unsqueeze(0)
+        with torch.inference_mode():
+            out = self.model.generate_from_batch(batch, GenerationConfig(**self.generation),
+                                                 tokenizer=self.processor.tokenizer)
+        return str(self.processor.tokenizer.decode(out[0, batch["input_ids"].size(1):], skip_special_tokens=True))
+
+    def predict(self, samples: Sequence[Sample]) -> list[Prediction]:
+        preds = []
+        for s in samples:  # the remote code's batching pads images oddly; the card runs one at a time
+            image = s.image.load()
+            t0 = time.perf_counter()
+            text = self._generate(image, self.prompt(s))
+            parsed = parsers.parse(self.family, text, s.task, parsers.ParseContext(image_size=image.size))
+            preds.append(Prediction(point=parsed.point, box=parsed.box, verdict=parsed.verdict,
+                                    option=parsed.option, answer=parsed.answer, raw=text,
+                                    format_error=parsed.format_error,
+                                    latency_ms=(time.perf_counter() - t0) * 1000))
+        return preds
+
+    def cache_key(self, sample: Sample) -> dict[str, Any]:
+        return {"sample": sample.id, "image": sample.image.key, "task": sample.task, "prompt": self.prompt(sample),
+                "generation": self.generation}
+
+    def fingerprint(self) -> dict[str, Any]:
+        import transformers
+
+        return {"model": self.name, "path": self.path, "config_sha256": _sha(self.model.config.to_dict()),
+                "revision": getattr(self.model.config, "_commit_hash", None), "dtype": self.dtype,
+                "transformers": transformers.__version__, "generation": self.generation}
+
+
+class Elam(Molmo):
+    name = "elam"
+    family = "elam"
+    default_hub_id = "sparks-solutions/ELAM-7B"
+
+
+def create_molmo(options: ModelOptions) -> Molmo:
+    return Molmo(options)
+
+
+def create_elam(options: ModelOptions) -> Elam:
+    return Elam(options)

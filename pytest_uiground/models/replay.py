@@ -1,0 +1,109 @@
+"""``replay``: score raw outputs produced elsewhere with a model family's own parser.
+
+For outputs made on a GPU cluster, by vLLM, or by the AutomotiveUI card's script:
+a JSON-lines file with one record per sample, ``{"sample_id": ..., "output": "..."}``.
+``sample_id`` matches the sample's id, or its dataset row index (``meta["row_index"]``,
+the card script's convention). A sample with no record is an error on that sample,
+never silently skipped. Absolute-pixel families (UI-TARS, Qwen2.5-VL) need the size
+the model actually saw: give it per record as ``model_input_size: [w, h]``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from .. import parsers
+from ..prediction import Prediction
+from ..sample import Sample
+from .base import ModelLoadError, ModelOptions
+
+NEEDS_INPUT_SIZE = ("uitars", "qwen-vl")
+
+
+class ReplayModel:
+    name = "replay"
+
+    def __init__(self, path: Path, parser: str) -> None:
+        self.path, self.parser = path, parser
+        self.records: dict[str, dict[str, Any]] = {}
+        self.bad_lines: list[str] = []
+        raw = path.read_bytes()
+        self.sha256 = hashlib.sha256(raw).hexdigest()
+        for n, line in enumerate(raw.decode("utf-8").splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                rec = json.loads(line)
+                sid = str(rec["sample_id"])
+                if not isinstance(rec["output"], str):
+                    raise TypeError("'output' is not a string")
+            except (ValueError, KeyError, TypeError) as exc:
+                self.bad_lines.append(f"{path}:{n}: {exc}")
+                continue
+            if sid in self.records:
+                raise ModelLoadError(f"{path}:{n}: duplicate record for sample_id {sid!r}; keep one per sample")
+            self.records[sid] = rec
+
+    def _record(self, sample: Sample) -> dict[str, Any] | None:
+        rec = self.records.get(sample.id)
+        if rec is None and "row_index" in sample.meta:
+            rec = self.records.get(str(sample.meta["row_index"]))
+        return rec
+
+    def _context(self, sample: Sample, rec: dict[str, Any]) -> parsers.ParseContext:
+        size = rec.get("image_size")
+        if not (isinstance(size, list | tuple) and len(size) == 2):
+            size = sample.image.load().size
+        input_size = rec.get("model_input_size")
+        if self.parser in NEEDS_INPUT_SIZE and input_size is None:
+            raise ValueError(
+                f"record for {sample.id!r} has no model_input_size: --replay-parser {self.parser} reads absolute "
+                "pixels of the resized image the model saw, and the plugin never guesses that size; add "
+                "model_input_size [w, h] (image_grid_thw[1:] * 14) to each record"
+            )
+        return parsers.ParseContext(
+            image_size=(int(size[0]), int(size[1])),
+            model_input_size=(int(input_size[0]), int(input_size[1])) if input_size is not None else None,
+        )
+
+    def predict(self, samples: Sequence[Sample]) -> list[Prediction]:
+        out = []
+        for s in samples:
+            rec = self._record(s)
+            if rec is None:
+                out.append(Prediction(error=f"missing: no record for sample {s.id!r} in {self.path}"))
+                continue
+            text = rec["output"]
+            try:
+                parsed = parsers.parse(self.parser, text, s.task, self._context(s, rec))
+            except ValueError as exc:
+                out.append(Prediction(raw=text, error=str(exc)))
+                continue
+            out.append(Prediction(point=parsed.point, box=parsed.box, verdict=parsed.verdict, option=parsed.option,
+                                  answer=parsed.answer, raw=text, format_error=parsed.format_error))
+        return out
+
+    def fingerprint(self) -> dict[str, Any]:
+        return {"model": self.name, "parser": self.parser, "file": str(self.path), "sha256": self.sha256}
+
+
+def create(options: ModelOptions) -> ReplayModel:
+    if not options.predictions:
+        raise ModelLoadError("--model replay needs --predictions FILE.jsonl (records with sample_id and output)")
+    path = Path(options.predictions)
+    if not path.is_file():
+        raise ModelLoadError(f"--predictions {options.predictions!r}: no such file")
+    if not options.replay_parser:
+        raise ModelLoadError(
+            f"--model replay needs --replay-parser NAME, the family whose parser reads the outputs; "
+            f"known: {', '.join(parsers.FAMILIES)}"
+        )
+    if options.replay_parser not in parsers.FAMILIES:
+        raise ModelLoadError(
+            f"--replay-parser {options.replay_parser!r} is unknown; known: {', '.join(parsers.FAMILIES)}"
+        )
+    return ReplayModel(path, options.replay_parser)
