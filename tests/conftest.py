@@ -78,6 +78,17 @@ class Scripted:
         return {"model": "scripted"}
 
 
+class Cached(Scripted):
+    """The scripted model, with a cache key: its predictions go to the prediction cache."""
+
+    def cache_key(self, sample):
+        return {"sample": sample.id, "prompt": sample.instruction}
+
+
+def create_cached(options):
+    return Cached(options)
+
+
 def create(options):
     return Scripted(options)
 '''
