@@ -1,0 +1,80 @@
+"""TinyClick (Florence-2): ``<loc_N>`` bins, its own lower-cased command prompt.
+
+Florence-2 is an encoder-decoder: ``generate`` returns only decoder tokens, the
+location tokens are special tokens that must survive decoding, and batches are padded
+on the right (BART's learned positions count pad tokens). Its boxes are
+relative to the original image (the 768×768 resize is undone by the bins), so no
+input size is needed for parsing.
+
+The published TinyClick checkpoint ships Florence-2 *remote code* (its config has an
+``auto_map``); transformers 5's native Florence-2 rejects such configs. When a
+config has an ``auto_map`` this adapter loads it with ``trust_remote_code`` through
+``AutoModelForCausalLM`` as TinyClick's card does, which works on the transformers
+releases that remote code supports (4.x); native checkpoints load natively.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from .base import ModelLoadError, ModelOptions
+from .hf import HFVisionModel
+
+_STRIP = re.compile(r"</?s>|<pad>")
+
+
+class TinyClick(HFVisionModel):
+    name = "tinyclick"
+    family = "tinyclick"
+    default_hub_id = "Samsung/TinyClick"
+
+    def load(self) -> tuple[Any, Any]:
+        config = Path(self.path) / "config.json"
+        if config.is_file() and "auto_map" in json.loads(config.read_text()):
+            processor, model = self._load_remote()
+        else:
+            processor, model = super().load()
+        # BART's learned positions count pad tokens: left padding changes the outputs of
+        # the shorter prompts in a batch, right padding keeps them equal to batch-1.
+        processor.tokenizer.padding_side = "right"
+        return processor, model
+
+    def _load_remote(self) -> tuple[Any, Any]:
+        import torch
+        from transformers import AutoModelForCausalLM, AutoProcessor
+
+        try:
+            processor = AutoProcessor.from_pretrained(self.path, trust_remote_code=True)
+            model = AutoModelForCausalLM.from_pretrained(self.path, trust_remote_code=True,
+                                                         dtype=getattr(torch, self.dtype))
+        except Exception as exc:
+            raise ModelLoadError(
+                f"tinyclick: {self.path!r} uses Florence-2 remote code, which failed to load here ({exc}). "
+                "It runs on transformers 4.x with trust_remote_code; on transformers 5 use a checkpoint "
+                "converted to the native Florence-2 format"
+            ) from exc
+        model.to(self.device).eval()  # type: ignore[arg-type]
+        return processor, model
+
+    def encode(self, texts: Sequence[str], images: Sequence[Any]) -> Any:
+        return self.processor(text=list(texts), images=list(images), padding=True, return_tensors="pt")
+
+    def input_sizes(self, inputs: Any, images: Sequence[Any]) -> list[tuple[int, int] | None]:
+        return [None] * len(images)
+
+    def new_tokens(self, output: Any, inputs: Any) -> Any:
+        # encoder-decoder: the output is the decoder sequence, which starts with the
+        # decoder start token (</s>, also the end token, so it must not be counted)
+        return output[:, 1:]
+
+    def decode(self, tokens: Any) -> list[str]:
+        texts = self.processor.batch_decode(tokens, skip_special_tokens=False)  # keep <loc_N>
+        return [_STRIP.sub("", t).strip() for t in texts]
+
+
+def create_tinyclick(options: ModelOptions) -> TinyClick:
+    return TinyClick(options)
