@@ -14,7 +14,7 @@ import pytest
 from conftest import Project
 
 pytest.importorskip("torchvision", reason="the Qwen-VL processors need torchvision")
-import tinymodels  # noqa: E402
+import tinymodels
 
 pytestmark = pytest.mark.slow
 
