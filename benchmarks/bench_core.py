@@ -2,7 +2,7 @@
 
     python benchmarks/bench_core.py [--quick]
 
-1. Harness overhead per sample with a zero-cost model (``center``) in one process:
+1. Harness overhead per sample with a zero-cost model (``benchmarks/zero_model.py``) in one process:
    the slope of wall time between a small and a large synthetic suite.
 2. Collection of a 5,000 and a 50,000-sample synthetic suite: wall time and peak RSS.
 3. The main job (``pytest suites/synthetic``, default ``ocr`` model) wall time.
@@ -60,6 +60,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="skip the main job")
     ns = parser.parse_args()
     common = ["-p", "no:cacheprovider", "-q", "--benchmark-disable", "--uiground-baselines", "none"]
+    os.environ["PYTHONPATH"] = os.pathsep.join([str(ROOT / "benchmarks"), os.environ.get("PYTHONPATH", "")])
     with tempfile.TemporaryDirectory() as t:
         tmp = Path(t)
         (tmp / "pytest.ini").write_text("[pytest]\n")
@@ -68,11 +69,11 @@ def main() -> None:
             d = make_suite(tmp, screens)
             wall, rss, tail = run([str(d), "--collect-only", *common], tmp)
             print(f"{screens} screens: {wall:.2f} s wall, peak RSS {rss:.0f} MB  [{tail}]")
-        print("== harness overhead, model 'center', one process ==")
+        print("== harness overhead, zero-cost model, one process ==")
         timings = {}
         for screens in (50, 550):
             d = make_suite(tmp, screens)
-            wall, _, tail = run([str(d), "--model", "center", *common], tmp)
+            wall, _, tail = run([str(d), "--model", "zero_model:create", *common], tmp)
             timings[screens] = (wall, tail)
             print(f"{screens} screens: {wall:.2f} s  [{tail}]")
         (w1, _), (w2, _) = timings[50], timings[550]

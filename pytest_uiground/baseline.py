@@ -33,6 +33,7 @@ class BaselineError(Exception):
 class BaselineEntry:
     right: bool
     value: float
+    components: Mapping[str, bool] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -76,7 +77,10 @@ def load(root: Path, suite: str) -> Baseline | None:
         value = item.get("value", 100.0 if item["right"] else 0.0)
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise BaselineError(f"{path}: samples.{sid}.value must be a number, got {value!r}")
-        entries[sid] = BaselineEntry(right=item["right"], value=float(value))
+        comps = item.get("c", {})
+        if not isinstance(comps, dict) or not all(isinstance(v, bool) for v in comps.values()):
+            raise BaselineError(f"{path}: samples.{sid}.c must map component names to true/false, got {comps!r}")
+        entries[sid] = BaselineEntry(right=item["right"], value=float(value), components=comps)
     provenance = data.get("provenance", {})
     return Baseline(path=path, entries=entries, provenance=provenance if isinstance(provenance, dict) else {})
 
@@ -95,11 +99,22 @@ def atomic_write_text(path: Path, text: str) -> None:
         raise
 
 
+def components(r: SampleResult) -> dict[str, bool]:
+    """The boolean parts of a score that metrics may read (point_hit, verdict_correct, ...)."""
+    return {k: v for k, v in sorted(r.details.items()) if isinstance(v, bool) and not k.endswith("_format_error")}
+
+
+def _entry(r: SampleResult) -> dict[str, Any]:
+    entry: dict[str, Any] = {"right": r.right, "value": round(r.value, 4)}
+    comps = components(r)
+    if comps:
+        entry["c"] = comps
+    return entry
+
+
 def write(root: Path, suite: str, results: Sequence[SampleResult], provenance: Mapping[str, Any]) -> Path:
     path = suite_dir(root, suite) / SAMPLES_FILE
-    samples = {
-        r.id: {"right": r.right, "value": round(r.value, 4)} for r in sorted(results, key=lambda r: r.id)
-    }
+    samples = {r.id: _entry(r) for r in sorted(results, key=lambda r: r.id)}
     head = json.dumps({"format": FORMAT, "suite": suite, "provenance": dict(provenance)}, indent=1)
     # One line per sample keeps the file short and its diffs readable in review.
     lines = ",\n".join(f"  {json.dumps(k)}: {json.dumps(v)}" for k, v in samples.items())

@@ -16,7 +16,7 @@ from typing import Any
 
 from . import stats
 from .baseline import Baseline
-from .metrics import Aggregate, MetricResult, compute
+from .metrics import Aggregate, MetricResult, compute, correct_of, value_of
 from .results import SampleResult
 from .suite import MetricSpec, SuiteConfig
 
@@ -135,7 +135,7 @@ def _paired(spec: MetricSpec, results: Sequence[SampleResult], baseline: Baselin
         return None
     as_baseline = [
         replace(r, value=baseline.entries[r.id].value, correct=baseline.entries[r.id].right if r.correct is not None
-                else None, format_error=False, error=None)
+                else None, format_error=False, error=None, details=dict(baseline.entries[r.id].components))
         for r in common
     ]
     cur, base = compute(spec, common), compute(spec, as_baseline)
@@ -143,12 +143,16 @@ def _paired(spec: MetricSpec, results: Sequence[SampleResult], baseline: Baselin
     base_agg = base.overall if label is None else base.slices.get(label)
     if cur_agg is None or base_agg is None or cur_agg.n == 0:
         return None
-    by_id = {r.id: r for r in common}
+    comp = spec.score
+    cur_by_id = {r.id: r for r in common}
+    base_by_id = {r.id: r for r in as_baseline}
     ids = list(cur_agg.ids)
-    cur_v = [by_id[i].value for i in ids]
-    base_v = [baseline.entries[i].value for i in ids]
-    b = sum(1 for i in ids if baseline.entries[i].right and not by_id[i].right)
-    c = sum(1 for i in ids if not baseline.entries[i].right and by_id[i].right)
+    cur_v = [value_of(cur_by_id[i], comp) for i in ids]
+    base_v = [value_of(base_by_id[i], comp) for i in ids]
+    cur_ok = [_right(cur_by_id[i], comp) for i in ids]
+    base_ok = [_right(base_by_id[i], comp) for i in ids]
+    b = sum(1 for bo, co in zip(base_ok, cur_ok, strict=True) if bo and not co)
+    c = sum(1 for bo, co in zip(base_ok, cur_ok, strict=True) if not bo and co)
     _, low, high = stats.paired_bootstrap_delta(cur_v, base_v)
     if spec.average == "macro" and label is None:
         # The bootstrap above is of the micro mean; shift it onto the macro delta.
@@ -159,6 +163,11 @@ def _paired(spec: MetricSpec, results: Sequence[SampleResult], baseline: Baselin
         n=len(ids), baseline_value=base_agg.value, current_value=cur_agg.value, delta_low=low, delta_high=high,
         regressed=b, fixed=c, p_value=stats.mcnemar_exact(b, c),
     )
+
+
+def _right(r: SampleResult, component: str | None) -> bool:
+    ok = correct_of(r, component)
+    return ok if ok is not None else value_of(r, component) >= 50.0
 
 
 def build_checks(

@@ -55,31 +55,48 @@ def selects(spec: MetricSpec, r: SampleResult) -> bool:
     return all(r.meta.get(k) == v for k, v in spec.where.items())
 
 
-def micro(results: Sequence[SampleResult]) -> Aggregate:
+def value_of(r: SampleResult, component: str | None) -> float:
+    """The sample's 0..100 value, or one boolean component of it (missing → wrong)."""
+    if component is None:
+        return r.value
+    return 100.0 if r.details.get(component) else 0.0
+
+
+def correct_of(r: SampleResult, component: str | None) -> bool | None:
+    return r.correct if component is None else bool(r.details.get(component))
+
+
+def format_error_of(r: SampleResult, component: str | None) -> bool:
+    if component is None:
+        return r.format_error
+    return bool(r.details.get(f"{component}_format_error", r.format_error))
+
+
+def micro(results: Sequence[SampleResult], component: str | None = None) -> Aggregate:
     if not results:
         return Aggregate(value=float("nan"), n=0)
-    values = [r.value for r in results]
-    low, high = stats.accuracy_interval(values, [r.correct for r in results])
+    values = [value_of(r, component) for r in results]
+    low, high = stats.accuracy_interval(values, [correct_of(r, component) for r in results])
     return Aggregate(
         value=sum(values) / len(values),
         n=len(values),
         low=low,
         high=high,
-        format_errors=sum(r.format_error for r in results),
+        format_errors=sum(format_error_of(r, component) for r in results),
         errors=sum(r.error is not None for r in results),
         ids=tuple(r.id for r in results),
     )
 
 
-def macro(results: Sequence[SampleResult], key: str) -> Aggregate:
+def macro(results: Sequence[SampleResult], key: str, component: str | None = None) -> Aggregate:
     """Unweighted mean over the groups of ``key``; samples without the key are one group."""
     groups: dict[str, list[SampleResult]] = defaultdict(list)
     for r in results:
         groups[r.meta.get(key, "")].append(r)
-    base = micro(results)
+    base = micro(results, component)
     if not groups:
         return base
-    means = [sum(x.value for x in g) / len(g) for g in groups.values()]
+    means = [sum(value_of(x, component) for x in g) / len(g) for g in groups.values()]
     return Aggregate(
         value=sum(means) / len(means),
         n=base.n,
@@ -96,13 +113,14 @@ def slice_label(key: str, value: str) -> str:
 def compute(spec: MetricSpec, results: Iterable[SampleResult]) -> MetricResult:
     chosen = [r for r in results if selects(spec, r)]
     chosen.sort(key=lambda r: r.id)
-    overall = macro(chosen, spec.macro_over) if spec.average == "macro" and spec.macro_over else micro(chosen)
+    c = spec.score
+    overall = macro(chosen, spec.macro_over, c) if spec.average == "macro" and spec.macro_over else micro(chosen, c)
     by_slice: dict[str, list[SampleResult]] = defaultdict(list)
     for r in chosen:
         for key in spec.slices:
             if key in r.meta:
                 by_slice[slice_label(key, r.meta[key])].append(r)
-    slices = {label: micro(rs) for label, rs in sorted(by_slice.items())}
+    slices = {label: micro(rs, c) for label, rs in sorted(by_slice.items())}
     return MetricResult(spec=spec, overall=overall, slices=slices)
 
 

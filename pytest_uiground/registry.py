@@ -30,6 +30,7 @@ _BUILTIN: dict[str, dict[str, str]] = {
     },
     LOADER_GROUP: {
         "synthetic": "pytest_uiground.loaders.synthetic:load",
+        "automotive": "pytest_uiground.loaders.automotive:load",
     },
 }
 

@@ -40,21 +40,36 @@ def score_point(sample: Sample, pred: Prediction) -> Score:
     """Hit when the predicted point lies in the target box, edges inclusive.
 
     No point (the model abstained or its output could not be parsed) is a miss and
-    stays in the denominator, as in every reference scorer.
+    stays in the denominator, as in every reference scorer. ``point_hit`` is the
+    component metrics read (see :func:`components`).
     """
     box = sample.target.box
     if box is None:
         raise ValueError(f"sample {sample.id!r}: point task without a target box")
     if pred.point is None:
-        return _binary(False, pred, reason="no point")
-    return _binary(box.contains(pred.point), pred)
+        return _binary(False, pred, point_hit=False, point_hit_format_error=pred.format_error, reason="no point")
+    hit = box.contains(pred.point)
+    return _binary(hit, pred, point_hit=hit, point_hit_format_error=False)
 
 
 def score_verdict(sample: Sample, pred: Prediction) -> Score:
-    """Exact verdict match; an unreadable verdict is wrong (the card's rule)."""
+    """Verdict match, plus the pointing sub-task when the sample has a box.
+
+    An unreadable verdict is wrong (the card's rule). With a target box the sample is
+    right only when both the verdict and the point are right; metrics read either
+    part through the ``verdict_correct`` and ``point_hit`` components.
+    """
     want = (sample.target.verdict or "").lower()
     got = (pred.verdict or "").lower()
-    return _binary(bool(got) and got == want, pred, expected=want, got=got or None)
+    ok = bool(got) and got == want
+    details: dict[str, Any] = {"verdict_correct": ok, "verdict_correct_format_error": not got,
+                               "expected": want, "got": got or None}
+    box = sample.target.box
+    if box is not None:
+        hit = pred.point is not None and box.contains(pred.point)
+        details.update(point_hit=hit, point_hit_format_error=pred.point is None)
+        ok = ok and hit
+    return _binary(ok, pred, **details)
 
 
 def score_option(sample: Sample, pred: Prediction) -> Score:

@@ -34,6 +34,7 @@ class MetricSpec:
     per-value means of ``macro_over`` (declared, never implied)."""
 
     name: str
+    score: str | None = None  # a component of the per-sample score (e.g. point_hit); None: the whole score
     tasks: tuple[str, ...] = ()
     where: Mapping[str, str] = field(default_factory=dict)
     average: str = "micro"
@@ -108,8 +109,9 @@ class _Fields:
 
 def _metric(path: Path, i: int, table: Any) -> MetricSpec:
     f = _Fields(path, f"metrics[{i}]", table)
-    f.unknown({"name", "tasks", "where", "average", "macro_over", "slices", "floor", "slice_floors"})
+    f.unknown({"name", "score", "tasks", "where", "average", "macro_over", "slices", "floor", "slice_floors"})
     name = f.get("name", str, required=True)
+    score = f.get("score", str)
     tasks = f.strings("tasks")
     for t in tasks:
         if t not in TASK_KINDS:
@@ -128,6 +130,7 @@ def _metric(path: Path, i: int, table: Any) -> MetricSpec:
             raise f.fail("where" if key in where else "slice_floors", f"bad value for {key!r}: {value!r}")
     return MetricSpec(
         name=name,
+        score=score,
         tasks=tasks,
         where={k: str(v) for k, v in where.items()},
         average=average,

@@ -136,6 +136,15 @@ def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Proje
     return Project(pytester, monkeypatch)
 
 
+@pytest.fixture(scope="session")
+def tiny_models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Tiny random Qwen2-VL, Qwen2.5-VL and Florence-2 models, built offline once per session."""
+    import tinymodels
+
+    root = tmp_path_factory.mktemp("tiny-models")
+    return {name: build(root / name) for name, build in tinymodels.BUILDERS.items()}
+
+
 @pytest.fixture(params=[[], ["-n", "2"]], ids=["no-xdist", "xdist-2"])
 def xdist(request: pytest.FixtureRequest) -> list[str]:
     return list(request.param)

@@ -14,7 +14,6 @@ import pytest
 from conftest import Project
 
 pytest.importorskip("torchvision", reason="the Qwen-VL processors need torchvision")
-import tinymodels
 
 pytestmark = pytest.mark.slow
 
@@ -24,12 +23,6 @@ FAMILIES = {  # --model name → tiny model builder
     "qwen-vl": "qwen2_5_vl",
     "tinyclick": "florence2",
 }
-
-
-@pytest.fixture(scope="session")
-def tiny_models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    root = tmp_path_factory.mktemp("tiny-models")
-    return {name: build(root / name) for name, build in tinymodels.BUILDERS.items()}
 
 
 def run_model(project: Project, model: str, path: Path, report: str, *args: str) -> dict:  # type: ignore[type-arg]

@@ -230,7 +230,7 @@ def test_score_point_without_point_is_a_miss_and_keeps_format_error() -> None:
     r = score_point(s, Prediction(point=None, raw="I cannot find it", format_error=True))
     assert (r.value, r.correct) == (0.0, False)
     assert r.format_error is True
-    assert r.details == {"reason": "no point"}
+    assert r.details == {"reason": "no point", "point_hit": False, "point_hit_format_error": True}
 
 
 def test_score_point_needs_a_target_box() -> None:
@@ -313,5 +313,17 @@ def test_score_to_json() -> None:
         "value": 100.0,
         "correct": True,
         "format_error": False,
-        "details": {"expected": "passed", "got": "passed"},
+        "details": {"expected": "passed", "got": "passed", "verdict_correct": True,
+                    "verdict_correct_format_error": False},
     }
+
+
+def test_verdict_with_a_box_needs_both_parts_and_reports_each() -> None:
+    s = _sample("verdict", box=BOX, verdict="failed")
+    both = score_verdict(s, Prediction(verdict="failed", point=BOX.center))
+    assert (both.correct, both.details["verdict_correct"], both.details["point_hit"]) == (True, True, True)
+    no_point = score_verdict(s, Prediction(verdict="failed"))
+    assert no_point.correct is False and no_point.details["verdict_correct"] is True
+    assert no_point.details["point_hit"] is False and no_point.details["point_hit_format_error"] is True
+    wrong = score_verdict(s, Prediction(verdict="passed", point=BOX.center))
+    assert wrong.correct is False and wrong.details["point_hit"] is True and wrong.value == 0.0

@@ -263,11 +263,17 @@ class OcrGrounder:
         return items
 
     def predict(self, samples: Sequence[Sample]) -> list[Prediction]:
-        """One prediction per sample. An unreadable image fails only its own sample."""
+        """One prediction per sample. An unreadable image fails only its own sample.
+
+        OCR can only locate text: on a verdict task (pass/fail with a point) it still
+        grounds the statement and gives no verdict, which scores the verdict as wrong;
+        option and answer tasks it cannot do at all.
+        """
         out: list[Prediction] = []
         for sample in samples:
-            if sample.task != "point":
-                out.append(Prediction(error=f"model 'ocr' answers only 'point' tasks, not {sample.task!r}"))
+            if sample.task not in ("point", "verdict"):
+                out.append(Prediction(error=f"model 'ocr' answers only 'point' and 'verdict' tasks, not "
+                                            f"{sample.task!r}"))
                 continue
             try:
                 img = sample.image.load()
