@@ -179,13 +179,17 @@ def test_cache_is_bounded() -> None:
 
 def test_unsupported_task_and_broken_image_fail_only_their_sample() -> None:
     model = OcrGrounder(engine=FakeEngine([]))
-    verdict = Sample("v", ImageRef.from_source("v", lambda: b""), "Did it pass?", "verdict", Target())
+    option = Sample("o", ImageRef.from_source("o", lambda: b""), "Which one? A or B", "option", Target())
     junk = ImageRef.from_source("b", lambda: b"not an image")
     broken = Sample("b", junk, "Click 'Save'", "point", Target())
-    preds = model.predict([verdict, broken, _image_sample("ok", "Click 'Save'")])
-    assert preds[0].error and "point" in preds[0].error
+    ok = _image_sample("ok", "Click 'Save'")
+    verdict = Sample("v", ok.image, "The 'Save' button is shown", "verdict", Target(verdict="passed"))
+    preds = model.predict([option, broken, ok, verdict])
+    assert preds[0].error and "'point' and 'verdict'" in preds[0].error
     assert preds[1].error and "'b'" in preds[1].error
     assert preds[2].error is None
+    # a verdict task is grounded like a point task, with no verdict (scored wrong, not an error)
+    assert preds[3].error is None and preds[3].verdict is None
 
 
 def test_options_are_validated() -> None:
