@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from .geometry import Box, Point, clip_point
+from .prediction import Prediction
 from .sample import TASK_KINDS
 
 FAMILIES: tuple[str, ...] = ("elam", "molmo", "uitars", "uground", "qwen-vl", "qwen3-vl", "tinyclick")
@@ -339,3 +340,9 @@ def parse(
         notes.append(f"point: {coords.error}")
     return Parsed(point=coords.point, box=coords.box, verdict=verdict, format_error=verdict is None,
                   note="; ".join(notes))
+
+
+def to_prediction(parsed: Parsed, raw: str, *, latency_ms: float = 0.0) -> Prediction:
+    """The prediction an adapter returns for a parsed output (raw text kept for reports)."""
+    return Prediction(point=parsed.point, box=parsed.box, verdict=parsed.verdict, option=parsed.option,
+                      answer=parsed.answer, raw=raw, format_error=parsed.format_error, latency_ms=latency_ms)

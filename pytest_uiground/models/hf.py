@@ -170,8 +170,7 @@ class HFVisionModel:
         raw = text
         if parsed.format_error and truncated:
             raw = f"{text} [cut off at --max-new-tokens {self.generation['max_new_tokens']} without an answer]"
-        return Prediction(point=parsed.point, box=parsed.box, verdict=parsed.verdict, option=parsed.option,
-                          answer=parsed.answer, raw=raw, format_error=parsed.format_error)
+        return parsers.to_prediction(parsed, raw)
 
     def cache_key(self, sample: Sample) -> dict[str, Any]:
         return {"sample": sample.id, "image": sample.image.key, "task": sample.task,

@@ -125,10 +125,7 @@ class Molmo:
             t0 = time.perf_counter()
             text = self._generate(image, self.prompt(s))
             parsed = parsers.parse(self.family, text, s.task, parsers.ParseContext(image_size=image.size))
-            preds.append(Prediction(point=parsed.point, box=parsed.box, verdict=parsed.verdict,
-                                    option=parsed.option, answer=parsed.answer, raw=text,
-                                    format_error=parsed.format_error,
-                                    latency_ms=(time.perf_counter() - t0) * 1000))
+            preds.append(parsers.to_prediction(parsed, text, latency_ms=(time.perf_counter() - t0) * 1000))
         return preds
 
     def cache_key(self, sample: Sample) -> dict[str, Any]:

@@ -83,8 +83,7 @@ class ReplayModel:
             except ValueError as exc:
                 out.append(Prediction(raw=text, error=str(exc)))
                 continue
-            out.append(Prediction(point=parsed.point, box=parsed.box, verdict=parsed.verdict, option=parsed.option,
-                                  answer=parsed.answer, raw=text, format_error=parsed.format_error))
+            out.append(parsers.to_prediction(parsed, text))
         return out
 
     def fingerprint(self) -> dict[str, Any]:
