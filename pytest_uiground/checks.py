@@ -138,6 +138,8 @@ def _paired(spec: MetricSpec, results: Sequence[SampleResult], baseline: Baselin
                 else None, format_error=False, error=None, details=dict(baseline.entries[r.id].components))
         for r in common
     ]
+    if spec.mean_of:
+        return None  # a mean of other metrics: its parts carry the paired statistics
     cur, base = compute(spec, common), compute(spec, as_baseline)
     cur_agg = cur.overall if label is None else cur.slices.get(label)
     base_agg = base.overall if label is None else base.slices.get(label)

@@ -124,8 +124,22 @@ def compute(spec: MetricSpec, results: Iterable[SampleResult]) -> MetricResult:
     return MetricResult(spec=spec, overall=overall, slices=slices)
 
 
+def mean_of(spec: MetricSpec, done: Mapping[str, MetricResult]) -> MetricResult:
+    """A headline defined as the unweighted mean of other metrics (e.g. MMBench-GUI's
+    average of Basic and Advanced); its samples are the union of theirs."""
+    parts = [done[name].overall for name in spec.mean_of]
+    ids = tuple(sorted({i for p in parts for i in p.ids}))
+    value = sum(p.value for p in parts) / len(parts) if parts else float("nan")
+    return MetricResult(spec=spec, overall=Aggregate(
+        value=value, n=len(ids), format_errors=sum(p.format_errors for p in parts),
+        errors=sum(p.errors for p in parts), ids=ids))
+
+
 def compute_all(specs: Sequence[MetricSpec], results: Sequence[SampleResult]) -> list[MetricResult]:
-    return [compute(s, results) for s in specs]
+    done: dict[str, MetricResult] = {}
+    for s in specs:
+        done[s.name] = mean_of(s, done) if s.mean_of else compute(s, results)
+    return list(done.values())
 
 
 def summary_entry(result: MetricResult) -> dict[str, Any]:

@@ -65,6 +65,13 @@ class RunOptions:
     cache_dir: Path | None = None
     predictions: str | None = None
     replay_parser: str | None = None
+    api_base: str | None = None
+    api_key_env: str = "OPENAI_API_KEY"
+    served_model: str | None = None
+    parser: str | None = None
+    concurrency: int = 8
+    request_timeout: float = 120.0
+    max_retries: int = 5
 
 
 def add_options(parser: pytest.Parser) -> None:
@@ -103,6 +110,16 @@ def add_options(parser: pytest.Parser) -> None:
     )
     group.addoption("--predictions", default=None, metavar="FILE.jsonl", help="--model replay: raw outputs to score")
     group.addoption("--replay-parser", default=None, metavar="NAME", help="--model replay: whose parser reads them")
+    group.addoption("--api-base", default=None, metavar="URL", help="--model openai: e.g. http://gpu-node:8000/v1")
+    group.addoption(
+        "--api-key-env", default="OPENAI_API_KEY", metavar="VAR",
+        help="--model openai: environment variable holding the API key (never pass the key itself)",
+    )
+    group.addoption("--served-model", default=None, metavar="NAME", help="--model openai: the server's model name")
+    group.addoption("--parser", default=None, metavar="NAME", help="--model openai: the family parser/prompt to use")
+    group.addoption("--concurrency", default=8, type=positive_int, help="--model openai: requests in flight per worker")
+    group.addoption("--request-timeout", default=120.0, type=float, help="--model openai: seconds per request")
+    group.addoption("--max-retries", default=5, type=int, help="--model openai: retries on 429, 5xx and timeouts")
 
 
 def parse(config: pytest.Config) -> RunOptions:
@@ -134,6 +151,13 @@ def parse(config: pytest.Config) -> RunOptions:
         cache_dir=_cache_dir(config),
         predictions=config.getoption("--predictions"),
         replay_parser=config.getoption("--replay-parser"),
+        api_base=config.getoption("--api-base"),
+        api_key_env=config.getoption("--api-key-env"),
+        served_model=config.getoption("--served-model"),
+        parser=config.getoption("--parser"),
+        concurrency=config.getoption("--concurrency"),
+        request_timeout=config.getoption("--request-timeout"),
+        max_retries=config.getoption("--max-retries"),
     )
 
 

@@ -66,7 +66,10 @@ def uiground_model(request: pytest.FixtureRequest) -> Iterator[Any]:
     model = factory(
         ModelOptions(name=opts.model, path=opts.model_path, device=opts.device, batch_size=opts.batch_size,
                      worker_id=state.worker_id, dtype=opts.dtype, max_new_tokens=opts.max_new_tokens,
-                     predictions=opts.predictions, replay_parser=opts.replay_parser)
+                     predictions=opts.predictions, replay_parser=opts.replay_parser, api_base=opts.api_base,
+                     api_key_env=opts.api_key_env, served_model=opts.served_model, parser=opts.parser,
+                     concurrency=opts.concurrency, request_timeout=opts.request_timeout,
+                     max_retries=opts.max_retries)
     )
     yield model
     close = getattr(model, "close", None)

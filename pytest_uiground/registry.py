@@ -21,6 +21,7 @@ _BUILTIN: dict[str, dict[str, str]] = {
         "ocr": "pytest_uiground.models.ocr:create",
         "center": "pytest_uiground.models.center:create",
         "replay": "pytest_uiground.models.replay:create",
+        "openai": "pytest_uiground.models.openai_client:create",
         "uground": "pytest_uiground.models.qwen:create_uground",
         "uitars": "pytest_uiground.models.qwen:create_uitars",
         "qwen-vl": "pytest_uiground.models.qwen:create_qwen_vl",

@@ -107,7 +107,9 @@ def predict_isolated(model: Model, batch: Sequence[Sample]) -> list[Prediction]:
 
 def predict(state: WorkerState, item: pytest.Item, sample: Sample, model: Model) -> Prediction:
     if sample.id not in state.pending:
-        batch = [sample, *state.lookahead(item, state.options.batch_size - 1)]
+        # A model may ask for larger batches (an HTTP client keeps that many requests in flight).
+        size = max(state.options.batch_size, int(getattr(model, "preferred_batch_size", 1)))
+        batch = [sample, *state.lookahead(item, size - 1)]
         cache = state.cache_for(model)
         keys: dict[str, str] = {}
         todo: list[Sample] = []

@@ -42,6 +42,7 @@ class MetricSpec:
     slices: tuple[str, ...] = ()
     floor: float | None = None
     slice_floors: Mapping[str, float] = field(default_factory=dict)
+    mean_of: tuple[str, ...] = ()  # a headline: the unweighted mean of other metrics' overall values
 
 
 @dataclass(frozen=True)
@@ -109,7 +110,8 @@ class _Fields:
 
 def _metric(path: Path, i: int, table: Any) -> MetricSpec:
     f = _Fields(path, f"metrics[{i}]", table)
-    f.unknown({"name", "score", "tasks", "where", "average", "macro_over", "slices", "floor", "slice_floors"})
+    f.unknown({"name", "score", "tasks", "where", "average", "macro_over", "slices", "floor", "slice_floors",
+               "mean_of"})
     name = f.get("name", str, required=True)
     score = f.get("score", str)
     tasks = f.strings("tasks")
@@ -138,6 +140,7 @@ def _metric(path: Path, i: int, table: Any) -> MetricSpec:
         slices=f.strings("slices"),
         floor=float(floor) if floor is not None else None,
         slice_floors={k: float(v) for k, v in slice_floors.items()},
+        mean_of=f.strings("mean_of"),
     )
 
 
@@ -161,6 +164,12 @@ def load_suite_config(path: Path) -> SuiteConfig:
     dup = {n for n in names if names.count(n) > 1}
     if dup:
         raise top.fail("metrics", f"duplicate metric name {sorted(dup)[0]!r}")
+    for i, m in enumerate(metrics):
+        for ref in m.mean_of:
+            if ref not in names[:i]:
+                raise SuiteConfigError(
+                    f"{path}: metrics[{i}].mean_of: {ref!r} is not a metric declared before {m.name!r}"
+                )
     baseline = _Fields(path, "baseline", top.get("baseline", dict, {}))
     baseline.unknown({"tolerance", "slice_tolerance"})
     latency = _Fields(path, "latency", top.get("latency", dict, {}))

@@ -161,7 +161,7 @@ def test_device_auto_pins_each_worker_to_its_own_gpu() -> None:
 
 
 def test_registry_unknown_name_lists_known() -> None:
-    known = "center, elam, molmo, ocr, qwen-vl, replay, tinyclick, uground, uitars"
+    known = "center, elam, molmo, ocr, openai, qwen-vl, replay, tinyclick, uground, uitars"
     with pytest.raises(registry.UnknownNameError, match=rf"no model named 'elma'; known: {known}"):
         registry.resolve(registry.MODEL_GROUP, "elma", what="model", option="--model")
     assert registry.resolve(registry.MODEL_GROUP, "pytest_uiground.models.center:create", what="model",
@@ -207,3 +207,20 @@ def test_collecting_a_suite_imports_no_heavy_library(pytester: pytest.Pytester) 
     result = pytester.runpytest_subprocess("suites", "--collect-only", "-q", "-s", "-p", "no:cacheprovider")
     result.stdout.re_match_lines([r"^HEAVY=$"])
     result.stdout.fnmatch_lines(["*test_sample[[]syn-0-00000-00[]]*"])
+
+
+def test_mean_of_metric_is_the_unweighted_mean_of_its_parts(tmp_path: Path) -> None:
+    from pytest_uiground.metrics import compute_all
+
+    # basic: 3 of 4 right (75); advanced: 0 of 1 right (0) → headline (75 + 0) / 2 = 37.5
+    rs = [result("1", True, g="basic"), result("2", True, g="basic"), result("3", True, g="basic"),
+          result("4", False, g="basic"), result("5", False, g="advanced")]
+    specs = [MetricSpec(name="basic", where={"g": "basic"}), MetricSpec(name="advanced", where={"g": "advanced"}),
+             MetricSpec(name="average", mean_of=("basic", "advanced"))]
+    out = {m.spec.name: m.overall for m in compute_all(specs, rs)}
+    assert out["basic"].value == 75.0 and out["advanced"].value == 0.0
+    assert out["average"].value == 37.5 and out["average"].n == 5
+    bad = tmp_path / "suite.toml"
+    bad.write_text(GOOD + "mean_of = ['later']\n[[metrics]]\nname = 'later'\n")
+    with pytest.raises(SuiteConfigError, match=r"metrics\[0\]\.mean_of: 'later' is not a metric declared before"):
+        load_suite_config(bad)

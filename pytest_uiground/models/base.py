@@ -28,6 +28,13 @@ class ModelOptions:
     max_new_tokens: int = 256
     predictions: str | None = None
     replay_parser: str | None = None
+    api_base: str | None = None
+    api_key_env: str = "OPENAI_API_KEY"
+    served_model: str | None = None
+    parser: str | None = None
+    concurrency: int = 8
+    request_timeout: float = 120.0
+    max_retries: int = 5
 
 
 class ModelLoadError(Exception):
