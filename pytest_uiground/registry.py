@@ -32,6 +32,10 @@ _BUILTIN: dict[str, dict[str, str]] = {
     LOADER_GROUP: {
         "synthetic": "pytest_uiground.loaders.synthetic:load",
         "automotive": "pytest_uiground.loaders.automotive:load",
+        "mmbench_gui_l1": "pytest_uiground.loaders.mmbench_gui:load_l1",
+        "mmbench_gui_l2": "pytest_uiground.loaders.mmbench_gui:load_l2",
+        "screenspot_v2": "pytest_uiground.loaders.screenspot:load_v2",
+        "screenspot_pro": "pytest_uiground.loaders.screenspot:load_pro",
     },
 }
 

@@ -105,8 +105,21 @@ def predict_isolated(model: Model, batch: Sequence[Sample]) -> list[Prediction]:
     return preds
 
 
+def apply_overrides(model: Model, loaded: LoadedSuite) -> dict[str, Any]:
+    """Hand the suite's overrides for this model to it; their key joins the cache key."""
+    from . import overrides
+
+    ov = overrides.resolve(loaded.config.name, model.name, loaded.config.models.get(model.name))
+    use = getattr(model, "use_overrides", None)
+    if callable(use):
+        use(ov)
+    return {} if ov.empty else {"overrides": ov.key()}
+
+
 def predict(state: WorkerState, item: pytest.Item, sample: Sample, model: Model) -> Prediction:
     if sample.id not in state.pending:
+        path = suite_path_of(item)
+        extra = apply_overrides(model, state.suite(path)) if path is not None else {}
         # A model may ask for larger batches (an HTTP client keeps that many requests in flight).
         size = max(state.options.batch_size, int(getattr(model, "preferred_batch_size", 1)))
         batch = [sample, *state.lookahead(item, size - 1)]
@@ -115,7 +128,7 @@ def predict(state: WorkerState, item: pytest.Item, sample: Sample, model: Model)
         todo: list[Sample] = []
         for s in batch:
             if cache is not None:
-                keys[s.id] = cache.key(model.cache_key(s))  # type: ignore[attr-defined]
+                keys[s.id] = cache.key({**model.cache_key(s), **extra})  # type: ignore[attr-defined]
                 found = cache.get(keys[s.id])
                 if found.problem:
                     state.notes[s.id] = found.problem

@@ -65,6 +65,7 @@ class SuiteConfig:
     latency: LatencySpec = LatencySpec()
     stratify: tuple[str, ...] = ()
     description: str = ""
+    models: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # per-model overrides
 
     @property
     def directory(self) -> Path:
@@ -151,7 +152,17 @@ def load_suite_config(path: Path) -> SuiteConfig:
     except tomllib.TOMLDecodeError as exc:
         raise SuiteConfigError(f"{path}: not valid TOML: {exc}") from exc
     top = _Fields(path, "", data)
-    top.unknown({"suite", "loader", "metrics", "baseline", "latency", "limit"})
+    top.unknown({"suite", "loader", "metrics", "baseline", "latency", "limit", "models"})
+    models = top.get("models", dict, {})
+    from .overrides import from_table
+
+    for model_name, table in models.items():
+        if not isinstance(table, dict):
+            raise top.fail("models", f"[models.{model_name}] must be a table")
+        try:
+            from_table(table, where=f"[models.{model_name}]")
+        except ValueError as exc:
+            raise SuiteConfigError(f"{path}: {exc}") from exc
     suite = _Fields(path, "suite", top.get("suite", dict, required=True))
     suite.unknown({"name", "version", "description"})
     loader = _Fields(path, "loader", top.get("loader", dict, required=True))
@@ -196,4 +207,5 @@ def load_suite_config(path: Path) -> SuiteConfig:
             benchmark_samples=bench_n,
         ),
         stratify=limit.strings("stratify"),
+        models=models,
     )

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import parsers, prompts
+from ..overrides import NONE, Overrides
 from ..prediction import Prediction
 from ..sample import Sample
 from .base import ModelLoadError, ModelOptions
@@ -66,6 +67,11 @@ class HFVisionModel:
     family = "qwen-vl"
     default_hub_id = ""
     trust_remote_code = False
+    overrides: Overrides = NONE
+
+    def use_overrides(self, overrides: Overrides) -> None:
+        """The running suite's prompt/preprocess/parser overrides for this model."""
+        self.overrides = overrides
 
     def __init__(self, options: ModelOptions) -> None:
         self.options = options
@@ -105,7 +111,7 @@ class HFVisionModel:
 
     # -- hooks families override --------------------------------------------
     def prompt(self, sample: Sample) -> str:
-        return prompts.prompt_for(self.family, sample)
+        return self.overrides.prompt(sample, lambda s: prompts.prompt_for(self.family, s))
 
     def encode(self, texts: Sequence[str], images: Sequence[Any]) -> Any:
         chats = [
@@ -135,7 +141,7 @@ class HFVisionModel:
     def predict(self, samples: Sequence[Sample]) -> list[Prediction]:
         import torch
 
-        images = [s.image.load() for s in samples]
+        images = [self.overrides.image(s.image.load()) for s in samples]
         texts = [self.prompt(s) for s in samples]
         t0 = time.perf_counter()
         inputs = self.encode(texts, images).to(self.device)
@@ -166,7 +172,7 @@ class HFVisionModel:
     def to_prediction(self, sample: Sample, image: Any, text: str, size: tuple[int, int] | None,
                       truncated: bool) -> Prediction:
         ctx = parsers.ParseContext(image_size=image.size, model_input_size=size)
-        parsed = parsers.parse(self.family, text, sample.task, ctx)
+        parsed = self.overrides.parse(self.family, text, sample.task, ctx)
         raw = text
         if parsed.format_error and truncated:
             raw = f"{text} [cut off at --max-new-tokens {self.generation['max_new_tokens']} without an answer]"

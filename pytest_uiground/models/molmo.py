@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .. import parsers, prompts
+from ..overrides import NONE, Overrides
 from ..prediction import Prediction
 from ..sample import Sample
 from .base import ModelLoadError, ModelOptions
@@ -74,6 +75,10 @@ class Molmo:
     name = "molmo"
     family = "molmo"
     default_hub_id = "allenai/Molmo-7B-D-0924"
+    overrides: Overrides = NONE
+
+    def use_overrides(self, overrides: Overrides) -> None:
+        self.overrides = overrides
 
     def __init__(self, options: ModelOptions) -> None:
         import transformers
@@ -102,7 +107,7 @@ class Molmo:
         return processor, model
 
     def prompt(self, sample: Sample) -> str:
-        return prompts.prompt_for(self.family, sample)
+        return self.overrides.prompt(sample, lambda s: prompts.prompt_for(self.family, s))
 
     def _generate(self, image: Any, text: str) -> str:
         import torch
@@ -121,10 +126,10 @@ class Molmo:
     def predict(self, samples: Sequence[Sample]) -> list[Prediction]:
         preds = []
         for s in samples:  # the remote code's batching pads images oddly; the card runs one at a time
-            image = s.image.load()
+            image = self.overrides.image(s.image.load())
             t0 = time.perf_counter()
             text = self._generate(image, self.prompt(s))
-            parsed = parsers.parse(self.family, text, s.task, parsers.ParseContext(image_size=image.size))
+            parsed = self.overrides.parse(self.family, text, s.task, parsers.ParseContext(image_size=image.size))
             preds.append(parsers.to_prediction(parsed, text, latency_ms=(time.perf_counter() - t0) * 1000))
         return preds
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import parsers
+from ..overrides import NONE, Overrides
 from ..prediction import Prediction
 from ..sample import Sample
 from .base import ModelLoadError, ModelOptions
@@ -26,6 +27,11 @@ NEEDS_INPUT_SIZE = ("uitars", "qwen-vl")
 
 class ReplayModel:
     name = "replay"
+    overrides: Overrides = NONE
+
+    def use_overrides(self, overrides: Overrides) -> None:
+        """A suite may swap the parser that reads the replayed text."""
+        self.overrides = overrides
 
     def __init__(self, path: Path, parser: str) -> None:
         self.path, self.parser = path, parser
@@ -79,7 +85,7 @@ class ReplayModel:
                 continue
             text = rec["output"]
             try:
-                parsed = parsers.parse(self.parser, text, s.task, self._context(s, rec))
+                parsed = self.overrides.parse(self.parser, text, s.task, self._context(s, rec))
             except ValueError as exc:
                 out.append(Prediction(raw=text, error=str(exc)))
                 continue
