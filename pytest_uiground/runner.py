@@ -61,7 +61,13 @@ class WorkerState:
         return self.baselines[suite]
 
     def lookahead(self, item: pytest.Item, n: int) -> list[Sample]:
-        """Up to ``n`` samples of the same suite that this process will run next."""
+        """Up to ``n`` samples of the same suite that this process will run next.
+
+        Without xdist that is the session's item order. An xdist worker runs only what
+        the controller sends it, so it looks at its own queue of item indices; if that
+        queue cannot be read (xdist internals changed), it predicts one sample at a
+        time rather than predicting samples another worker will run.
+        """
         if n <= 0:
             return []
         items = item.session.items
@@ -70,9 +76,16 @@ class WorkerState:
         start = self._order.get(item.nodeid)
         if start is None:
             return []
+        if self.worker_id == "master":
+            upcoming: list[pytest.Item] = items[start + 1 :]
+        else:
+            queue = worker_queue(item.config)
+            if queue is None:
+                return []
+            upcoming = [items[i] for i in queue if 0 <= i < len(items)]
         path = suite_path_of(item)
         found: list[Sample] = []
-        for nxt in items[start + 1 :]:
+        for nxt in upcoming:
             callspec = getattr(nxt, "callspec", None)
             sample = callspec.params.get(SAMPLE_ARG) if callspec is not None else None
             if not isinstance(sample, Sample) or suite_path_of(nxt) != path:
@@ -82,6 +95,22 @@ class WorkerState:
             if len(found) >= n:
                 break
         return found
+
+
+def worker_queue(config: pytest.Config) -> list[int] | None:
+    """The item indices this xdist worker will run next, in order, or None if unknown."""
+    for plugin in config.pluginmanager.get_plugins():
+        torun = getattr(plugin, "torun", None)
+        if torun is None or not hasattr(plugin, "nextitem_index") or not hasattr(torun, "lock"):
+            continue
+        try:
+            with torun.lock() as queued:
+                pending = list(queued)
+        except Exception:  # an xdist version with another queue: no look-ahead
+            return None
+        head = [plugin.nextitem_index]
+        return [i for i in head + pending if isinstance(i, int)]
+    return None
 
 
 def _error_text(exc: BaseException) -> str:
@@ -101,7 +130,8 @@ def predict_isolated(model: Model, batch: Sequence[Sample]) -> list[Prediction]:
         return [Prediction(error=_error_text(exc), raw="", latency_ms=(time.perf_counter() - t0) * 1000)]
     per = (time.perf_counter() - t0) * 1000 / len(batch)
     for p in preds:
-        p.latency_ms = per
+        if not p.latency_ms:  # keep a per-sample time the model measured itself (e.g. per request)
+            p.latency_ms = per
     return preds
 
 

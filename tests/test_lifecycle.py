@@ -148,3 +148,15 @@ def test_a_crash_keeps_every_finished_record(project: Project) -> None:
     assert result.ret == 3
     lines = (project.root / "out" / "samples.jsonl").read_text().splitlines()
     assert [json.loads(line)["id"] for line in lines] == ids[:7]
+
+
+def test_batches_under_xdist_predict_each_sample_once(project: Project) -> None:
+    ids = project.ids()
+    log = project.root / "batches.txt"
+    project.monkeypatch.setenv("UIGROUND_BATCHLOG", str(log))
+    result = project.run("--batch-size", "4", "--benchmark-disable", xdist=["-n", "2"])
+    assert result.ret == 0, result.stdout.str()
+    batches = [line.split(",") for line in log.read_text().splitlines()]
+    predicted = sorted(sid for b in batches for sid in b)
+    assert predicted == ids, "a worker must not predict samples that another worker runs"
+    assert max(len(b) for b in batches) > 1, "workers still batch from their own queues"
