@@ -413,7 +413,8 @@ def test_screenspot_pro_slices_by_hand(gui: Project, tmp_path: Path) -> None:
     assert acc["n"] == len(rec) and acc["format_errors"] == len(garbage) > 0
     expected: dict[str, float] = {}
     for key in ("group", "application", "ui_type", "platform"):
-        expected |= {f"{key}={k}": v for k, v in group_pct(rec, lambda s, key=key: str(rec[s][key]), hits).items()}
+        values = {s: str(r[key]) for s, r in rec.items()}
+        expected |= {f"{key}={k}": v for k, v in group_pct(rec, values.__getitem__, hits).items()}
     expected |= {f"cell={k}": v for k, v in group_pct(rec, lambda s: f"{rec[s]['group']}/{rec[s]['ui_type']}",
                                                       hits).items()}
     assert acc["slices"] == pytest.approx(expected, abs=1e-3)
