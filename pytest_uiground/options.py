@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import argparse
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 
 import pytest
 
 from . import registry
+from .models.base import ModelOptions
 
 _DEVICE = re.compile(r"^(auto|cpu|mps|cuda(:\d+)?)$")
 DTYPES = ("auto", "bfloat16", "float16", "float32")
@@ -72,6 +73,14 @@ class RunOptions:
     concurrency: int = 8
     request_timeout: float = 120.0
     max_retries: int = 5
+
+
+def model_options(opts: RunOptions, worker_id: str) -> ModelOptions:
+    """What a model factory gets: every RunOptions field that ModelOptions declares."""
+    shared = {f.name: getattr(opts, f.name) for f in fields(ModelOptions) if hasattr(opts, f.name)}
+    shared.pop("name", None)
+    return ModelOptions(name=opts.model, path=opts.model_path, worker_id=worker_id,
+                        **{k: v for k, v in shared.items() if k not in ("path", "worker_id")})
 
 
 def add_options(parser: pytest.Parser) -> None:

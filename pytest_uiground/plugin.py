@@ -16,7 +16,6 @@ from . import options, registry
 from .baseline import BaselineError
 from .collect import SAMPLE_ARG, SUITE_FILE, SuiteFile, SuiteLoadError, stratified_subset
 from .controller import Controller
-from .models.base import ModelOptions
 from .runner import STATE, WorkerState
 from .suite import SuiteConfigError
 
@@ -63,14 +62,7 @@ def uiground_model(request: pytest.FixtureRequest) -> Iterator[Any]:
     state: WorkerState = request.config.stash[STATE]
     opts = state.options
     factory = registry.resolve(registry.MODEL_GROUP, opts.model, what="model", option="--model")
-    model = factory(
-        ModelOptions(name=opts.model, path=opts.model_path, device=opts.device, batch_size=opts.batch_size,
-                     worker_id=state.worker_id, dtype=opts.dtype, max_new_tokens=opts.max_new_tokens,
-                     predictions=opts.predictions, replay_parser=opts.replay_parser, api_base=opts.api_base,
-                     api_key_env=opts.api_key_env, served_model=opts.served_model, parser=opts.parser,
-                     concurrency=opts.concurrency, request_timeout=opts.request_timeout,
-                     max_retries=opts.max_retries)
-    )
+    model = factory(options.model_options(opts, state.worker_id))
     yield model
     close = getattr(model, "close", None)
     if callable(close):

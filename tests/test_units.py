@@ -224,3 +224,19 @@ def test_mean_of_metric_is_the_unweighted_mean_of_its_parts(tmp_path: Path) -> N
     bad.write_text(GOOD + "mean_of = ['later']\n[[metrics]]\nname = 'later'\n")
     with pytest.raises(SuiteConfigError, match=r"metrics\[0\]\.mean_of: 'later' is not a metric declared before"):
         load_suite_config(bad)
+
+
+def test_model_options_carry_every_model_setting() -> None:
+    from dataclasses import fields
+
+    from pytest_uiground.models.base import ModelOptions
+    from pytest_uiground.options import RunOptions, model_options
+
+    run = RunOptions(model="uitars", model_path="/m", device="cuda:1", batch_size=8, limit=None, seed=0,
+                     report_dir=None, baselines_dir=Path("b"), data_path=None, updating=False, dtype="bfloat16",
+                     max_new_tokens=64, served_model="srv", parser="uitars", concurrency=16)
+    mo = model_options(run, "gw3")
+    assert (mo.name, mo.path, mo.worker_id) == ("uitars", "/m", "gw3")
+    for f in fields(ModelOptions):
+        if f.name not in ("name", "path", "worker_id"):
+            assert getattr(mo, f.name) == getattr(run, f.name), f.name
