@@ -11,13 +11,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
-from .geometry import Box
+from .geometry import Box, Point
 from .image import ImageRef
 
-TaskKind = Literal["point", "verdict", "option", "answer"]
-TASK_KINDS: tuple[str, ...] = ("point", "verdict", "option", "answer")
+TaskKind = Literal["point", "verdict", "option", "answer", "vqa", "detect"]
+TASK_KINDS: tuple[str, ...] = ("point", "verdict", "option", "answer", "vqa", "detect")
 
 _ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:+\-]*$")
 
@@ -28,7 +28,10 @@ class Target:
 
     ``point`` tasks need ``box``; ``verdict`` tasks need ``verdict`` ("passed" or
     "failed") and may carry a ``box`` for a pointing sub-task; ``option`` tasks need
-    the option letter; ``answer`` tasks need the reference answer text.
+    the option letter; ``answer`` tasks need the reference answer text, scored by
+    exact match; ``vqa`` tasks need the reference answer too, but a free-text answer
+    that a judge scores (see :mod:`pytest_uiground.judge`); ``detect`` tasks need the
+    element's ``box``, to be found from the sample's ``click`` point or instruction.
     """
 
     box: Box | None = None
@@ -39,7 +42,13 @@ class Target:
 
 @dataclass(frozen=True, slots=True)
 class Sample:
-    """One test case. ``id`` is the pytest parameter id: stable across machines."""
+    """One test case. ``id`` is the pytest parameter id: stable across machines.
+
+    ``click`` is an input, not ground truth: the location a user clicked, for
+    detection tasks. ``context`` holds structured inputs a scorer needs beyond the
+    target (a driving frame's key objects, say); frames share one mapping between
+    their questions, so it costs nothing per sample.
+    """
 
     id: str
     image: ImageRef
@@ -48,6 +57,8 @@ class Sample:
     target: Target
     meta: Mapping[str, str] = field(default_factory=dict)
     invalid: str | None = None
+    click: Point | None = None
+    context: Mapping[str, Any] = field(default_factory=dict)
 
     def slice_value(self, key: str) -> str | None:
         return self.meta.get(key)

@@ -1,0 +1,37 @@
+"""``python -m pytest_uiground``: the commands that live beside the pytest plugin.
+
+``annotate`` curates an annotation set with the OCR detector and a person (or a
+script of answers); ``compare`` puts several ``--uiground-report`` runs side by side.
+Each subcommand lives in its own module and is imported only when used.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+COMMANDS = {
+    "annotate": ("pytest_uiground.annotate", "curate element annotations from screenshots (OCR proposals)"),
+    "compare": ("pytest_uiground.compare", "compare several --uiground-report runs in one HTML page"),
+}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0] in ("-h", "--help"):
+        lines = ["usage: python -m pytest_uiground COMMAND [ARGS...]", "", "commands:"]
+        lines += [f"  {name:<10} {help_}" for name, (_, help_) in COMMANDS.items()]
+        print("\n".join(lines))
+        return 0 if args else 2
+    name, rest = args[0], args[1:]
+    if name not in COMMANDS:
+        print(f"unknown command {name!r}; known: {', '.join(COMMANDS)}", file=sys.stderr)
+        return 2
+    import importlib
+
+    module = importlib.import_module(COMMANDS[name][0])
+    return int(module.main(rest) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
