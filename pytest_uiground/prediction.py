@@ -25,6 +25,7 @@ class Prediction:
     latency_ms: float = 0.0
     error: str | None = None
     format_error: bool = False
+    attempts: int | None = None  # model calls a search strategy made (detection with cropping)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -37,4 +38,5 @@ class Prediction:
             "latency_ms": round(self.latency_ms, 3),
             "error": self.error,
             "format_error": self.format_error,
+            "attempts": self.attempts,
         }
