@@ -33,7 +33,7 @@ class BaselineError(Exception):
 class BaselineEntry:
     right: bool
     value: float
-    components: Mapping[str, bool] = field(default_factory=dict)
+    components: Mapping[str, bool | float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -78,8 +78,9 @@ def load(root: Path, suite: str) -> Baseline | None:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise BaselineError(f"{path}: samples.{sid}.value must be a number, got {value!r}")
         comps = item.get("c", {})
-        if not isinstance(comps, dict) or not all(isinstance(v, bool) for v in comps.values()):
-            raise BaselineError(f"{path}: samples.{sid}.c must map component names to true/false, got {comps!r}")
+        if not isinstance(comps, dict) or not all(isinstance(v, (bool, int, float)) for v in comps.values()):
+            raise BaselineError(f"{path}: samples.{sid}.c must map component names to true/false or numbers, "
+                                f"got {comps!r}")
         entries[sid] = BaselineEntry(right=item["right"], value=float(value), components=comps)
     provenance = data.get("provenance", {})
     return Baseline(path=path, entries=entries, provenance=provenance if isinstance(provenance, dict) else {})
@@ -99,9 +100,16 @@ def atomic_write_text(path: Path, text: str) -> None:
         raise
 
 
-def components(r: SampleResult) -> dict[str, bool]:
-    """The boolean parts of a score that metrics may read (point_hit, verdict_correct, ...)."""
-    return {k: v for k, v in sorted(r.details.items()) if isinstance(v, bool) and not k.endswith("_format_error")}
+#: Numeric score components kept in the baseline (metrics average them: IoU x100, attempts).
+NUMERIC_COMPONENTS = ("iou", "attempts")
+
+
+def components(r: SampleResult) -> dict[str, bool | float]:
+    """The parts of a score that metrics may read: booleans (point_hit, verdict_correct,
+    detected, ...) and the numeric components in :data:`NUMERIC_COMPONENTS`."""
+    return {k: v for k, v in sorted(r.details.items())
+            if (isinstance(v, bool) and not k.endswith("_format_error"))
+            or (k in NUMERIC_COMPONENTS and isinstance(v, (int, float)))}
 
 
 def _entry(r: SampleResult) -> dict[str, Any]:

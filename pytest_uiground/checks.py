@@ -55,6 +55,16 @@ class Check:
     partial: bool
     updating: bool
     suite_file: str
+    incomparable: str | None = None  # why the baseline cannot be compared (another judge)
+    higher_is_better: bool = True
+    ceiling: float | None = None
+
+    @property
+    def worse_by(self) -> float:
+        """How much worse than the baseline (positive = worse), whichever way is better."""
+        if self.paired is None:
+            return 0.0
+        return -self.paired.delta if self.higher_is_better else self.paired.delta
 
     @property
     def label(self) -> str:
@@ -67,17 +77,23 @@ class Check:
             "value": round(self.current.value, 2),
             "n": self.current.n,
             "samples": ids_digest(self.current.ids),
+            **({"lower_is_better": True} if not self.higher_is_better else {}),
         }
 
     def problems(self) -> list[str]:
         out: list[str] = []
+        if self.incomparable and not self.updating:
+            out.append(f"{self.label}: baseline not comparable: {self.incomparable}")
         v = self.current.value
         if self.floor is not None and (math.isnan(v) or v < self.floor):
             out.append(f"{self.label} = {v:.2f} is below its floor {self.floor:.2f} (set in {self.suite_file})")
+        if self.ceiling is not None and (math.isnan(v) or v > self.ceiling):
+            out.append(f"{self.label} = {v:.2f} is above its ceiling {self.ceiling:.2f} (set in {self.suite_file})")
         p = self.paired
-        if p is not None and not self.updating and p.delta < -self.tolerance:
+        if p is not None and not self.updating and self.worse_by > self.tolerance:
+            moved = "dropped" if self.higher_is_better else "rose (lower is better)"
             out.append(
-                f"{self.label} dropped from {p.baseline_value:.2f} to {p.current_value:.2f} "
+                f"{self.label} {moved} from {p.baseline_value:.2f} to {p.current_value:.2f} "
                 f"({p.delta:+.2f}, tolerance {self.tolerance:.2f}) on {p.n} paired samples"
             )
         return out
@@ -102,7 +118,7 @@ class Check:
     def verdict(self) -> str:
         if self.problems():
             return "FAIL"
-        if self.paired is not None and self.paired.delta > self.tolerance:
+        if self.paired is not None and -self.worse_by > self.tolerance:
             return "improved"
         return "ok"
 
@@ -151,8 +167,8 @@ def _paired(spec: MetricSpec, results: Sequence[SampleResult], baseline: Baselin
     ids = list(cur_agg.ids)
     cur_v = [value_of(cur_by_id[i], comp) for i in ids]
     base_v = [value_of(base_by_id[i], comp) for i in ids]
-    cur_ok = [_right(cur_by_id[i], comp) for i in ids]
-    base_ok = [_right(base_by_id[i], comp) for i in ids]
+    cur_ok = [_right(cur_by_id[i], comp, spec.higher_is_better) for i in ids]
+    base_ok = [_right(base_by_id[i], comp, spec.higher_is_better) for i in ids]
     b = sum(1 for bo, co in zip(base_ok, cur_ok, strict=True) if bo and not co)
     c = sum(1 for bo, co in zip(base_ok, cur_ok, strict=True) if not bo and co)
     _, low, high = stats.paired_bootstrap_delta(cur_v, base_v)
@@ -167,9 +183,13 @@ def _paired(spec: MetricSpec, results: Sequence[SampleResult], baseline: Baselin
     )
 
 
-def _right(r: SampleResult, component: str | None) -> bool:
+def _right(r: SampleResult, component: str | None, higher_is_better: bool = True) -> bool:
+    """A sample's binary outcome for McNemar; for a bad-event component (a false
+    positive) the sample is right when the event did not happen."""
     ok = correct_of(r, component)
-    return ok if ok is not None else value_of(r, component) >= 50.0
+    if ok is None:
+        return value_of(r, component) >= 50.0
+    return ok if higher_is_better else not ok
 
 
 def build_checks(
@@ -181,18 +201,22 @@ def build_checks(
     partial: bool,
     updating: bool,
     suite_file: str,
+    incomparable: str | None = None,
 ) -> list[Check]:
     checks: list[Check] = []
     for mr in metric_results:
         chosen = [r for r in results if r.id in set(mr.overall.ids)]
+        tol = mr.spec.tolerance
         entries: list[tuple[str | None, Aggregate, float | None, float]] = [
-            (None, mr.overall, mr.spec.floor, config.tolerance)
+            (None, mr.overall, mr.spec.floor, config.tolerance if tol is None else tol)
         ]
-        entries += [(k, a, mr.spec.slice_floors.get(k), config.slice_tolerance) for k, a in mr.slices.items()]
-        for label, agg, floor, tol in entries:
+        entries += [(k, a, mr.spec.slice_floors.get(k), config.slice_tolerance if tol is None else tol)
+                    for k, a in mr.slices.items()]
+        for label, agg, floor, tolerance in entries:
             paired = _paired(mr.spec, chosen, baseline, label) if baseline is not None else None
-            checks.append(Check(config.name, mr.spec.name, label, agg, floor, tol, paired, partial, updating,
-                                suite_file))
+            checks.append(Check(config.name, mr.spec.name, label, agg, floor, tolerance, paired, partial, updating,
+                                suite_file, incomparable, mr.spec.higher_is_better,
+                                mr.spec.ceiling if label is None else None))
     return checks
 
 

@@ -21,6 +21,8 @@ import pytest
 from . import baseline as baseline_mod
 from .checks import Check, LatencyCheck, build_checks, latency_check
 from .collect import LoadedSuite, SuiteFile, load_suite
+from .judge import incomparable
+from .judging import stability
 from .metrics import MetricResult, compute_all
 from .options import RunOptions
 from .report import SampleLog, id_list, summary, table
@@ -39,6 +41,8 @@ class SuiteOutcome:
     partial: bool = False
     baseline: baseline_mod.Baseline | None = None
     model: dict[str, Any] | None = None
+    judge: dict[str, Any] | None = None
+    incomparable: str | None = None
 
 
 def _versions() -> dict[str, str]:
@@ -58,6 +62,7 @@ class Controller:
         self.options = options
         self.records: dict[Path, dict[str, SampleResult]] = {}
         self.models: dict[Path, dict[str, Any]] = {}
+        self.judges: dict[Path, dict[str, Any]] = {}
         self.outcomes: list[SuiteOutcome] = []
         self.log = SampleLog(options.report_dir / "samples.jsonl") if options.report_dir else None
         self.parallel = bool(getattr(config.option, "numprocesses", None))
@@ -74,6 +79,8 @@ class Controller:
             self.records.setdefault(path, {})[result.id] = result
             if result.model:
                 self.models.setdefault(path, result.model)
+            if result.judge:
+                self.judges.setdefault(path, result.judge)
             if self.log:
                 self.log.write(value)
 
@@ -99,11 +106,14 @@ class Controller:
         partial = ran != {s.id for s in loaded.samples}
         rel = str(path.relative_to(self.config.rootpath)) if path.is_relative_to(self.config.rootpath) else str(path)
         metric_results = compute_all(loaded.config.metrics, results)
+        judge = self.judges.get(path)
+        why = incomparable(base.provenance.get("judge"), judge) if base is not None and judge else None
+        compare_with = None if why else base
         out = SuiteOutcome(
             loaded=loaded, path=path, results=results, metric_results=metric_results, partial=partial,
-            baseline=base, model=self.models.get(path),
-            checks=build_checks(loaded.config, metric_results, results, base, partial=partial,
-                                updating=self.options.updating, suite_file=rel),
+            baseline=base, model=self.models.get(path), judge=judge, incomparable=why,
+            checks=build_checks(loaded.config, metric_results, results, compare_with, partial=partial,
+                                updating=self.options.updating, suite_file=rel, incomparable=why),
             latency=latency_check(loaded.config, results, parallel=self.parallel, suite_file=rel),
         )
         self.outcomes.append(out)
@@ -115,7 +125,8 @@ class Controller:
         items = [
             pytest.Function.from_parent(
                 module, name=f"test_aggregate[{c.label}]",
-                callobj=_metric_check(c, slice_ext if c.slice else ext, self.options.updating, base is not None),
+                callobj=_metric_check(c, slice_ext if c.slice else ext, self.options.updating,
+                                      compare_with is not None),
             )
             for c in out.checks
         ]
@@ -135,6 +146,7 @@ class Controller:
             "model_fingerprint": model.get("fingerprint"),
             "suite_version": out.loaded.config.version,
             "dataset_fingerprint": out.loaded.fingerprint,
+            **({"judge": out.judge} if out.judge else {}),
             "n_samples": len(out.results),
             "packages": _versions(),
             "date": dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat(),
@@ -163,10 +175,19 @@ class Controller:
         if len(docs) == 1:
             (doc,) = docs.values()
             baseline_mod.atomic_write_text(root / "summary.json", json.dumps(doc, indent=1) + "\n")
-            return
-        for name, doc in docs.items():
-            baseline_mod.atomic_write_text(root / name / "summary.json", json.dumps(doc, indent=1) + "\n")
-        baseline_mod.atomic_write_text(root / "summary.json", json.dumps({"suites": docs}, indent=1) + "\n")
+        else:
+            for name, doc in docs.items():
+                baseline_mod.atomic_write_text(root / name / "summary.json", json.dumps(doc, indent=1) + "\n")
+            baseline_mod.atomic_write_text(root / "summary.json", json.dumps({"suites": docs}, indent=1) + "\n")
+        # The HTML comes last and cannot fail the session: a render error becomes a page saying so.
+        from . import htmlreport
+
+        tr = self.config.pluginmanager.get_plugin("terminalreporter")
+        htmlreport.write_reports(root, [
+            htmlreport.SuitePage(docs[o.loaded.config.name], [r.to_json() for r in o.results],
+                                 {s.id: s for s in o.loaded.samples}.get)
+            for o in self.outcomes
+        ], warn=tr.write_line if tr is not None else None)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         tr = terminalreporter
@@ -185,6 +206,10 @@ class Controller:
                 lat = o.latency
                 note = " (under xdist: parallel workers inflate per-sample times)" if lat.parallel else ""
                 tr.write_line(f"latency per sample: p50 {lat.p50_ms:.1f} ms, p95 {lat.p95_ms:.1f} ms{note}")
+            if o.incomparable:
+                tr.write_line(f"baseline NOT comparable: {o.incomparable}")
+            if o.judge:
+                tr.write_line(judge_line(o.judge, o.results))
             fmt = sum(r.format_error for r in o.results)
             errs = sorted(r.id for r in o.results if r.error is not None)
             tr.write_line(f"format errors: {fmt}; sample errors: {len(errs)}")
@@ -199,6 +224,19 @@ class Controller:
             elif self.options.updating:
                 where = baseline_mod.suite_dir(self.options.baselines_dir, o.loaded.config.name)
                 tr.write_line(f"baseline updated: {where}")
+
+
+def judge_line(judge: dict[str, Any], results: list[SampleResult]) -> str:
+    """One terminal line: who judged, how many replies were unparseable, how stable it was."""
+    parse = sum(1 for r in results if r.details.get("judge_parse_error"))
+    who = " ".join(str(v) for v in (judge.get("judge"), judge.get("served_model") or judge.get("model")) if v)
+    line = (f"judge: {who}, settings {judge.get('settings')} "
+            f"prompts {judge.get('prompt_hash')}; unparseable replies: {parse}")
+    st = stability([r.to_json() for r in results])
+    if st:
+        line += (f"; stability over {st['samples']} samples x {st['repeats']}: mean range {st['mean_range']:.2f}, "
+                 f"max range {st['max_range']:.2f}, {len(st['unstable'])} unstable")
+    return line
 
 
 def _metric_check(check: Check, ext: type, updating: bool, has_baseline: bool) -> Callable[..., None]:

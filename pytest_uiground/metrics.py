@@ -52,18 +52,43 @@ class MetricResult:
 def selects(spec: MetricSpec, r: SampleResult) -> bool:
     if spec.tasks and r.task not in spec.tasks:
         return False
+    if spec.given is not None and not r.details.get(spec.given):
+        return False
     return all(r.meta.get(k) == v for k, v in spec.where.items())
 
 
+#: The pseudo-component that reads each sample's latency (ms) instead of its score.
+LATENCY = "latency_ms"
+
+
+def _numeric(v: object) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
 def value_of(r: SampleResult, component: str | None) -> float:
-    """The sample's 0..100 value, or one boolean component of it (missing → wrong)."""
+    """The sample's 0..100 value, or one component of it.
+
+    A boolean component counts 100 or 0 (missing → 0, i.e. wrong); a numeric one (IoU
+    x100, attempts) is taken as it is.
+    """
     if component is None:
         return r.value
-    return 100.0 if r.details.get(component) else 0.0
+    if component == LATENCY:
+        return float(r.latency_ms or 0.0)
+    v = r.details.get(component)
+    if _numeric(v):
+        return float(v)  # type: ignore[arg-type]
+    return 100.0 if v else 0.0
 
 
 def correct_of(r: SampleResult, component: str | None) -> bool | None:
-    return r.correct if component is None else bool(r.details.get(component))
+    """The binary outcome behind a value; None for graded values (they get a bootstrap interval)."""
+    if component is None:
+        return r.correct
+    if component == LATENCY:
+        return None
+    v = r.details.get(component)
+    return None if _numeric(v) else bool(v)
 
 
 def format_error_of(r: SampleResult, component: str | None) -> bool:
@@ -148,6 +173,7 @@ def summary_entry(result: MetricResult) -> dict[str, Any]:
         "value": round(result.overall.value, 4),
         "n": result.overall.n,
         "average": result.spec.average,
+        **({"higher_is_better": False} if not result.spec.higher_is_better else {}),
         "interval": result.overall.to_json()["interval"],
         "format_errors": result.overall.format_errors,
         "errors": result.overall.errors,

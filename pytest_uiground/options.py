@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import argparse
 import re
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 import pytest
 
 from . import registry
+from .judge import PARSE_ERROR_MODES, JudgeOptions
 from .models.base import ModelOptions
 
 _DEVICE = re.compile(r"^(auto|cpu|mps|cuda(:\d+)?)$")
@@ -73,6 +74,9 @@ class RunOptions:
     concurrency: int = 8
     request_timeout: float = 120.0
     max_retries: int = 5
+    judge: JudgeOptions = field(default_factory=JudgeOptions)
+    cropping: str = "none"
+    cropping_depth: int = 3
 
 
 def model_options(opts: RunOptions, worker_id: str) -> ModelOptions:
@@ -129,6 +133,33 @@ def add_options(parser: pytest.Parser) -> None:
     group.addoption("--concurrency", default=8, type=positive_int, help="--model openai: requests in flight per worker")
     group.addoption("--request-timeout", default=120.0, type=float, help="--model openai: seconds per request")
     group.addoption("--max-retries", default=5, type=int, help="--model openai: retries on 429, 5xx and timeouts")
+    group.addoption(
+        "--cropping", default="none", choices=("none", "fixed", "screenseeker"),
+        help="zoom strategy around the model's own answers: none, fixed (3x3 tiles), screenseeker (recursive)",
+    )
+    group.addoption("--cropping-depth", default=3, type=positive_int, help="--cropping screenseeker: zoom levels")
+    group.addoption(
+        "--judge", default=None, metavar="NAME",
+        help="judge for free-text (vqa) suites: openai, a registered judge, or package.module:factory",
+    )
+    group.addoption("--judge-api-base", default=None, metavar="URL", help="--judge openai: e.g. http://judge:8000/v1")
+    group.addoption("--judge-model", default=None, metavar="NAME", help="--judge openai: the served model name")
+    group.addoption("--judge-api-key-env", default="OPENAI_API_KEY", metavar="VAR",
+                    help="--judge openai: environment variable holding the judge's API key")
+    group.addoption("--judge-seed", default=0, type=int, help="the judge's fixed seed (temperature is always 0)")
+    group.addoption("--judge-max-tokens", default=512, type=positive_int, help="the judge's reply limit")
+    group.addoption("--judge-concurrency", default=8, type=positive_int, help="judge requests in flight per worker")
+    group.addoption(
+        "--judge-repeat", default=1, type=positive_int, metavar="K",
+        help="ask the judge K times on a seeded subset (--judge-repeat-samples) and report the spread",
+    )
+    group.addoption("--judge-repeat-samples", default=20, type=positive_int, metavar="N",
+                    help="size of the seeded --judge-repeat subset per suite (default 20)")
+    group.addoption(
+        "--judge-parse-errors", default="error", choices=PARSE_ERROR_MODES,
+        help="an unparseable judge reply: 'error' (default: the sample errors, counted) or 'zero' (the "
+             "reference's silent 0, still counted as a format error)",
+    )
 
 
 def parse(config: pytest.Config) -> RunOptions:
@@ -167,6 +198,22 @@ def parse(config: pytest.Config) -> RunOptions:
         concurrency=config.getoption("--concurrency"),
         request_timeout=config.getoption("--request-timeout"),
         max_retries=config.getoption("--max-retries"),
+        cropping=config.getoption("--cropping"),
+        cropping_depth=config.getoption("--cropping-depth"),
+        judge=JudgeOptions(
+            name=config.getoption("--judge"),
+            api_base=config.getoption("--judge-api-base"),
+            model=config.getoption("--judge-model"),
+            api_key_env=config.getoption("--judge-api-key-env"),
+            seed=config.getoption("--judge-seed"),
+            max_tokens=config.getoption("--judge-max-tokens"),
+            concurrency=config.getoption("--judge-concurrency"),
+            request_timeout=config.getoption("--request-timeout"),
+            max_retries=config.getoption("--max-retries"),
+            repeat=config.getoption("--judge-repeat"),
+            repeat_samples=config.getoption("--judge-repeat-samples"),
+            parse_errors=config.getoption("--judge-parse-errors"),
+        ),
     )
 
 

@@ -324,13 +324,17 @@ def parse(
         raise ValueError(f"unknown model family {family!r}; known: {', '.join(FAMILIES)}")
     if task not in TASK_KINDS:
         raise ValueError(f"unknown task kind {task!r}; known: {', '.join(TASK_KINDS)}")
-    if task == "answer":
+    if task in ("answer", "vqa"):
         answer = text.strip()
         return Parsed(answer=answer or None, format_error=not answer, note="" if answer else "empty output")
     if task == "option":
         option, why = parse_option(text)
         return Parsed(option=option, format_error=option is None, note=why)
     coords: _Coords = coords_of(text, ctx, strict_card=strict_card, loc_offset=loc_offset)
+    if task == "detect":  # a box if the model gave one, else its point
+        found = coords.point is not None or coords.box is not None
+        note = "empty output" if not text.strip() else coords.error
+        return Parsed(point=coords.point, box=coords.box, format_error=not found, note=note)
     if task == "point":
         note = "empty output" if not text.strip() else coords.error
         return Parsed(point=coords.point, box=coords.box, format_error=coords.point is None, note=note)

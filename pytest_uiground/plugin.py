@@ -56,6 +56,12 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     metafunc.parametrize(SAMPLE_ARG, samples, ids=[s.id for s in samples])
 
 
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    judged = session.config.stash[STATE].judged
+    if judged is not None:
+        judged.close()
+
+
 @pytest.fixture(scope="session")
 def uiground_model(request: pytest.FixtureRequest) -> Iterator[Any]:
     """The model under test, loaded once per process (once per xdist worker)."""
@@ -63,6 +69,9 @@ def uiground_model(request: pytest.FixtureRequest) -> Iterator[Any]:
     opts = state.options
     factory = registry.resolve(registry.MODEL_GROUP, opts.model, what="model", option="--model")
     model = factory(options.model_options(opts, state.worker_id))
+    from .cropping import wrap
+
+    model = wrap(model, opts.cropping, opts.cropping_depth)
     yield model
     close = getattr(model, "close", None)
     if callable(close):

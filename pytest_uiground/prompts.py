@@ -148,6 +148,11 @@ def answer(instruction: str) -> str:
     return f"{instruction}\nAnswer the question briefly, using a single word or phrase."
 
 
+def vqa(instruction: str) -> str:
+    """Free-text questions (driving VQA): the question as asked; a judge reads the answer."""
+    return instruction
+
+
 # --- dispatch -----------------------------------------------------------------------
 
 _Template = Callable[[str], str]
@@ -158,9 +163,9 @@ _PROMPTS: dict[str, dict[str, _Template]] = {
     "uground": {"point": uground_point, "verdict": uground_verdict},
     "qwen-vl": {"point": qwen_point, "verdict": qwen_verdict},
     "qwen3-vl": {"point": qwen_point, "verdict": qwen_verdict},
-    "tinyclick": {"point": tinyclick, "verdict": tinyclick, "option": tinyclick, "answer": tinyclick},
+    "tinyclick": {"point": tinyclick, "verdict": tinyclick, "option": tinyclick, "answer": tinyclick, "vqa": tinyclick},
 }
-_SHARED: dict[str, _Template] = {"option": option, "answer": answer}
+_SHARED: dict[str, _Template] = {"option": option, "answer": answer, "vqa": vqa}
 
 
 def prompt_for(family: str, sample: Sample) -> str:
@@ -171,7 +176,9 @@ def prompt_for(family: str, sample: Sample) -> str:
     templates = _PROMPTS.get(family)
     if templates is None:
         raise ValueError(f"unknown model family {family!r}; known: {', '.join(FAMILIES)}")
-    template = templates.get(sample.task) or _SHARED.get(sample.task)
+    # A detection sample is grounded like a pointing one: the instruction names the element.
+    task = "point" if sample.task == "detect" else sample.task
+    template = templates.get(task) or _SHARED.get(task)
     if template is None:
         known = ", ".join(TASK_KINDS)
         raise ValueError(f"sample {sample.id!r}: unknown task kind {sample.task!r}; known: {known}")

@@ -13,6 +13,7 @@ from typing import Any
 
 MODEL_GROUP = "pytest_uiground.models"
 LOADER_GROUP = "pytest_uiground.loaders"
+JUDGE_GROUP = "pytest_uiground.judges"
 
 # The built-ins are also listed here so a source checkout without installed
 # metadata still works; installed entry points of the same name take precedence.
@@ -36,6 +37,12 @@ _BUILTIN: dict[str, dict[str, str]] = {
         "mmbench_gui_l2": "pytest_uiground.loaders.mmbench_gui:load_l2",
         "screenspot_v2": "pytest_uiground.loaders.screenspot:load_v2",
         "screenspot_pro": "pytest_uiground.loaders.screenspot:load_pro",
+        "openadapt": "pytest_uiground.loaders.openadapt:load",
+        "recorded_sessions": "pytest_uiground.loaders.openadapt:load_recorded",
+        "bench2drive_vl": "pytest_uiground.loaders.bench2drive:load",
+    },
+    JUDGE_GROUP: {
+        "openai": "pytest_uiground.judge_openai:create",
     },
 }
 

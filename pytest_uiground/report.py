@@ -67,6 +67,20 @@ def summary(
         "errors": sorted(r.id for r in results if r.error is not None),
         "format_errors": sum(r.format_error for r in results),
         "provenance": provenance,
+        **_judge_summary(results, provenance),
+    }
+
+
+def _judge_summary(results: Sequence[SampleResult], provenance: dict[str, Any]) -> dict[str, Any]:
+    """For judged suites: unparseable judge replies and the judge's stability (--judge-repeat)."""
+    if "judge" not in provenance:
+        return {}
+    from .judging import stability
+
+    return {
+        "judge": provenance["judge"],
+        "judge_parse_errors": sorted(r.id for r in results if r.details.get("judge_parse_error")),
+        "judge_stability": stability([r.to_json() for r in results]),
     }
 
 

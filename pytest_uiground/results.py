@@ -30,6 +30,7 @@ class SampleResult:
     details: dict[str, Any] = field(default_factory=dict)
     outcome: str = ""
     model: dict[str, Any] | None = None
+    judge: dict[str, Any] | None = None
 
     @property
     def right(self) -> bool:
@@ -52,6 +53,7 @@ class SampleResult:
             "details": self.details,
             "outcome": self.outcome,
             "model": self.model,
+            "judge": self.judge,
         }
 
     @classmethod

@@ -20,6 +20,8 @@ import pytest
 from . import baseline as baseline_mod
 from .cache import PredictionCache
 from .collect import SAMPLE_ARG, LoadedSuite, load_suite, suite_path_of
+from .judge import incomparable
+from .judging import JudgedScorer
 from .models.base import Model
 from .options import RunOptions
 from .outcome import Outcome, classify
@@ -40,7 +42,10 @@ class WorkerState:
     pending: dict[str, Prediction] = field(default_factory=dict)
     baselines: dict[str, baseline_mod.Baseline | None] = field(default_factory=dict)
     model_sent: bool = False
+    judge_sent: bool = False
     notes: dict[str, str] = field(default_factory=dict)
+    judged: JudgedScorer | None = None
+    judge_error: str | None = None
     _order: dict[str, int] | None = None
     _cache: PredictionCache | None = None
 
@@ -51,6 +56,21 @@ class WorkerState:
         if self._cache is None:
             self._cache = PredictionCache(self.options.cache_dir, model.fingerprint())
         return self._cache
+
+    def judged_scorer(self, loaded: LoadedSuite) -> JudgedScorer:
+        """The judge, built on first use; a judge that cannot be built fails every judged sample."""
+        if self.judge_error is not None:
+            raise JudgeSetupError(self.judge_error)
+        if self.judged is None:
+            try:
+                self.judged = build_judged_scorer(self.options, self.worker_id, loaded)
+            except Exception as exc:
+                self.judge_error = f"the judge could not be set up: {_error_text(exc)}"
+                raise JudgeSetupError(self.judge_error) from exc
+        return self.judged
+
+    def judge_fingerprint(self) -> dict[str, Any] | None:
+        return self.judged.judge.fingerprint() if self.judged is not None else None
 
     def suite(self, path: Path) -> LoadedSuite:
         return load_suite(path, self.options.data_path)
@@ -95,6 +115,30 @@ class WorkerState:
             if len(found) >= n:
                 break
         return found
+
+
+class JudgeSetupError(Exception):
+    """--judge is missing or wrong: every judged sample fails with this message."""
+
+
+def build_judged_scorer(options: RunOptions, worker_id: str, loaded: LoadedSuite) -> JudgedScorer:
+    from dataclasses import replace
+
+    from . import judge as judge_mod
+    from . import registry
+    from .bench2drive.prompts import PROMPT_HASH
+
+    jopts = replace(options.judge, worker_id=worker_id)
+    if not jopts.name:
+        raise JudgeSetupError(f"suite {loaded.config.name!r} scores free-text answers with an LLM judge: pass "
+                              "--judge openai --judge-api-base URL --judge-model NAME (or --judge module:factory)")
+    factory = registry.resolve(registry.JUDGE_GROUP, jopts.name, what="judge", option="--judge")
+    backend = factory(jopts)
+    cache_root = options.cache_dir / "judge" if options.cache_dir is not None else None
+    j = judge_mod.Judge(backend=backend, options=jopts, prompt_hash=PROMPT_HASH, cache_root=cache_root)
+    ids = [s.id for s in loaded.samples if s.task == "vqa" and s.invalid is None]
+    subset = judge_mod.repeat_subset(ids, jopts.repeat_samples, options.seed) if jopts.repeat > 1 else frozenset()
+    return JudgedScorer(j, parse_errors=jopts.parse_errors, repeat=jopts.repeat, repeat_ids=subset)
 
 
 def worker_queue(config: pytest.Config) -> list[int] | None:
@@ -172,6 +216,10 @@ def predict(state: WorkerState, item: pytest.Item, sample: Sample, model: Model)
                 state.pending[s.id] = p
                 if cache is not None:
                     cache.put(keys[s.id], p)
+        if state.judged is not None:  # judge the whole batch in the background
+            for s in batch:
+                if s.task == "vqa" and s.id in state.pending:
+                    state.judged.submit(s, state.pending[s.id])
     return state.pending.pop(sample.id)
 
 
@@ -190,11 +238,26 @@ def evaluate(state: WorkerState, item: pytest.Item, loaded: LoadedSuite, sample:
     if pred.error is not None:
         base.error = f"sample {sample.id!r}: the model failed: {pred.error}"
         return base
-    try:
-        s = score(sample, pred)
-    except Exception as exc:
-        base.error = f"sample {sample.id!r}: scoring failed: {_error_text(exc)}\n{traceback.format_exc(limit=3)}"
-        return base
+    if sample.task == "vqa":
+        try:
+            judged = state.judged_scorer(loaded).result(sample, pred)
+        except JudgeSetupError as exc:
+            base.error = f"sample {sample.id!r}: {exc}"
+            item.session.shouldstop = str(exc)
+            return base
+        if judged.unreachable:
+            item.session.shouldstop = judged.error or "the judge is unreachable"
+        if judged.score is None:
+            base.error = f"sample {sample.id!r}: {judged.error}"
+            base.details.update(judged.details)
+            return base
+        s = judged.score
+    else:
+        try:
+            s = score(sample, pred)
+        except Exception as exc:
+            base.error = f"sample {sample.id!r}: scoring failed: {_error_text(exc)}\n{traceback.format_exc(limit=3)}"
+            return base
     base.value, base.correct, base.format_error = s.value, s.correct, s.format_error
     base.details = {**base.details, **s.details}
     return base
@@ -221,7 +284,13 @@ def run_sample(item: pytest.Item, sample: Sample, model: Model) -> None:
     if not state.model_sent:
         result.model = {"name": model.name, "fingerprint": model.fingerprint()}
         state.model_sent = True
+    judge_fp = state.judge_fingerprint() if sample.task == "vqa" else None
+    if judge_fp is not None and not state.judge_sent:
+        result.judge = judge_fp
+        state.judge_sent = True
     baseline = state.baseline(loaded.config.name)
+    if baseline is not None and judge_fp is not None and incomparable(baseline.provenance.get("judge"), judge_fp):
+        baseline = None  # judged by another judge: flagged by the aggregate checks, not compared per sample
     outcome = classify(
         result.right,
         baseline.right(sample.id) if baseline is not None else None,

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .geometry import iou
 from .prediction import Prediction
 from .sample import Sample
 
@@ -92,11 +93,53 @@ def score_answer(sample: Sample, pred: Prediction) -> Score:
     return _binary(bool(got) and got == want, pred)
 
 
+#: A detected box matches the element when their IoU reaches this (the usual detection threshold).
+IOU_MATCH = 0.5
+
+
+def score_detect(sample: Sample, pred: Prediction) -> Score:
+    """Element detection at a click: did the model find *this* element, and how well?
+
+    A returned box matches when IoU >= :data:`IOU_MATCH`; a model that returns only a
+    point (a grounder) matches when the point lies in the element's box. Anything
+    returned that does not match is a false positive: the model found *an* element,
+    not the one clicked (OpenAdapt's harness counts any returned box as detected).
+    Components: ``detected`` (the value), ``found``, ``false_positive``, ``boxed`` (a
+    box came back), ``iou`` (x100) and ``iou_over_50`` for boxes, and ``attempts``
+    (model calls a search strategy made).
+    """
+    box = sample.target.box
+    if box is None:
+        raise ValueError(f"sample {sample.id!r}: detect task without a target box")
+    attempts = pred.attempts or 1
+    details: dict[str, Any] = {"attempts": attempts}
+    if pred.box is not None:
+        iou_pct = 100.0 * iou(box, pred.box)
+        hit = iou_pct >= 100.0 * IOU_MATCH
+        details.update(found=True, boxed=True, iou=round(iou_pct, 4), iou_over_50=hit)
+    elif pred.point is not None:
+        hit = box.contains(pred.point)
+        details.update(found=True, boxed=False)
+    else:
+        hit = False
+        details.update(found=False, boxed=False)
+    details.update(detected=hit, false_positive=bool(details["found"]) and not hit,
+                   detected_format_error=pred.format_error)
+    return _binary(hit, pred, **details)
+
+
+def score_vqa_unjudged(sample: Sample, pred: Prediction) -> Score:
+    raise ValueError(f"sample {sample.id!r}: a free-text (vqa) answer needs a judge; the runner scores these "
+                     "through pytest_uiground.judging")
+
+
 SCORERS: dict[str, Callable[[Sample, Prediction], Score]] = {
     "point": score_point,
     "verdict": score_verdict,
     "option": score_option,
     "answer": score_answer,
+    "detect": score_detect,
+    "vqa": score_vqa_unjudged,
 }
 
 

@@ -40,6 +40,8 @@ class AggregateSnapshot(JSONSnapshotExtension):
                 # A different sample set (a -k or --uiground-limit run, or a changed
                 # dataset) is not comparable here; the paired per-sample check decides.
                 return True
+            if current.get("lower_is_better"):
+                return float(current["value"]) <= float(stored["value"]) + self.tolerance
             return float(current["value"]) >= float(stored["value"]) - self.tolerance
         except (ValueError, KeyError, TypeError, AttributeError):
             return False

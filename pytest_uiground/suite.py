@@ -43,6 +43,10 @@ class MetricSpec:
     floor: float | None = None
     slice_floors: Mapping[str, float] = field(default_factory=dict)
     mean_of: tuple[str, ...] = ()  # a headline: the unweighted mean of other metrics' overall values
+    given: str | None = None  # only samples whose score component ``given`` is true (IoU over detections)
+    higher_is_better: bool = True  # false for rates of bad events and costs (false positives, attempts)
+    tolerance: float | None = None  # this metric's allowed change; None: the suite's tolerances
+    ceiling: float | None = None  # for lower-is-better metrics: the highest acceptable value
 
 
 @dataclass(frozen=True)
@@ -112,7 +116,7 @@ class _Fields:
 def _metric(path: Path, i: int, table: Any) -> MetricSpec:
     f = _Fields(path, f"metrics[{i}]", table)
     f.unknown({"name", "score", "tasks", "where", "average", "macro_over", "slices", "floor", "slice_floors",
-               "mean_of"})
+               "mean_of", "given", "higher_is_better", "tolerance", "ceiling"})
     name = f.get("name", str, required=True)
     score = f.get("score", str)
     tasks = f.strings("tasks")
@@ -142,7 +146,15 @@ def _metric(path: Path, i: int, table: Any) -> MetricSpec:
         floor=float(floor) if floor is not None else None,
         slice_floors={k: float(v) for k, v in slice_floors.items()},
         mean_of=f.strings("mean_of"),
+        given=f.get("given", str),
+        higher_is_better=f.get("higher_is_better", bool, True),
+        tolerance=_opt_float(f.get("tolerance", (int, float))),
+        ceiling=_opt_float(f.get("ceiling", (int, float))),
     )
+
+
+def _opt_float(value: int | float | None) -> float | None:
+    return float(value) if value is not None else None
 
 
 def load_suite_config(path: Path) -> SuiteConfig:

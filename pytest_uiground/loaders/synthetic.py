@@ -59,7 +59,7 @@ DEFAULT_TARGETS_PER_SCREEN: Final = 6
 _MIN_SIDE, _MIN_HEIGHT, _MAX_SIDE = 320, 240, 4096
 _MAX_SCREENS = 100_000  # ids format the screen index with five digits
 _MAX_TARGETS = 20  # the most elements a screen has (hard)
-_OPTIONS: Final = frozenset({"seed", "screens", "width", "height", "targets_per_screen"})
+_OPTIONS: Final = frozenset({"seed", "screens", "width", "height", "targets_per_screen", "task"})
 
 
 def size_bucket(width_px: float, height_px: float) -> str:
@@ -524,8 +524,12 @@ def _check_int(name: str, value: object, low: int, high: int) -> int:
     return value
 
 
-def _samples(layouts: Iterable[ScreenLayout], targets_per_screen: int) -> list[Sample]:
-    """Samples for the first ``targets_per_screen`` elements of each layout (no pixels)."""
+def _samples(layouts: Iterable[ScreenLayout], targets_per_screen: int, task: str = "point") -> list[Sample]:
+    """Samples for the first ``targets_per_screen`` elements of each layout (no pixels).
+
+    ``task = "detect"``: find the element's box from the click at its centre (what a
+    recorded click gives), with the instruction as a hint for grounders.
+    """
     samples: list[Sample] = []
     append = samples.append
     for layout in layouts:
@@ -537,19 +541,22 @@ def _samples(layouts: Iterable[ScreenLayout], targets_per_screen: int) -> list[S
         difficulty, theme = layout.difficulty, layout.theme
         for j, el in enumerate(layout.elements[:targets_per_screen]):
             x0, y0, x1, y1 = el.x0, el.y0, el.x1, el.y1
+            box = Box(x0 / width, y0 / height, x1 / width, y1 / height)
             append(
                 Sample(
                     id=f"syn-{seed}-{index:05d}-{j:02d}",
                     image=image,
                     instruction=el.instruction,
-                    task="point",
-                    target=Target(box=Box(x0 / width, y0 / height, x1 / width, y1 / height)),
+                    task="detect" if task == "detect" else "point",
+                    target=Target(box=box),
                     meta={
                         "difficulty": difficulty,
                         "theme": theme,
                         "element_type": el.kind,
                         "size": size_bucket(x1 - x0, y1 - y0),
+                        **({"dataset": "synthetic"} if task == "detect" else {}),
                     },
+                    click=box.center if task == "detect" else None,
                 )
             )
     return samples
@@ -572,6 +579,9 @@ def load(options: Mapping[str, Any], ctx: LoaderContext) -> list[Sample]:
     screens = _check_int("screens", options.get("screens", DEFAULT_SCREENS), 1, _MAX_SCREENS)
     width = _check_int("width", options.get("width", DEFAULT_WIDTH), _MIN_SIDE, _MAX_SIDE)
     height = _check_int("height", options.get("height", DEFAULT_HEIGHT), _MIN_HEIGHT, _MAX_SIDE)
+    task = options.get("task", "point")
+    if task not in ("point", "detect"):
+        raise ValueError(f"synthetic loader option 'task': {task!r} is not 'point' or 'detect'")
     targets = _check_int(
         "targets_per_screen", options.get("targets_per_screen", DEFAULT_TARGETS_PER_SCREEN), 1, _MAX_TARGETS
     )
@@ -581,7 +591,7 @@ def load(options: Mapping[str, Any], ctx: LoaderContext) -> list[Sample]:
     gc.disable()
     try:
         layouts = (_layout_screen(seed, i, width, height, targets) for i in range(screens))
-        return _samples(layouts, targets)
+        return _samples(layouts, targets, task)
     finally:
         if gc_was_enabled:
             gc.enable()

@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
-from ..geometry import Box
+from ..geometry import Box, Point
 from ..image import ImageError, image_digest
 from ..prediction import Prediction
 from ..sample import Sample
@@ -271,14 +271,17 @@ class OcrGrounder:
         """
         out: list[Prediction] = []
         for sample in samples:
-            if sample.task not in ("point", "verdict"):
-                out.append(Prediction(error=f"model 'ocr' answers only 'point' and 'verdict' tasks, not "
+            if sample.task not in ("point", "verdict", "detect"):
+                out.append(Prediction(error=f"model 'ocr' answers only 'point', 'verdict' and 'detect' tasks, not "
                                             f"{sample.task!r}"))
                 continue
             try:
                 img = sample.image.load()
             except ImageError as exc:
                 out.append(Prediction(error=str(exc)))
+                continue
+            if sample.task == "detect" and sample.click is not None:
+                out.append(detect_at(self.read(img), sample.click))
                 continue
             match = match_instruction(sample.instruction, self.read(img), threshold=self.threshold)
             if match is None:
@@ -288,6 +291,27 @@ class OcrGrounder:
             raw = f"ocr:{match.text!r}@({centre.x:.2f},{centre.y:.2f})"
             out.append(Prediction(point=centre, box=match.box, raw=raw))
         return out
+
+
+#: How far (fraction of the image side) a click may fall outside a text box and still select it.
+CLICK_SLACK = 0.005
+
+
+def detect_at(items: Sequence[OcrItem], click: Point) -> Prediction:
+    """The text line under a click: the box containing it (smallest first), or nothing.
+
+    A click a hair outside a tight OCR box still selects it (:data:`CLICK_SLACK`); a
+    click on an icon finds no text and so no box — OCR cannot detect icons.
+    """
+    def grown(b: Box) -> Box:
+        return Box(b.x0 - CLICK_SLACK, b.y0 - CLICK_SLACK, b.x1 + CLICK_SLACK, b.y1 + CLICK_SLACK)
+
+    under = [it for it in items if grown(it.box).contains(click)]
+    if not under:
+        return Prediction(raw="ocr:no text at the click")
+    best = min(under, key=lambda it: (it.box.x1 - it.box.x0) * (it.box.y1 - it.box.y0))
+    raw = f"ocr:{best.text!r} box {[round(v, 4) for v in best.box]}"
+    return Prediction(box=best.box, point=best.box.center, raw=raw)
 
 
 def _rapidocr_version() -> str:

@@ -348,7 +348,7 @@ class OpenAIChatModel:
         api_base: str,
         api_key: str,
         served_model: str,
-        parser: str,
+        parser: str | None,
         max_new_tokens: int = 256,
         concurrency: int = 8,
         request_timeout: float = 120.0,
@@ -363,7 +363,7 @@ class OpenAIChatModel:
     ) -> None:
         import openai
 
-        if parser not in parsers.FAMILIES:
+        if parser is not None and parser not in parsers.FAMILIES:
             raise ModelLoadError(f"--parser {parser!r} is unknown; known: {', '.join(parsers.FAMILIES)}")
         self.endpoint = public_url(api_base)
         self.served_model, self.parser, self.api_key_env = served_model, parser, api_key_env
@@ -406,7 +406,7 @@ class OpenAIChatModel:
 
     def cache_key(self, sample: Sample) -> dict[str, Any]:
         return {"sample": sample.id, "image": sample.image.key, "task": sample.task,
-                "prompt": prompts.prompt_for(self.parser, sample), "served_model": self.served_model,
+                "prompt": prompts.prompt_for(self._family(), sample), "served_model": self.served_model,
                 "parser": self.parser, "generation": self.generation}
 
     def fingerprint(self) -> dict[str, Any]:
@@ -491,7 +491,7 @@ class OpenAIChatModel:
     def _predict_unguarded(self, sample: Sample) -> Prediction:
         try:
             image = self._image(sample)
-            body = self.build_body(prompts.prompt_for(self.parser, sample), image)
+            body = self.build_body(prompts.prompt_for(self._family(), sample), image)
             input_size = self.resize.input_size(image.size) if self.resize is not None else None
         except (ImageError, ValueError) as exc:
             return Prediction(error=str(exc))
@@ -500,10 +500,24 @@ class OpenAIChatModel:
             return Prediction(error=attempt.error)
         return self.to_prediction(sample, attempt.text, attempt.finish, image.size, input_size)
 
+    def _family(self) -> str:
+        if self.parser is None:
+            raise ValueError("this client was built for text-only chat (a judge): it has no --parser for samples")
+        return self.parser
+
+    def chat_text(self, messages: Sequence[Mapping[str, str]], request_id: str) -> tuple[str | None, str, bool]:
+        """One text-only chat request with this client's retries: ``(text, error, unreachable)``.
+
+        Used by the judge (no image, no parser); ``request_id`` seeds the backoff jitter.
+        """
+        body = json.dumps({"model": self.served_model, **self.generation, "messages": list(messages)}).encode()
+        attempt = self._request(request_id, body)
+        return attempt.text, self._redact(attempt.error), attempt.unreachable
+
     def to_prediction(self, sample: Sample, text: str, finish: str | None, image_size: tuple[int, int],
                       input_size: tuple[int, int] | None) -> Prediction:
         ctx = parsers.ParseContext(image_size=image_size, model_input_size=input_size)
-        parsed = parsers.parse(self.parser, text, sample.task, ctx)
+        parsed = parsers.parse(self._family(), text, sample.task, ctx)
         raw = text
         if parsed.format_error and finish == "length":
             raw = f"{text} [cut off at --max-new-tokens {self.generation['max_tokens']} without an answer]"
@@ -522,14 +536,15 @@ class OpenAIChatModel:
             if result.unreachable and self._unreachable.is_set():
                 self._count("skipped_retries")
                 return _Attempt(error=f"{result.error} (the server has been unreachable since earlier samples "
-                                      "exhausted their retries; not retrying until a request gets an answer)")
+                                      "exhausted their retries; not retrying until a request gets an answer)",
+                                unreachable=True)
             if attempts > self.max_retries or self._closing.is_set():
                 if result.unreachable:
                     self._unreachable.set()
                 retries = attempts - 1
                 return _Attempt(error=f"gave up after {attempts} attempt{'s' * (attempts > 1)} ({retries} "
                                       f"retr{'ies' if retries != 1 else 'y'}, --max-retries {self.max_retries}): "
-                                      f"{result.error}")
+                                      f"{result.error}", unreachable=result.unreachable)
             if result.retry_after is not None:
                 wait = min(result.retry_after, self.retry_after_cap_s)
             else:

@@ -23,6 +23,7 @@ from ..sample import Sample
 from .base import ModelLoadError, ModelOptions
 
 NEEDS_INPUT_SIZE = ("uitars", "qwen-vl")
+TEXT_TASKS = ("option", "answer", "vqa")  # no coordinates to read, so no model input size needed
 
 
 class ReplayModel:
@@ -65,7 +66,7 @@ class ReplayModel:
         if not (isinstance(size, list | tuple) and len(size) == 2):
             size = sample.image.load().size
         input_size = rec.get("model_input_size")
-        if self.parser in NEEDS_INPUT_SIZE and input_size is None:
+        if self.parser in NEEDS_INPUT_SIZE and input_size is None and sample.task not in TEXT_TASKS:
             raise ValueError(
                 f"record for {sample.id!r} has no model_input_size: --replay-parser {self.parser} reads absolute "
                 "pixels of the resized image the model saw, and the plugin never guesses that size; add "

@@ -1,0 +1,1 @@
+"""Bench2Drive-VL: judged driving VQA (formulas, judge prompts, the scorer)."""
