@@ -204,3 +204,38 @@ def test_ocr_detects_the_text_line_under_the_click() -> None:
     assert got.box == Box(0.1, 0.1, 0.2, 0.15)  # the smallest box under the click
     assert detect_at(items, Point(0.9, 0.9)).box is None  # an icon: no text, no box
     assert detect_at(items, Point(0.203, 0.12)).box is not None  # a hair outside still counts
+
+
+# --- end to end: the user's commands ---------------------------------------------------------------
+
+@pytest.mark.slow
+def test_detection_suite_runs_reports_and_compares(pytester: pytest.Pytester) -> None:
+    from pytest_uiground.compare import main as compare_main
+
+    suite = (ROOT / "suites" / "detection" / "suite.toml").read_text()
+    suite = suite.replace("screens = 40", "screens = 2").replace("targets_per_screen = 6", "targets_per_screen = 3")
+    (pytester.path / "suites" / "detection").mkdir(parents=True)
+    (pytester.path / "suites" / "detection" / "suite.toml").write_text(suite)
+    pytester.makeini("[pytest]\n")
+    base = ("suites/detection", "--model", "ocr", "-p", "no:cacheprovider", "-p", "no:randomly")
+    plain = pytester.runpytest_subprocess(*base, "--uiground-report", "out/ocr")
+    crop = pytester.runpytest_subprocess(*base, "--cropping", "fixed", "--uiground-report", "out/ocr-fixed")
+    assert plain.ret == 0 and crop.ret == 0
+    docs = [json.loads((pytester.path / "out" / d / "summary.json").read_text()) for d in ("ocr", "ocr-fixed")]
+    for doc in docs:
+        assert set(doc["metrics"]) == {"detection_rate", "mean_iou", "iou_over_50", "false_positive_rate",
+                                       "attempts_to_success", "latency_ms"}
+        assert doc["n_samples"] == 6
+        assert any(k.startswith("size=") for k in doc["metrics"]["detection_rate"]["slices"])
+    def records(run: str) -> list[dict]:
+        text = (pytester.path / "out" / run / "samples.jsonl").read_text()
+        return [json.loads(line) for line in text.splitlines()]
+
+    assert {r["details"]["attempts"] for r in records("ocr")} == {1}
+    assert max(r["details"]["attempts"] for r in records("ocr-fixed")) == 2  # the screen, then one tile
+    assert docs[1]["model_fingerprint"]["cropping"] == "fixed"
+    assert (pytester.path / "out" / "ocr" / "report.html").is_file()
+    html = pytester.path / "comparison.html"
+    assert compare_main([str(pytester.path / "out" / "ocr"), str(pytester.path / "out" / "ocr-fixed"),
+                         "--html", str(html)]) == 0
+    assert html.read_text().count("data:image/png;base64,") >= 2
