@@ -59,6 +59,7 @@ class JudgeOptions:
     repeat_samples: int = 20
     parse_errors: str = "error"
     worker_id: str = "master"
+    device: str = "auto"  # for local judges (``hf``): the same rule as --device
 
     @property
     def settings(self) -> dict[str, Any]:

@@ -43,6 +43,7 @@ _BUILTIN: dict[str, dict[str, str]] = {
     },
     JUDGE_GROUP: {
         "openai": "pytest_uiground.judge_openai:create",
+        "hf": "pytest_uiground.judge_hf:create",
     },
 }
 

@@ -128,7 +128,7 @@ def build_judged_scorer(options: RunOptions, worker_id: str, loaded: LoadedSuite
     from . import registry
     from .bench2drive.prompts import PROMPT_HASH
 
-    jopts = replace(options.judge, worker_id=worker_id)
+    jopts = replace(options.judge, worker_id=worker_id, device=options.device)
     if not jopts.name:
         raise JudgeSetupError(f"suite {loaded.config.name!r} scores free-text answers with an LLM judge: pass "
                               "--judge openai --judge-api-base URL --judge-model NAME (or --judge module:factory)")

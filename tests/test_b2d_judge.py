@@ -195,3 +195,34 @@ def test_openai_judge_needs_its_settings(monkeypatch: pytest.MonkeyPatch) -> Non
                                          api_key_env="NO_SUCH_KEY"))
 
 
+
+
+@pytest.mark.slow
+def test_hf_judge_runs_a_local_chat_model_greedily(tmp_path: Path) -> None:
+    import tinymodels
+
+    from pytest_uiground import judge_hf
+
+    path = tinymodels.build_qwen2_lm(tmp_path / "judge-lm")
+    opts = JudgeOptions(name="hf", model=str(path), max_tokens=12, device="cpu")
+    backend = judge_hf.create(opts)
+    messages = [{"role": "system", "content": "judge"}, {"role": "user", "content": "Answer to evaluate: yes"}]
+    first = backend.chat(messages, "r1")
+    assert isinstance(first, str) and first.strip()
+    assert backend.chat(messages, "r2") == first  # greedy: the same reply every time
+    assert backend.chat([messages[0], {"role": "user", "content": "something else entirely"}], "r3") != first
+    fp = backend.fingerprint()
+    assert fp["judge"] == "hf" and fp["model"] == str(path) and len(fp["config_sha256"]) == 16
+    # A random tiny model does not answer in JSON: the scorer surfaces that, it does not score 0 silently.
+    qs = _samples(tmp_path)
+    judge = Judge(backend=backend, options=opts, prompt_hash="h")
+    with pytest.raises(JudgeParseError):
+        score_vqa(qs[12], Prediction(answer="SCORE 40"), judge)
+
+
+def test_hf_judge_needs_a_model() -> None:
+    from pytest_uiground import judge_hf
+    from pytest_uiground.models.base import ModelLoadError
+
+    with pytest.raises(ModelLoadError, match="--judge hf needs --judge-model"):
+        judge_hf.create(JudgeOptions(name="hf", device="cpu"))

@@ -431,6 +431,19 @@ def build_florence2(path: Path) -> Path:
     return _save(model, processor, path)
 
 
+def build_qwen2_lm(path: Path) -> Path:
+    """A tiny text-only ``Qwen2ForCausalLM`` with the Qwen chat template (a local judge for ``--judge hf``)."""
+    from transformers import Qwen2Config, Qwen2ForCausalLM
+
+    tokenizer = _qwen_tokenizer()
+    text = _qwen_text_config(tokenizer)
+    text["rope_parameters"] = {"rope_type": "default", "rope_theta": 1000000.0}
+    model = Qwen2ForCausalLM(Qwen2Config(**text))
+    _redraw_weights(model, 0.5)
+    model.generation_config = _qwen_generation_config(tokenizer)
+    return _save(model, tokenizer, path)
+
+
 BUILDERS: dict[str, Callable[[Path], Path]] = {
     "qwen2_vl": build_qwen2_vl,
     "qwen2_5_vl": build_qwen2_5_vl,
