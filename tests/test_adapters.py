@@ -110,3 +110,30 @@ def test_uitars_converts_with_the_size_the_processor_used(tiny_models: dict[str,
     assert pred.point.x == pytest.approx((w // 2) / w) and pred.point.y == pytest.approx((h // 2) / h)
     # the same pixels read against the original size would be a different (wrong) point
     assert abs(pred.point.x - (w // 2) / 1920) > 0.05
+
+
+def test_cropping_wraps_a_real_adapter_and_maps_its_answers(tiny_models: dict[str, Path]) -> None:
+    """A real (tiny, random) UI-TARS through the screenseeker wrapper: every call is a real
+    generate on a real crop; the answers that parse are mapped back into the screen."""
+    from PIL import Image
+
+    from pytest_uiground.cropping import CroppingModel
+    from pytest_uiground.geometry import Box, Point
+    from pytest_uiground.image import ImageRef
+    from pytest_uiground.models.base import ModelOptions
+    from pytest_uiground.models.qwen import create_uitars
+    from pytest_uiground.sample import Sample, Target
+
+    inner = create_uitars(ModelOptions(name="uitars", path=str(tiny_models["qwen2_5_vl"]), max_new_tokens=8))
+    image = Image.new("RGB", (640, 400), "white")
+    samples = [Sample(f"d{i}", ImageRef.from_source(f"img{i}", lambda: image), "the Save button", "detect",
+                      Target(box=Box(0.4, 0.4, 0.6, 0.6)), click=Point(0.5, 0.5)) for i in range(2)]
+    model = CroppingModel(inner, "screenseeker", depth=2)
+    preds = model.predict(samples)
+    assert len(preds) == 2
+    for pred in preds:
+        assert pred.error is None and pred.attempts is not None and 1 <= pred.attempts <= 1 + 4 + 2
+        if pred.point is not None:
+            assert 0.0 <= pred.point.x <= 1.0 and 0.0 <= pred.point.y <= 1.0
+    assert model.fingerprint()["cropping"] == "screenseeker"
+    assert len(model.log) == sum(p.attempts or 0 for p in preds)
