@@ -222,7 +222,8 @@ def to_pixels(box: Any, size: tuple[int, int], where: str) -> PixelBox:
         raise AnnotateError(f"{where}: box {box!r} is not a normalized (x0, y0, x1, y1) box in 0..1; a detector "
                             "must divide pixel values by the image size")
     width, height = size
-    px0, py0 = max(0, math.floor(x0 * width)), max(0, math.floor(y0 * height))
+    # At least one pixel wide and tall, and inside the image even for a zero-size box on its edge.
+    px0, py0 = min(width - 1, max(0, math.floor(x0 * width))), min(height - 1, max(0, math.floor(y0 * height)))
     px1, py1 = min(width, math.ceil(x1 * width)), min(height, math.ceil(y1 * height))
     return px0, py0, max(px1, px0 + 1), max(py1, py0 + 1)
 

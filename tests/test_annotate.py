@@ -235,3 +235,10 @@ def test_real_ocr_proposal_contains_the_drawn_text(tmp_path: Path, monkeypatch: 
     assert best.target.box is not None and best.target.box.contains(text_box.center)
     assert iou(best.target.box, text_box) > 0.5
     assert best.meta["element_type"] == "text" and "submit" in best.instruction.lower()
+
+
+def test_zero_size_proposal_on_the_image_edge_stays_inside_the_image() -> None:
+    from pytest_uiground.annotate import to_pixels
+
+    assert to_pixels((1.0, 0.5, 1.0, 0.6), (100, 100), "x") == (99, 50, 100, 60)
+    assert to_pixels((0.0, 1.0, 0.1, 1.0), (100, 100), "x") == (0, 99, 10, 100)

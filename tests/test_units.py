@@ -240,3 +240,11 @@ def test_model_options_carry_every_model_setting() -> None:
     for f in fields(ModelOptions):
         if f.name not in ("name", "path", "worker_id"):
             assert getattr(mo, f.name) == getattr(run, f.name), f.name
+
+
+def test_atomic_writes_are_readable_by_others(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from pytest_uiground.baseline import atomic_write_text
+
+    path = tmp_path / "f.json"
+    atomic_write_text(path, "{}")
+    assert path.stat().st_mode & 0o777 == 0o644 and path.read_text() == "{}"
