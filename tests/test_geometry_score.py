@@ -300,11 +300,13 @@ def test_score_answer_normalisation(want: str, got: str | None, ok: bool) -> Non
 
 
 def test_score_dispatches_on_task_kind() -> None:
-    assert set(SCORERS) == {"point", "verdict", "option", "answer"}
+    assert set(SCORERS) == {"point", "verdict", "option", "answer", "vqa", "detect"}
     assert score(_sample("point", box=BOX), Prediction(point=Point(0.2, 0.3))).correct is True
     assert score(_sample("verdict", verdict="failed"), Prediction(verdict="FAILED")).correct is True
     assert score(_sample("option", option="a"), Prediction(option="A")).correct is True
     assert score(_sample("answer", answer="OK"), Prediction(answer="ok.")).correct is True
+    with pytest.raises(ValueError, match="needs a judge"):
+        score(_sample("vqa", answer="OK"), Prediction(answer="ok"))
 
 
 def test_score_to_json() -> None:

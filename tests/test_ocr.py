@@ -185,7 +185,7 @@ def test_unsupported_task_and_broken_image_fail_only_their_sample() -> None:
     ok = _image_sample("ok", "Click 'Save'")
     verdict = Sample("v", ok.image, "The 'Save' button is shown", "verdict", Target(verdict="passed"))
     preds = model.predict([option, broken, ok, verdict])
-    assert preds[0].error and "'point' and 'verdict'" in preds[0].error
+    assert preds[0].error and "'point', 'verdict' and 'detect'" in preds[0].error
     assert preds[1].error and "'b'" in preds[1].error
     assert preds[2].error is None
     # a verdict task is grounded like a point task, with no verdict (scored wrong, not an error)
