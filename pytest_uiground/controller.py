@@ -119,13 +119,13 @@ class Controller:
         self.outcomes.append(out)
         module = SuiteFile.from_parent(session, path=path)
         snapshot_dir = baseline_mod.suite_dir(self.options.baselines_dir, loaded.config.name)
-        ext = extension_for(snapshot_dir / baseline_mod.SNAPSHOT_DIR, loaded.config.tolerance, self.options.updating)
-        slice_ext = extension_for(snapshot_dir / baseline_mod.SNAPSHOT_DIR, loaded.config.slice_tolerance,
-                                  self.options.updating)
+        snapshots = snapshot_dir / baseline_mod.SNAPSHOT_DIR
         items = [
             pytest.Function.from_parent(
                 module, name=f"test_aggregate[{c.label}]",
-                callobj=_metric_check(c, slice_ext if c.slice else ext, self.options.updating,
+                # Each check's own tolerance (the suite's, or the metric's override) decides the snapshot match.
+                callobj=_metric_check(c, extension_for(snapshots, c.tolerance, self.options.updating),
+                                      self.options.updating,
                                       compare_with is not None),
             )
             for c in out.checks
@@ -252,7 +252,8 @@ def _metric_check(check: Check, ext: type, updating: bool, has_baseline: bool) -
         # written only on --snapshot-update, never as a side effect of a plain run.
         matched = snapshot.use_extension(ext) == check.snapshot_data() if has_baseline or updating else True
         if not matched and not updating and not problems:
-            problems.append(f"{check.label} fell below its stored snapshot by more than the tolerance "
+            worse = "fell below" if check.higher_is_better else "rose above"
+            problems.append(f"{check.label} {worse} its stored snapshot by more than the tolerance "
                             f"{check.tolerance:.2f}")
         if problems:
             pytest.fail("\n".join(problems) + "\n" + check.explain(), pytrace=False)

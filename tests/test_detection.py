@@ -239,3 +239,17 @@ def test_detection_suite_runs_reports_and_compares(pytester: pytest.Pytester) ->
     assert compare_main([str(pytester.path / "out" / "ocr"), str(pytester.path / "out" / "ocr-fixed"),
                          "--html", str(html)]) == 0
     assert html.read_text().count("data:image/png;base64,") >= 2
+
+
+def test_snapshot_match_follows_the_metric_direction(tmp_path: Path) -> None:
+    from pytest_uiground.snapshot import extension_for
+
+    ext = extension_for(tmp_path, 0.5, False)()
+    stored = json.dumps({"value": 2.0, "samples": "x", "lower_is_better": True})
+
+    def cur(v: float) -> str:
+        return json.dumps({"value": v, "samples": "x", "lower_is_better": True})
+
+    assert ext.matches(serialized_data=cur(2.4), snapshot_data=stored)  # worse, within tolerance
+    assert not ext.matches(serialized_data=cur(2.6), snapshot_data=stored)  # more attempts: worse
+    assert ext.matches(serialized_data=cur(1.0), snapshot_data=stored)  # fewer attempts: better
