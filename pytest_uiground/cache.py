@@ -76,14 +76,18 @@ class PredictionCache:
     def put(self, key: str, prediction: Prediction) -> None:
         if prediction.error is not None:
             return  # errors (OOM, a bad image) are retried on the next run, never cached
-        path = self._path(key)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        doc = {"format": FORMAT, "key": key, "prediction": prediction.to_json()}
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump(doc, fh)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_entry(self._path(key), {"format": FORMAT, "key": key, "prediction": prediction.to_json()})
+
+
+def write_entry(path: Path, doc: Mapping[str, Any]) -> None:
+    """One cache entry, atomically (temp file + rename): concurrent xdist workers and
+    judge threads never see half an entry. No fsync: a lost entry is only recomputed."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(doc, fh)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

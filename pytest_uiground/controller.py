@@ -232,7 +232,7 @@ def judge_line(judge: dict[str, Any], results: list[SampleResult]) -> str:
     who = " ".join(str(v) for v in (judge.get("judge"), judge.get("served_model") or judge.get("model")) if v)
     line = (f"judge: {who}, settings {judge.get('settings')} "
             f"prompts {judge.get('prompt_hash')}; unparseable replies: {parse}")
-    st = stability([r.to_json() for r in results])
+    st = stability(results)
     if st:
         line += (f"; stability over {st['samples']} samples x {st['repeats']}: mean range {st['mean_range']:.2f}, "
                  f"max range {st['max_range']:.2f}, {len(st['unstable'])} unstable")

@@ -26,6 +26,7 @@ Strategies (``--cropping``):
 from __future__ import annotations
 
 import math
+from collections import deque
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -42,6 +43,7 @@ MAX_ZOOM = 4.0
 #: ScreenSeekeR stops when the refined point moves less than this (fraction of the screen).
 CONVERGED = 0.01
 FULL = Box(0.0, 0.0, 1.0, 1.0)
+LOG_LIMIT = 10_000
 
 
 def fixed_tiles() -> list[Box]:
@@ -146,7 +148,8 @@ class CroppingModel:
         self.inner, self.strategy, self.depth = inner, strategy, depth
         self.name = inner.name
         self.preferred_batch_size = int(getattr(inner, "preferred_batch_size", 1))
-        self.log: list[tuple[str, Box]] = []  # (sample id, region) per model call: what was cropped
+        # (sample id, region) of the latest model calls: what was cropped (bounded for long runs).
+        self.log: deque[tuple[str, Box]] = deque(maxlen=LOG_LIMIT)
 
     def fingerprint(self) -> dict[str, Any]:
         return {**self.inner.fingerprint(), "cropping": self.strategy, "cropping_depth": self.depth}

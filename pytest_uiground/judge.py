@@ -26,16 +26,15 @@ endpoint, e.g. vLLM serving Qwen2.5-72B-Instruct), or a factory registered in th
 from __future__ import annotations
 
 import json
-import os
 import re
-import tempfile
 import threading
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from .cache import digest
+from .cache import digest, write_entry
 
 FORMAT = 1
 PARSE_ERROR_MODES = ("error", "zero")
@@ -175,16 +174,7 @@ class ReplyCache:
         return str(data["reply"])
 
     def put(self, key: str, reply: str) -> None:
-        path = self._path(key)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump({"format": FORMAT, "key": key, "reply": reply}, fh)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_entry(self._path(key), {"format": FORMAT, "key": key, "reply": reply})
 
 
 @dataclass
@@ -199,6 +189,7 @@ class Judge:
     _dead: str | None = None
     _cache: ReplyCache | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
+    _inflight: dict[str, Future[str]] = field(default_factory=dict)
 
     def fingerprint(self) -> dict[str, Any]:
         return {**self.backend.fingerprint(), "settings": self.options.settings, "prompt_hash": self.prompt_hash}
@@ -225,19 +216,38 @@ class Judge:
                 return hit
         if self._dead is not None:
             raise JudgeUnreachable(self._dead)
-        try:
-            with self._lock:
+        # The same request already in flight on another thread (the same question and answer
+        # in another frame): wait for its reply instead of asking twice.
+        with self._lock:
+            waiting = self._inflight.get(key)
+            if waiting is None:
+                mine: Future[str] = Future()
+                self._inflight[key] = mine
                 self.counters.requests += 1
-            reply = self.backend.chat(messages, request_id)
+        if waiting is not None:
+            return waiting.result()
+        try:
+            reply = self._request(messages, request_id)
+            if self._cache is not None:
+                self._cache.put(key, reply)
+            mine.set_result(reply)
+            return reply
+        except BaseException as exc:
+            mine.set_exception(exc)
+            raise
+        finally:
+            with self._lock:
+                self._inflight.pop(key, None)
+
+    def _request(self, messages: Messages, request_id: str) -> str:
+        try:
+            return self.backend.chat(messages, request_id)
         except JudgeUnreachable as exc:
             with self._lock:
                 if self._dead is None:
                     self._dead = (f"the judge ({describe(self.backend)}) is unreachable (first failure on "
                                   f"{request_id}): {exc}; check --judge-api-base and that the server is up")
             raise JudgeUnreachable(self._dead) from None
-        if self._cache is not None:
-            self._cache.put(key, reply)
-        return reply
 
 
 def describe(backend: JudgeBackend) -> str:

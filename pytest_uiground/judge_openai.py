@@ -9,7 +9,6 @@ once the server is down. Requests are pinned: temperature 0, ``--judge-seed``,
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import urlsplit
@@ -41,7 +40,7 @@ class OpenAIJudge:
 
 def create(options: JudgeOptions) -> OpenAIJudge:
     """Validate the judge options and the key's variable; no request is made here."""
-    from .models.openai_client import OpenAIChatModel, _backoff_from_env, public_url
+    from .models.openai_client import OpenAIChatModel, _backoff_from_env, api_key_from_env, public_url
 
     base = options.api_base
     if not base:
@@ -53,13 +52,7 @@ def create(options: JudgeOptions) -> OpenAIJudge:
         raise ModelLoadError("--judge openai needs --judge-model NAME: the model the server serves, "
                              "e.g. Qwen/Qwen2.5-72B-Instruct (GET <api-base>/models lists them)")
     var = options.api_key_env
-    key = os.environ.get(var, "") if var else ""
-    if not key:
-        raise ModelLoadError(
-            f"--judge openai reads the API key from the environment variable {var or '(none)'}, which is not "
-            f"set or empty; export {var or 'OPENAI_API_KEY'}=... (a local vLLM without --api-key accepts "
-            "EMPTY), or name another variable with --judge-api-key-env"
-        )
+    key = api_key_from_env(var, who="--judge openai", option="--judge-api-key-env")
     client = OpenAIChatModel(
         api_base=base, api_key=key, served_model=options.model, parser=None,
         max_new_tokens=options.max_tokens, concurrency=options.concurrency,

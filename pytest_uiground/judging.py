@@ -16,13 +16,14 @@ for its own score. What a judge failure costs is decided here:
 from __future__ import annotations
 
 import statistics
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
 from .judge import Judge, JudgeCallError, JudgeParseError, JudgeUnreachable
 from .prediction import Prediction
+from .results import SampleResult
 from .sample import Sample
 from .score import Score
 
@@ -108,10 +109,9 @@ class JudgedScorer:
             close()
 
 
-def stability(records: list[dict[str, Any]]) -> dict[str, Any] | None:
+def stability(results: Iterable[SampleResult]) -> dict[str, Any] | None:
     """Summary of the judge's spread over the repeated samples (None when nothing repeated)."""
-    spreads = {r["id"]: r["details"]["judge_repeats"] for r in records
-               if isinstance(r.get("details"), dict) and r["details"].get("judge_repeats")}
+    spreads = {r.id: r.details["judge_repeats"] for r in results if r.details.get("judge_repeats")}
     if not spreads:
         return None
     ranges = [max(v) - min(v) for v in spreads.values()]

@@ -80,7 +80,7 @@ def _judge_summary(results: Sequence[SampleResult], provenance: dict[str, Any]) 
     return {
         "judge": provenance["judge"],
         "judge_parse_errors": sorted(r.id for r in results if r.details.get("judge_parse_error")),
-        "judge_stability": stability([r.to_json() for r in results]),
+        "judge_stability": stability(results),
     }
 
 

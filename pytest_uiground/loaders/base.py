@@ -25,3 +25,20 @@ class LoaderContext:
 
 
 Loader = Callable[[Mapping[str, Any], LoaderContext], list[Sample]]
+
+
+def header_size(path: Path, sizes: dict[Path, tuple[int, int] | str], *, missing_hint: str = "",
+                unreadable_hint: str = "") -> tuple[int, int] | str:
+    """(width, height) from the image header (the pixels are not decoded), or why it cannot
+    be read; cached per file in ``sizes``. Loaders call this at collection, so it must stay cheap."""
+    if path not in sizes:
+        from PIL import Image, UnidentifiedImageError
+
+        try:
+            with Image.open(path) as im:
+                sizes[path] = (int(im.size[0]), int(im.size[1]))
+        except FileNotFoundError:
+            sizes[path] = f"image {str(path)!r} does not exist{missing_hint}"
+        except (OSError, UnidentifiedImageError, ValueError) as exc:
+            sizes[path] = f"image {str(path)!r} is not a readable image ({exc}){unreadable_hint}"
+    return sizes[path]

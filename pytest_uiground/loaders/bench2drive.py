@@ -23,6 +23,7 @@ import gzip
 import json
 import re
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -193,8 +194,6 @@ def _dedupe(samples: list[Sample]) -> list[Sample]:
         n = seen.get(s.id, 0)
         seen[s.id] = n + 1
         if n:
-            from dataclasses import replace
-
             s = replace(s, id=f"{s.id}-{n + 1}")
         out.append(s)
     return out

@@ -51,7 +51,7 @@ from typing import Any, Final, Literal
 from ..geometry import Box, Point
 from ..image import ImageRef
 from ..sample import Sample, Target
-from .base import LoaderContext
+from .base import LoaderContext, header_size
 from .screenspot import LayoutError, check_options
 from .synthetic import size_bucket
 
@@ -416,18 +416,8 @@ def load(options: Mapping[str, Any], ctx: LoaderContext) -> list[Sample]:
 
 # -- recorded sessions -----------------------------------------------------------------------------
 def _header_size(path: Path, sizes: dict[Path, tuple[int, int] | str]) -> tuple[int, int] | str:
-    """(width, height) from the image header, or why it cannot be read; once per file."""
-    if path not in sizes:
-        from PIL import Image, UnidentifiedImageError
-
-        try:
-            with Image.open(path) as im:
-                sizes[path] = (int(im.size[0]), int(im.size[1]))
-        except FileNotFoundError:
-            sizes[path] = f"image {str(path)!r} does not exist; put the screenshot in the session folder or fix 'image'"
-        except (OSError, UnidentifiedImageError, ValueError) as exc:
-            sizes[path] = f"image {str(path)!r} is not a readable image ({exc}); re-save the screenshot"
-    return sizes[path]
+    return header_size(path, sizes, missing_hint="; put the screenshot in the session folder or fix 'image'",
+                       unreadable_hint="; re-save the screenshot")
 
 
 def pixel_click(value: Any, width: int, height: int) -> Point:

@@ -38,7 +38,7 @@ from typing import Any
 from ..geometry import Box
 from ..image import ImageRef
 from ..sample import Sample, Target
-from .base import LoaderContext
+from .base import LoaderContext, header_size
 
 V2_FOLDER = "ScreenSpot-v2"
 V2_SPLITS = ("mobile", "desktop", "web")
@@ -201,19 +201,6 @@ def locate_v2(data_path: Path | None, splits: Sequence[str]) -> tuple[Path, Path
     )
 
 
-def _header_size(sizes: dict[Path, tuple[int, int] | str], path: Path) -> tuple[int, int] | str:
-    """The image's (width, height) from its header, or why it could not be read (cached per file)."""
-    if path not in sizes:
-        from PIL import Image, UnidentifiedImageError
-
-        try:
-            with Image.open(path) as im:
-                sizes[path] = (int(im.size[0]), int(im.size[1]))
-        except FileNotFoundError:
-            sizes[path] = f"image {str(path)!r} does not exist"
-        except (OSError, UnidentifiedImageError, ValueError) as exc:
-            sizes[path] = f"image {str(path)!r} is not a readable image ({exc})"
-    return sizes[path]
 
 
 def v2_record_to_sample(split: str, i: int, record: Any, images: Path,
@@ -257,7 +244,7 @@ def load_v2(options: Mapping[str, Any], ctx: LoaderContext) -> list[Sample]:
     samples: list[Sample] = []
     for split in splits:
         for i, record in enumerate(read_records(folder / _v2_file(split))):
-            samples.append(v2_record_to_sample(split, i, record, images, lambda p: _header_size(sizes, p)))
+            samples.append(v2_record_to_sample(split, i, record, images, lambda p: header_size(p, sizes)))
     return samples
 
 

@@ -607,6 +607,21 @@ def _backoff_from_env() -> float:
     return value
 
 
+def api_key_from_env(var: str, *, who: str, option: str) -> str:
+    """The API key from the environment variable ``var``: keys never travel on the command line."""
+    if not var:
+        raise ModelLoadError(f"{option} is empty: name the environment variable that holds the API key")
+    key = os.environ.get(var, "")
+    if not key:
+        raise ModelLoadError(
+            f"{who} reads the API key from the environment variable {var}, which is not set or empty. "
+            f"Set it before running (export {var}=...); a local vLLM or SGLang server started without "
+            f"--api-key accepts any value: export {var}=EMPTY. Use {option} to name another variable; "
+            "never pass the key itself on the command line"
+        )
+    return key
+
+
 def create(options: ModelOptions) -> OpenAIChatModel:
     """Validate the options and the key's environment variable; no request is made here."""
     known = ", ".join(parsers.FAMILIES)
@@ -640,16 +655,7 @@ def create(options: ModelOptions) -> OpenAIChatModel:
     resize = resize_rule_from_env()
     backoff = _backoff_from_env()
     var = options.api_key_env
-    if not var:
-        raise ModelLoadError("--api-key-env is empty: name the environment variable that holds the API key")
-    key = os.environ.get(var, "")
-    if not key:
-        raise ModelLoadError(
-            f"--model openai reads the API key from the environment variable {var}, which is not set or empty. "
-            f"Set it before running (export {var}=...); a local vLLM or SGLang server started without "
-            f"--api-key accepts any value: export {var}=EMPTY. Use --api-key-env to name another variable; "
-            "never pass the key itself on the command line"
-        )
+    key = api_key_from_env(var, who="--model openai", option="--api-key-env")
     try:
         return OpenAIChatModel(
             api_base=options.api_base, api_key=key, served_model=options.served_model, parser=options.parser,
