@@ -26,8 +26,8 @@ Strategies (``--cropping``):
 from __future__ import annotations
 
 import math
-from collections import deque
 import time
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
