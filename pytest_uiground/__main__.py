@@ -11,8 +11,9 @@ import sys
 from collections.abc import Sequence
 
 COMMANDS = {
-    "annotate": ("pytest_uiground.annotate", "curate element annotations from screenshots (OCR proposals)"),
-    "compare": ("pytest_uiground.compare", "compare several --uiground-report runs in one HTML page"),
+    "annotate": ("pytest_uiground.benchmarks.openadapt.annotate",
+                 "curate element annotations from screenshots (OCR proposals)"),
+    "compare": ("pytest_uiground.report.compare", "compare several --uiground-report runs in one HTML page"),
 }
 
 

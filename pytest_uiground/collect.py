@@ -10,57 +10,17 @@ xdist worker collects everything again.
 
 from __future__ import annotations
 
-import hashlib
 import random
 import types
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
-from functools import cache
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from . import registry
-from .loaders.base import LoaderContext
-from .sample import Sample, check_sample_ids
-from .suite import SuiteConfig, load_suite_config
-
-SUITE_FILE = "suite.toml"
-SAMPLE_ARG = "uiground_sample"
-
-
-@dataclass(frozen=True)
-class LoadedSuite:
-    config: SuiteConfig
-    samples: tuple[Sample, ...]
-
-    @property
-    def fingerprint(self) -> str:
-        """Dataset fingerprint for provenance: the sample ids and the loader options."""
-        h = hashlib.sha256(repr(sorted(self.config.loader_options.items())).encode())
-        for s in self.samples:
-            h.update(s.id.encode() + b"\0")
-        return h.hexdigest()[:16]
-
-
-class SuiteLoadError(Exception):
-    pass
-
-
-@cache
-def load_suite(path: Path, data_path: Path | None = None) -> LoadedSuite:
-    """Parse suite.toml and run its loader once per process."""
-    config = load_suite_config(path)
-    loader = registry.resolve(registry.LOADER_GROUP, config.loader, what="loader", option=f"{path} [loader] name")
-    ctx = LoaderContext(suite_name=config.name, suite_dir=path.parent, data_path=data_path)
-    try:
-        samples = loader(config.loader_options, ctx)
-    except (ValueError, FileNotFoundError, OSError) as exc:
-        raise SuiteLoadError(f"{path}: loader {config.loader!r} failed: {exc}") from exc
-    check_sample_ids(samples, source=str(path))
-    return LoadedSuite(config=config, samples=tuple(samples))
+from .items import SUITE_ATTR
+from .sample import Sample
+from .worker import run_latency_benchmark, run_sample
 
 
 def stratified_subset(samples: Sequence[Sample], n: int, keys: Sequence[str], seed: int) -> list[Sample]:
@@ -98,15 +58,11 @@ def stratified_subset(samples: Sequence[Sample], n: int, keys: Sequence[str], se
 
 def test_sample(uiground_sample: Sample, uiground_model: Any, request: pytest.FixtureRequest) -> None:
     """One benchmark sample: predict, score, compare with the baseline."""
-    from .runner import run_sample
-
     run_sample(request.node, uiground_sample, uiground_model)
 
 
 def test_latency(benchmark: Any, uiground_model: Any, request: pytest.FixtureRequest) -> None:
     """Serial model latency over a few samples, measured by pytest-benchmark."""
-    from .runner import run_latency_benchmark
-
     run_latency_benchmark(request.node, benchmark, uiground_model)
 
 
@@ -118,10 +74,5 @@ class SuiteFile(pytest.Module):
         mod.__file__ = str(self.path)
         mod.test_sample = test_sample  # type: ignore[attr-defined]
         mod.test_latency = test_latency  # type: ignore[attr-defined]
-        mod.__uiground_suite__ = self.path  # type: ignore[attr-defined]
+        setattr(mod, SUITE_ATTR, self.path)
         return mod
-
-
-def suite_path_of(item: pytest.Item) -> Path | None:
-    module = item.getparent(pytest.Module)
-    return getattr(getattr(module, "obj", None), "__uiground_suite__", None) if module else None

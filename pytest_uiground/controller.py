@@ -18,14 +18,16 @@ from typing import Any
 
 import pytest
 
+from pytest_uiground.judges.base import incomparable
+from pytest_uiground.judges.scoring import stability
+from pytest_uiground.report.terminal import SampleLog, id_list, summary, table
+
 from . import baseline as baseline_mod
 from .checks import Check, LatencyCheck, build_checks, latency_check
-from .collect import LoadedSuite, SuiteFile, load_suite
-from .judge import incomparable
-from .judging import stability
+from .collect import SuiteFile
+from .loading import LoadedSuite, load_suite
 from .metrics import MetricResult, compute_all
 from .options import RunOptions
-from .report import SampleLog, id_list, summary, table
 from .results import PROPERTY, SampleResult
 from .snapshot import extension_for
 
@@ -180,7 +182,7 @@ class Controller:
                 baseline_mod.atomic_write_text(root / name / "summary.json", json.dumps(doc, indent=1) + "\n")
             baseline_mod.atomic_write_text(root / "summary.json", json.dumps({"suites": docs}, indent=1) + "\n")
         # The HTML comes last and cannot fail the session: a render error becomes a page saying so.
-        from . import htmlreport
+        from .report import html as htmlreport
 
         tr = self.config.pluginmanager.get_plugin("terminalreporter")
         htmlreport.write_reports(root, [

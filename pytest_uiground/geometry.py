@@ -85,3 +85,21 @@ def iou(a: Box, b: Box) -> float:
     inter = max(0.0, ix1 - ix0) * max(0.0, iy1 - iy0)
     union = a.area + b.area - inter
     return inter / union if union > 0 else 0.0
+
+
+#: Element size buckets by the longer side in pixels (see :func:`size_bucket`), smallest first.
+SIZE_BUCKETS: tuple[str, ...] = ("lt32", "32to100", "gt100")
+
+def size_bucket(width_px: float, height_px: float) -> str:
+    """The one size rule: bucket by ``max(width, height)`` of the element box in pixels.
+
+    The longer side decides because a wide-but-thin button is as easy to hit along its
+    length as a square one; "small" targets are those that are small in both directions.
+    The names are filename-safe because they end up in slice and baseline file names.
+    """
+    side = max(width_px, height_px)
+    if side < 32:
+        return "lt32"
+    if side <= 100:
+        return "32to100"
+    return "gt100"

@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from pytest_uiground.judges.base import PARSE_ERROR_MODES, JudgeOptions
+from pytest_uiground.models.base import ModelOptions
+
 from . import registry
-from .judge import PARSE_ERROR_MODES, JudgeOptions
-from .models.base import ModelOptions
 
 _DEVICE = re.compile(r"^(auto|cpu|mps|cuda(:\d+)?)$")
 DTYPES = ("auto", "bfloat16", "float16", "float32")

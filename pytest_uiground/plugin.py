@@ -14,10 +14,12 @@ import pytest
 
 from . import options, registry
 from .baseline import BaselineError
-from .collect import SAMPLE_ARG, SUITE_FILE, SuiteFile, SuiteLoadError, stratified_subset
+from .collect import SuiteFile, stratified_subset
 from .controller import Controller
-from .runner import STATE, WorkerState
+from .items import SAMPLE_ARG, SUITE_ATTR, SUITE_FILE
+from .loading import SuiteLoadError
 from .suite import SuiteConfigError
+from .worker import STATE, WorkerState
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -40,7 +42,7 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    path = getattr(metafunc.module, "__uiground_suite__", None)
+    path = getattr(metafunc.module, SUITE_ATTR, None)
     if path is None or SAMPLE_ARG not in metafunc.fixturenames:
         return
     state = metafunc.config.stash[STATE]
@@ -69,7 +71,7 @@ def uiground_model(request: pytest.FixtureRequest) -> Iterator[Any]:
     opts = state.options
     factory = registry.resolve(registry.MODEL_GROUP, opts.model, what="model", option="--model")
     model = factory(options.model_options(opts, state.worker_id))
-    from .cropping import wrap
+    from pytest_uiground.models.cropping import wrap
 
     model = wrap(model, opts.cropping, opts.cropping_depth)
     yield model

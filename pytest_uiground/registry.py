@@ -1,12 +1,14 @@
-"""Name → implementation registries for models and loaders, through entry points.
+"""Name → implementation, through entry points; and the one import-by-string routine.
 
-Other packages add theirs by declaring an entry point in the ``pytest_uiground.models``
-or ``pytest_uiground.loaders`` group; targets are imported only when chosen, so the
-plugin stays light. Unknown names fail listing the known ones.
+Built-in models, loaders, judges and scorers are declared once, as entry points in
+``pyproject.toml``; other packages add theirs the same way (groups below). A name can
+also be given directly as ``package.module:attribute``. Targets are imported only when
+chosen, so loading the plugin stays light. Unknown names fail listing the known ones.
 """
 
 from __future__ import annotations
 
+import importlib
 from functools import cache
 from importlib.metadata import entry_points
 from typing import Any
@@ -14,75 +16,49 @@ from typing import Any
 MODEL_GROUP = "pytest_uiground.models"
 LOADER_GROUP = "pytest_uiground.loaders"
 JUDGE_GROUP = "pytest_uiground.judges"
-
-# The built-ins are also listed here so a source checkout without installed
-# metadata still works; installed entry points of the same name take precedence.
-_BUILTIN: dict[str, dict[str, str]] = {
-    MODEL_GROUP: {
-        "ocr": "pytest_uiground.models.ocr:create",
-        "center": "pytest_uiground.models.center:create",
-        "replay": "pytest_uiground.models.replay:create",
-        "openai": "pytest_uiground.models.openai_client:create",
-        "uground": "pytest_uiground.models.qwen:create_uground",
-        "uitars": "pytest_uiground.models.qwen:create_uitars",
-        "qwen-vl": "pytest_uiground.models.qwen:create_qwen_vl",
-        "tinyclick": "pytest_uiground.models.florence:create_tinyclick",
-        "elam": "pytest_uiground.models.molmo:create_elam",
-        "molmo": "pytest_uiground.models.molmo:create_molmo",
-    },
-    LOADER_GROUP: {
-        "synthetic": "pytest_uiground.loaders.synthetic:load",
-        "automotive": "pytest_uiground.loaders.automotive:load",
-        "mmbench_gui_l1": "pytest_uiground.loaders.mmbench_gui:load_l1",
-        "mmbench_gui_l2": "pytest_uiground.loaders.mmbench_gui:load_l2",
-        "screenspot_v2": "pytest_uiground.loaders.screenspot:load_v2",
-        "screenspot_pro": "pytest_uiground.loaders.screenspot:load_pro",
-        "openadapt": "pytest_uiground.loaders.openadapt:load",
-        "recorded_sessions": "pytest_uiground.loaders.openadapt:load_recorded",
-        "bench2drive_vl": "pytest_uiground.loaders.bench2drive:load",
-    },
-    JUDGE_GROUP: {
-        "openai": "pytest_uiground.judge_openai:create",
-        "hf": "pytest_uiground.judge_hf:create",
-    },
-}
+SCORER_GROUP = "pytest_uiground.scorers"
+OVERRIDES_GROUP = "pytest_uiground.models.overrides"
 
 
 class UnknownNameError(LookupError):
-    pass
+    """A name that no entry point declares, or a target that cannot be imported."""
 
 
 @cache
 def known(group: str) -> dict[str, str]:
-    """Every registered name in ``group`` with its ``module:attr`` target."""
-    names = dict(_BUILTIN.get(group, {}))
-    for ep in entry_points(group=group):
-        names[ep.name] = ep.value
-    return names
+    """Every name registered in ``group`` with its ``module:attr`` target."""
+    return {ep.name: ep.value for ep in entry_points(group=group)}
 
 
 def is_import_path(name: str) -> bool:
-    """``package.module:factory`` names a factory directly, without an entry point."""
+    """``package.module:attr`` names an object directly, without an entry point."""
     module, sep, attr = name.partition(":")
     return bool(sep and module and attr)
 
 
-def resolve(group: str, name: str, *, what: str, option: str) -> Any:
-    targets = known(group)
-    if is_import_path(name):
-        targets = {**targets, name: name}
-    if name not in targets:
-        raise UnknownNameError(
-            f"no {what} named {name!r}; known: {', '.join(sorted(targets))}. "
-            f"Pick one with {option}, or register yours under the {group!r} entry-point group"
-        )
-    module_name, _, attr = targets[name].partition(":")
-    import importlib
-
+def import_object(target: str, *, what: str) -> Any:
+    """The object at ``package.module:attr.path``; a clear error naming ``what`` otherwise."""
+    module_name, sep, attr = target.partition(":")
+    if not (sep and module_name and attr):
+        raise UnknownNameError(f"{what} {target!r} is not of the form package.module:attribute")
     try:
         obj: Any = importlib.import_module(module_name)
         for part in attr.split("."):
             obj = getattr(obj, part)
-    except (ImportError, AttributeError) as exc:
-        raise UnknownNameError(f"{what} {name!r} points at {targets[name]!r}, which cannot be imported: {exc}") from exc
+    except (ImportError, AttributeError, ValueError) as exc:
+        raise UnknownNameError(f"{what} {target!r} cannot be imported: {exc}; is the module on PYTHONPATH?") from exc
     return obj
+
+
+def resolve(group: str, name: str, *, what: str, option: str) -> Any:
+    """The object registered as ``name`` in ``group`` (or named by ``module:attr``)."""
+    if is_import_path(name):
+        return import_object(name, what=what)
+    targets = known(group)
+    if name not in targets:
+        listed = ", ".join(sorted(targets)) or "none (is pytest-uiground installed, e.g. pip install -e .?)"
+        raise UnknownNameError(
+            f"no {what} named {name!r}; known: {listed}. "
+            f"Pick one with {option}, or register yours under the {group!r} entry-point group"
+        )
+    return import_object(targets[name], what=f"{what} {name!r} ->")

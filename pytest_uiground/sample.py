@@ -30,7 +30,7 @@ class Target:
     "failed") and may carry a ``box`` for a pointing sub-task; ``option`` tasks need
     the option letter; ``answer`` tasks need the reference answer text, scored by
     exact match; ``vqa`` tasks need the reference answer too, but a free-text answer
-    that a judge scores (see :mod:`pytest_uiground.judge`); ``detect`` tasks need the
+    that a judge scores (see :mod:`pytest_uiground.judges.base`); ``detect`` tasks need the
     element's ``box``, to be found from the sample's ``click`` point or instruction.
     """
 

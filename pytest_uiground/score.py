@@ -130,7 +130,7 @@ def score_detect(sample: Sample, pred: Prediction) -> Score:
 
 def score_vqa_unjudged(sample: Sample, pred: Prediction) -> Score:
     raise ValueError(f"sample {sample.id!r}: a free-text (vqa) answer needs a judge; the runner scores these "
-                     "through pytest_uiground.judging")
+                     "through pytest_uiground.judges.scoring")
 
 
 SCORERS: dict[str, Callable[[Sample, Prediction], Score]] = {

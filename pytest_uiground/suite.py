@@ -166,7 +166,7 @@ def load_suite_config(path: Path) -> SuiteConfig:
     top = _Fields(path, "", data)
     top.unknown({"suite", "loader", "metrics", "baseline", "latency", "limit", "models"})
     models = top.get("models", dict, {})
-    from .overrides import from_table
+    from pytest_uiground.models.overrides import from_table
 
     for model_name, table in models.items():
         if not isinstance(table, dict):

@@ -110,7 +110,7 @@ class Project:
         path.write_text(SUITE_TOML.format(loader=loader, floor=floor))
 
     def ids(self) -> list[str]:
-        from pytest_uiground.collect import load_suite
+        from pytest_uiground.loading import load_suite
 
         return sorted(s.id for s in load_suite(self.root / "suites" / "mini" / "suite.toml").samples)
 

@@ -22,7 +22,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pytest_uiground.judge import JudgeOptions, JudgeUnreachable
+from pytest_uiground.judges.base import JudgeOptions, JudgeUnreachable
 
 _seen: Counter[str] = Counter()
 

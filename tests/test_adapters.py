@@ -117,10 +117,10 @@ def test_cropping_wraps_a_real_adapter_and_maps_its_answers(tiny_models: dict[st
     generate on a real crop; the answers that parse are mapped back into the screen."""
     from PIL import Image
 
-    from pytest_uiground.cropping import CroppingModel
     from pytest_uiground.geometry import Box, Point
     from pytest_uiground.image import ImageRef
     from pytest_uiground.models.base import ModelOptions
+    from pytest_uiground.models.cropping import CroppingModel
     from pytest_uiground.models.qwen import create_uitars
     from pytest_uiground.sample import Sample, Target
 

@@ -15,7 +15,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from pytest_uiground.automotive_fixture import (
+from pytest_uiground.benchmarks.automotive.fixture import (
     BAD_KINDS,
     COLUMNS,
     DEFAULT_BRANDS,

@@ -6,8 +6,8 @@ import math
 
 import pytest
 
-from pytest_uiground.bench2drive import formulas as f
-from pytest_uiground.bench2drive.formulas import GtObject
+from pytest_uiground.benchmarks.bench2drive_vl import formulas as f
+from pytest_uiground.benchmarks.bench2drive_vl.formulas import GtObject
 
 A = GtObject("A", is_role=True)
 B = GtObject("B")

@@ -9,9 +9,10 @@ import pytest
 import scripted_judge
 from chat_server import ChatServer, Reply, prompt_of
 
-from pytest_uiground.bench2drive.scorer import score_vqa
+from pytest_uiground.benchmarks.bench2drive_vl.loader import load_frame
+from pytest_uiground.benchmarks.bench2drive_vl.scorer import score_vqa
 from pytest_uiground.image import ImageRef
-from pytest_uiground.judge import (
+from pytest_uiground.judges.base import (
     Judge,
     JudgeOptions,
     JudgeParseError,
@@ -21,7 +22,6 @@ from pytest_uiground.judge import (
     reply_list,
     reply_score,
 )
-from pytest_uiground.loaders.bench2drive import load_frame
 from pytest_uiground.prediction import Prediction
 from pytest_uiground.sample import Sample
 
@@ -72,7 +72,7 @@ class Counting:
 
 
 def _samples(tmp_path: Path) -> dict[int, Sample]:
-    from pytest_uiground.b2d_fixture import frame_doc
+    from pytest_uiground.benchmarks.bench2drive_vl.fixture import frame_doc
 
     path = tmp_path / "00000.json"
     path.write_text(json.dumps(frame_doc()))
@@ -103,7 +103,7 @@ def test_scorer_applies_each_rule(tmp_path: Path) -> None:
 
 
 def test_guidance_goes_to_q8_only_when_stopped_and_to_q7(tmp_path: Path) -> None:
-    from pytest_uiground.bench2drive import prompts
+    from pytest_uiground.benchmarks.bench2drive_vl import prompts
 
     assert prompts.BRAKING_GUIDANCE in prompts.score_prompt("q", "t", "a", 8, 0.2)[1]["content"]
     assert prompts.BRAKING_GUIDANCE not in prompts.score_prompt("q", "t", "a", 8, 3.0)[1]["content"]
@@ -155,7 +155,7 @@ def test_incomparable_names_both_judges() -> None:
 
 
 def test_openai_judge_is_pinned_and_reports_a_dead_server(monkeypatch: pytest.MonkeyPatch) -> None:
-    from pytest_uiground import judge_openai
+    from pytest_uiground.judges import openai as judge_openai
 
     monkeypatch.setenv("JUDGE_KEY", "EMPTY")
     monkeypatch.setenv("UIGROUND_OPENAI_BACKOFF_S", "0.01")
@@ -182,7 +182,7 @@ def test_openai_judge_is_pinned_and_reports_a_dead_server(monkeypatch: pytest.Mo
 
 
 def test_openai_judge_needs_its_settings(monkeypatch: pytest.MonkeyPatch) -> None:
-    from pytest_uiground import judge_openai
+    from pytest_uiground.judges import openai as judge_openai
     from pytest_uiground.models.base import ModelLoadError
 
     monkeypatch.delenv("NO_SUCH_KEY", raising=False)
@@ -201,7 +201,7 @@ def test_openai_judge_needs_its_settings(monkeypatch: pytest.MonkeyPatch) -> Non
 def test_hf_judge_runs_a_local_chat_model_greedily(tmp_path: Path) -> None:
     import tinymodels
 
-    from pytest_uiground import judge_hf
+    from pytest_uiground.judges import hf as judge_hf
 
     path = tinymodels.build_qwen2_lm(tmp_path / "judge-lm")
     opts = JudgeOptions(name="hf", model=str(path), max_tokens=12, device="cpu")
@@ -221,7 +221,7 @@ def test_hf_judge_runs_a_local_chat_model_greedily(tmp_path: Path) -> None:
 
 
 def test_hf_judge_needs_a_model() -> None:
-    from pytest_uiground import judge_hf
+    from pytest_uiground.judges import hf as judge_hf
     from pytest_uiground.models.base import ModelLoadError
 
     with pytest.raises(ModelLoadError, match="--judge hf needs --judge-model"):

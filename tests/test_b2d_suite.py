@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from pytest_uiground.b2d_fixture import frame_doc, write_frames
-from pytest_uiground.loaders.base import LoaderContext
-from pytest_uiground.loaders.bench2drive import load
+from pytest_uiground.benchmarks.bench2drive_vl.fixture import frame_doc, write_frames
+from pytest_uiground.benchmarks.bench2drive_vl.loader import load
+from pytest_uiground.loading import LoaderContext
 
 HERE = Path(__file__).parent
 SUITE = (Path(__file__).parents[1] / "suites" / "bench2drive_vl" / "suite.toml").read_text()

@@ -16,8 +16,8 @@ import pytest
 from conftest import Project, write_json
 from test_htmlreport import Page, check_self_contained, read_page
 
-from pytest_uiground import compare
 from pytest_uiground.__main__ import main as cli
+from pytest_uiground.report import compare
 
 
 def size_sliced(project: Project) -> None:

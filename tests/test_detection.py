@@ -10,10 +10,10 @@ import pytest
 from PIL import Image
 
 from pytest_uiground.checks import build_checks
-from pytest_uiground.cropping import FULL, CroppingModel, fixed_tiles, quadrants, window
 from pytest_uiground.geometry import Box, Point
 from pytest_uiground.image import ImageRef
 from pytest_uiground.metrics import compute_all
+from pytest_uiground.models.cropping import FULL, CroppingModel, fixed_tiles, quadrants, window
 from pytest_uiground.models.ocr import OcrItem, detect_at
 from pytest_uiground.prediction import Prediction
 from pytest_uiground.results import SampleResult
@@ -188,7 +188,7 @@ def test_crops_are_real_zoomed_pixels() -> None:
     img.paste((255, 0, 0), (300, 0, 400, 100))  # the top-right quadrant's right half is red
     sample = Sample(id="z", image=ImageRef.from_source("z", lambda: img), instruction="x", task="detect",
                     target=Target(box=GT), click=Point(0.9, 0.1))
-    from pytest_uiground.cropping import blind
+    from pytest_uiground.models.cropping import blind
 
     crop = blind(sample, quadrants()[1])
     pixels = crop.image.load()
@@ -210,7 +210,7 @@ def test_ocr_detects_the_text_line_under_the_click() -> None:
 
 @pytest.mark.slow
 def test_detection_suite_runs_reports_and_compares(pytester: pytest.Pytester) -> None:
-    from pytest_uiground.compare import main as compare_main
+    from pytest_uiground.report.compare import main as compare_main
 
     suite = (ROOT / "suites" / "detection" / "suite.toml").read_text()
     suite = suite.replace("screens = 40", "screens = 2").replace("targets_per_screen = 6", "targets_per_screen = 3")

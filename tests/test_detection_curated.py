@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_uiground.loaders import openadapt
-from pytest_uiground.loaders.base import LoaderContext
+from pytest_uiground.benchmarks.openadapt import loader as openadapt
+from pytest_uiground.loading import LoaderContext
 from pytest_uiground.sample import Sample, check_sample_ids
 from pytest_uiground.suite import load_suite_config
 

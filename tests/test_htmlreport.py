@@ -19,10 +19,11 @@ import pytest
 from conftest import Project
 from PIL import Image
 
-from pytest_uiground import htmlreport, stats
-from pytest_uiground.collect import load_suite
+from pytest_uiground import stats
 from pytest_uiground.geometry import Box, Point
 from pytest_uiground.image import ImageRef
+from pytest_uiground.loading import load_suite
+from pytest_uiground.report import html as htmlreport
 from pytest_uiground.sample import Sample, Target
 
 GREEN = htmlreport.TRUTH_RGB
@@ -135,7 +136,7 @@ def test_report_of_real_runs_without_and_with_baseline(project: Project) -> None
 @pytest.mark.slow
 def test_a_failing_renderer_leaves_the_json_and_says_so(project: Project) -> None:
     (project.root / "conftest.py").write_text(
-        "import pytest_uiground.htmlreport as h\n\n"
+        "import pytest_uiground.report.html as h\n\n"
         "def boom(*args, **kwargs):\n    raise RuntimeError('renderer exploded')\n\n"
         "h.render = boom\n"
     )

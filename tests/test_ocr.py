@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
+from pytest_uiground.benchmarks.synthetic import loader as synthetic
 from pytest_uiground.geometry import Box, Point
 from pytest_uiground.image import ImageRef
-from pytest_uiground.loaders import synthetic
-from pytest_uiground.loaders.base import LoaderContext
+from pytest_uiground.loading import LoaderContext
 from pytest_uiground.models.base import Model, ModelOptions
 from pytest_uiground.models.ocr import (
     OcrGrounder,

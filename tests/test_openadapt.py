@@ -15,10 +15,10 @@ import pytest
 from PIL import Image
 
 from pytest_uiground import registry
+from pytest_uiground.benchmarks.openadapt import loader as openadapt
+from pytest_uiground.benchmarks.openadapt.fixture import write_annotations, write_recorded
 from pytest_uiground.geometry import Box, Point
-from pytest_uiground.loaders import openadapt
-from pytest_uiground.loaders.base import LoaderContext
-from pytest_uiground.openadapt_fixture import write_annotations, write_recorded
+from pytest_uiground.loading import LoaderContext
 from pytest_uiground.sample import Sample, check_sample_ids
 
 W, H = 400, 300

@@ -23,11 +23,10 @@ from chat_server import ChatServer, Reply, image_of, prompt_of
 from conftest import Project
 from PIL import Image
 
-from pytest_uiground import prompts
-from pytest_uiground.collect import load_suite
 from pytest_uiground.geometry import Box
 from pytest_uiground.image import ImageRef
-from pytest_uiground.models import openai_client
+from pytest_uiground.loading import load_suite
+from pytest_uiground.models import openai_client, prompts
 from pytest_uiground.models.base import ModelLoadError, ModelOptions
 from pytest_uiground.models.openai_client import OpenAIChatModel, ResizeRule, create, smart_resize
 from pytest_uiground.sample import Sample, Target

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pytest_uiground.geometry import Box, Point
-from pytest_uiground.parsers import (
+from pytest_uiground.models.parsers import (
     FAMILIES,
     FLORENCE2_LOC_OFFSET,
     ParseContext,

@@ -6,8 +6,8 @@ import pytest
 
 from pytest_uiground.geometry import Box
 from pytest_uiground.image import ImageRef
-from pytest_uiground.parsers import FAMILIES
-from pytest_uiground.prompts import _PROMPTS, prompt_for
+from pytest_uiground.models.parsers import FAMILIES
+from pytest_uiground.models.prompts import _PROMPTS, prompt_for
 from pytest_uiground.sample import TASK_KINDS, Sample, Target
 
 # Copied from the AutomotiveUI card's ``preprocess_prompt_elam`` (seed 000, lines 105-112).

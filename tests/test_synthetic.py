@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
+from pytest_uiground.benchmarks.synthetic import loader as synthetic
 from pytest_uiground.image import encode_png
-from pytest_uiground.loaders import synthetic
-from pytest_uiground.loaders.base import LoaderContext
+from pytest_uiground.loading import LoaderContext
 from pytest_uiground.sample import Sample, check_sample_ids
 
 REPO = Path(__file__).resolve().parents[1]

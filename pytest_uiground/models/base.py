@@ -11,8 +11,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
-from ..prediction import Prediction
-from ..sample import Sample
+from pytest_uiground.prediction import Prediction
+from pytest_uiground.sample import Sample
 
 
 @dataclass(frozen=True)

@@ -11,9 +11,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..geometry import Point
-from ..prediction import Prediction
-from ..sample import Sample
+from pytest_uiground.geometry import Point
+from pytest_uiground.prediction import Prediction
+from pytest_uiground.sample import Sample
+
 from .base import ModelOptions
 
 

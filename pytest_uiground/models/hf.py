@@ -20,12 +20,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .. import parsers, prompts
-from ..overrides import NONE, Overrides
-from ..prediction import Prediction
-from ..sample import Sample
+from pytest_uiground.prediction import Prediction
+from pytest_uiground.sample import Sample
+
+from . import parsers, prompts
 from .base import ModelLoadError, ModelOptions
 from .device import resolve_device
+from .overrides import NONE, Overrides
 
 WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".pth", ".gguf")
 

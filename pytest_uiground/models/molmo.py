@@ -18,13 +18,14 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from .. import parsers, prompts
-from ..overrides import NONE, Overrides
-from ..prediction import Prediction
-from ..sample import Sample
+from pytest_uiground.prediction import Prediction
+from pytest_uiground.sample import Sample
+
+from . import parsers, prompts
 from .base import ModelLoadError, ModelOptions
 from .device import resolve_device
 from .hf import _sha, resolve_dtype, resolve_model_path
+from .overrides import NONE, Overrides
 
 WORKING_VERSIONS = "transformers 4.48.2 (as the ELAM card pins it) or 4.49-4.53"
 INSTALL_HINT = 'pip install "pytest-uiground[molmo]"'

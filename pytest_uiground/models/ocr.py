@@ -27,10 +27,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
-from ..geometry import Box, Point
-from ..image import ImageError, image_digest
-from ..prediction import Prediction
-from ..sample import Sample
+from pytest_uiground.geometry import Box, Point
+from pytest_uiground.image import ImageError, image_digest
+from pytest_uiground.prediction import Prediction
+from pytest_uiground.sample import Sample
+
 from .base import ModelOptions
 
 if TYPE_CHECKING:

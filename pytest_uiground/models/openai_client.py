@@ -70,10 +70,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
-from .. import parsers, prompts
-from ..image import ImageError, ImageRef
-from ..prediction import Prediction
-from ..sample import Sample
+from pytest_uiground.image import ImageError, ImageRef
+from pytest_uiground.prediction import Prediction
+from pytest_uiground.sample import Sample
+
+from . import parsers, prompts
 from .base import ModelLoadError, ModelOptions
 
 if TYPE_CHECKING:

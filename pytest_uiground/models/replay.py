@@ -16,11 +16,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .. import parsers
-from ..overrides import NONE, Overrides
-from ..prediction import Prediction
-from ..sample import Sample
+from pytest_uiground.prediction import Prediction
+from pytest_uiground.sample import Sample
+
+from . import parsers
 from .base import ModelLoadError, ModelOptions
+from .overrides import NONE, Overrides
 
 NEEDS_INPUT_SIZE = ("uitars", "qwen-vl")
 TEXT_TASKS = ("option", "answer", "vqa")  # no coordinates to read, so no model input size needed

@@ -1,1 +1,0 @@
-"""Bench2Drive-VL: judged driving VQA (formulas, judge prompts, the scorer)."""

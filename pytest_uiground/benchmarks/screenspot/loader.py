@@ -1,0 +1,226 @@
+"""ScreenSpot-v2 (``OS-Copilot/ScreenSpot-v2``) and ScreenSpot-Pro (``likaixin/ScreenSpot-Pro``).
+
+Both are point-grounding sets whose boxes are in *pixels*; the project's one convention is
+a normalized box, so each loader normalizes at load time:
+
+* **v2** (loader ``screenspot_v2``): ``screenspot_{mobile,desktop,web}_v2.json``, records
+  ``{img_filename, instruction, bbox [x, y, w, h], data_type text|icon, data_source}``.
+  The records carry no image size, so the size is read from the image *header*
+  (``PIL.Image.open(path).size`` decodes no pixels), once per image file. Images live in
+  ``screenspotv2_image/`` (the name of the hub's zip) or ``images/``; both are accepted.
+  Sample ``ssv2-{split}-{i}`` is record ``i`` of that split's file.
+* **Pro** (loader ``screenspot_pro``): ``annotations/{app}_{platform}.json``, records
+  ``{img_filename, bbox [x1, y1, x2, y2], instruction, instruction_cn, id, application,
+  platform, img_size [w, h], ui_type, group}``; images in ``images/``. The box is
+  normalized with the record's ``img_size``, as the reference scorer does, so no image is
+  opened at collection. Sample ``sspro-{id}`` (the id made safe for pytest).
+
+Boxes are clipped to the image. Every predicted point is clipped to [0, 1] by the parsers,
+so a point is inside the clipped box exactly when it is inside the original one: clipping
+changes no score, it only lets a box that overhangs the screenshot by a pixel through
+:func:`~pytest_uiground.geometry.make_box`. A record the reference would crash on (no
+bbox, a box outside the image, no instruction, a missing image) becomes an ``invalid``
+sample naming the file, the record and the field; the other records run.
+
+``--data-path DIR`` is the dataset folder itself or a data root holding ``ScreenSpot-v2/``
+or ``ScreenSpot-Pro/`` (one ``--data-path`` for several suites). A missing layout raises
+an error naming every place looked and what was expected there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from pytest_uiground.image import ImageRef
+from pytest_uiground.loading import (
+    LayoutError,
+    LoaderContext,
+    RecordError,
+    candidates,
+    check_options,
+    clipped_box,
+    header_size,
+    invalid_sample,
+    known_meta,
+    meta_field,
+    numbers,
+    read_records,
+    safe_id,
+    text_field,
+)
+from pytest_uiground.sample import Sample, Target
+
+V2_FOLDER = "ScreenSpot-v2"
+V2_SPLITS = ("mobile", "desktop", "web")
+V2_IMAGE_DIRS = ("screenspotv2_image", "images")
+V2_HOW_TO_GET = (
+    "download it with `huggingface-cli download OS-Copilot/ScreenSpot-v2 --repo-type dataset "
+    f"--local-dir /data/{V2_FOLDER}`, unzip screenspotv2_image.zip there, and pass "
+    f"`--data-path /data/{V2_FOLDER}` (or a folder that contains {V2_FOLDER}/)"
+)
+PRO_FOLDER = "ScreenSpot-Pro"
+PRO_LANGUAGES = {"en": "instruction", "cn": "instruction_cn"}
+PRO_META = ("group", "application", "ui_type", "platform")
+PRO_HOW_TO_GET = (
+    "download it with `huggingface-cli download likaixin/ScreenSpot-Pro --repo-type dataset "
+    f"--local-dir /data/{PRO_FOLDER}` and pass `--data-path /data/{PRO_FOLDER}` (or a folder that "
+    f"contains {PRO_FOLDER}/)"
+)
+
+# -- ScreenSpot-v2 ----------------------------------------------------------------------------------
+def _v2_file(split: str) -> str:
+    return f"screenspot_{split}_v2.json"
+
+
+def locate_v2(data_path: Path | None, splits: Sequence[str]) -> tuple[Path, Path]:
+    """The folder holding the split files and the image folder, or a :class:`LayoutError`."""
+    looked: list[str] = []
+    if data_path is None:
+        raise LayoutError(f"ScreenSpot-v2 needs --data-path (no default location). To get it: {V2_HOW_TO_GET}")
+    for folder in candidates(data_path, V2_FOLDER):
+        present = [s for s in V2_SPLITS if (folder / _v2_file(s)).is_file()]
+        if not present:
+            looked.append(f"{folder} (no {', '.join(_v2_file(s) for s in splits)})")
+            continue
+        missing = [s for s in splits if s not in present]
+        if missing:
+            raise LayoutError(
+                f"ScreenSpot-v2 at {folder} is incomplete: expected "
+                + ", ".join(str(folder / _v2_file(s)) for s in missing)
+                + f" (found {', '.join(_v2_file(s) for s in present)}). Re-download it, or set "
+                "[loader.options] splits to the splits you have"
+            )
+        for name in V2_IMAGE_DIRS:
+            if (folder / name).is_dir():
+                return folder, folder / name
+        raise LayoutError(
+            f"ScreenSpot-v2 at {folder} has the annotation files but no image folder: expected "
+            f"{folder / V2_IMAGE_DIRS[0]}/ (the unzipped screenspotv2_image.zip) or {folder / V2_IMAGE_DIRS[1]}/"
+        )
+    raise LayoutError(
+        "dataset ScreenSpot-v2 not found. Looked in: " + "; ".join(looked) + f". To get it: {V2_HOW_TO_GET}"
+    )
+
+
+
+
+def v2_record_to_sample(split: str, i: int, record: Any, images: Path,
+                        size_of: Callable[[Path], tuple[int, int] | str]) -> Sample:
+    sid = f"ssv2-{split}-{i}"
+    where = f"{_v2_file(split)} record {i}"
+    meta = {"split": split}
+    if not isinstance(record, dict):
+        return invalid_sample(sid, ImageRef(key=sid), "point", meta,
+                              f"{where}: expected an object, got {type(record).__name__}")
+    name = record.get("img_filename")
+    image = ImageRef.from_path(images / name) if isinstance(name, str) and name else ImageRef(key=sid)
+    meta.update(known_meta(record, ("data_type", "data_source")))
+    if "data_type" in meta:
+        meta["cell"] = f"{split}/{meta['data_type']}"
+    try:
+        for key in ("data_type", "data_source"):
+            meta_field(record, key)
+        instruction = text_field(record, "instruction")
+        if not isinstance(name, str) or not name:
+            raise RecordError("img_filename", f"expected a file name, got {name!r}")
+        x, y, w, h = numbers(record.get("bbox"), 4, "bbox")
+        size = size_of(images / name)
+        if isinstance(size, str):
+            raise RecordError("img_filename", f"{size}")
+        width, height = size
+        box = clipped_box(x / width, y / height, (x + w) / width, (y + h) / height, "bbox")
+    except RecordError as exc:
+        return invalid_sample(sid, image, "point", meta, f"{where}: {exc}")
+    return Sample(id=sid, image=image, instruction=instruction, task="point", target=Target(box=box), meta=meta)
+
+
+def load_v2(options: Mapping[str, Any], ctx: LoaderContext) -> list[Sample]:
+    """ScreenSpot-v2: one point sample per record of each split file, boxes normalized by image size."""
+    check_options(options, {"splits"})
+    splits = options.get("splits", list(V2_SPLITS))
+    if not isinstance(splits, list) or not splits or any(s not in V2_SPLITS for s in splits):
+        raise ValueError(f"loader option splits: expected a non-empty list of {', '.join(V2_SPLITS)}, got {splits!r}")
+    folder, images = locate_v2(ctx.data_path, splits)
+    sizes: dict[Path, tuple[int, int] | str] = {}
+    samples: list[Sample] = []
+    for split in splits:
+        for i, record in enumerate(read_records(folder / _v2_file(split))):
+            samples.append(v2_record_to_sample(split, i, record, images, lambda p: header_size(p, sizes)))
+    return samples
+
+
+# -- ScreenSpot-Pro ---------------------------------------------------------------------------------
+def locate_pro(data_path: Path | None) -> tuple[list[Path], Path]:
+    """The annotation files and the image folder, or a :class:`LayoutError`."""
+    if data_path is None:
+        raise LayoutError(f"ScreenSpot-Pro needs --data-path (no default location). To get it: {PRO_HOW_TO_GET}")
+    looked: list[str] = []
+    for folder in candidates(data_path, PRO_FOLDER):
+        files = sorted((folder / "annotations").glob("*.json"))
+        if not files:
+            looked.append(f"{folder} (no annotations/*.json)")
+            continue
+        if not (folder / "images").is_dir():
+            raise LayoutError(
+                f"ScreenSpot-Pro at {folder} has annotations/ but no image folder: expected {folder / 'images'}/ "
+                "holding each record's img_filename"
+            )
+        return files, folder / "images"
+    raise LayoutError(
+        "dataset ScreenSpot-Pro not found: expected annotations/{app}_{platform}.json and images/. Looked in: "
+        + "; ".join(looked) + f". To get it: {PRO_HOW_TO_GET}"
+    )
+
+
+def pro_record_to_sample(file: Path, i: int, record: Any, images: Path, language: str, seen: dict[str, str]) -> Sample:
+    where = f"{file.name} record {i}"
+    raw_id = record.get("id") if isinstance(record, dict) else None
+    fallback = f"sspro-{safe_id(file.stem)}-{i}"
+    sid = f"sspro-{safe_id(str(raw_id))}" if isinstance(raw_id, (str, int)) and str(raw_id) else fallback
+    meta: dict[str, str] = {"language": language}
+    if not isinstance(record, dict):
+        return invalid_sample(fallback, ImageRef(key=fallback), "point", meta,
+                              f"{where}: expected an object, got {type(record).__name__}")
+    if sid in seen:
+        first, sid = seen[sid], fallback
+        return invalid_sample(sid, ImageRef(key=sid), "point", meta,
+                              f"{where}: field 'id': {raw_id!r} repeats the id of {first}")
+    seen[sid] = where
+    name = record.get("img_filename")
+    image = ImageRef.from_path(images / name) if isinstance(name, str) and name else ImageRef(key=sid)
+    meta.update(known_meta(record, PRO_META))
+    if "group" in meta and "ui_type" in meta:
+        meta["cell"] = f"{meta['group']}/{meta['ui_type']}"
+    try:
+        if raw_id is None or str(raw_id) == "":
+            raise RecordError("id", "missing")
+        for key in PRO_META:
+            meta_field(record, key)
+        instruction = text_field(record, PRO_LANGUAGES[language])
+        if not isinstance(name, str) or not name:
+            raise RecordError("img_filename", f"expected a file name, got {name!r}")
+        width, height = numbers(record.get("img_size"), 2, "img_size")
+        if width <= 0 or height <= 0:
+            raise RecordError("img_size", f"expected a positive [w, h], got {record.get('img_size')!r}")
+        x0, y0, x1, y1 = numbers(record.get("bbox"), 4, "bbox")
+        box = clipped_box(x0 / width, y0 / height, x1 / width, y1 / height, "bbox")
+    except RecordError as exc:
+        return invalid_sample(sid, image, "point", meta, f"{where}: {exc}")
+    return Sample(id=sid, image=image, instruction=instruction, task="point", target=Target(box=box), meta=meta)
+
+
+def load_pro(options: Mapping[str, Any], ctx: LoaderContext) -> list[Sample]:
+    """ScreenSpot-Pro: one point sample per record of every ``annotations/*.json`` file (sorted)."""
+    check_options(options, {"language"})
+    language = options.get("language", "en")
+    if language not in PRO_LANGUAGES:
+        raise ValueError(f"loader option language: expected one of {', '.join(PRO_LANGUAGES)}, got {language!r}")
+    files, images = locate_pro(ctx.data_path)
+    seen: dict[str, str] = {}
+    samples: list[Sample] = []
+    for file in files:
+        for i, record in enumerate(read_records(file)):
+            samples.append(pro_record_to_sample(file, i, record, images, language, seen))
+    return samples

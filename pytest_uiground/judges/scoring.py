@@ -1,0 +1,127 @@
+"""Worker side of judged suites: score answers with the judge, in parallel, safely.
+
+The runner predicts a batch of samples at once; :class:`JudgedScorer` then sends the
+batch's answers to the judge on a small thread pool (``--judge-concurrency``), so a
+remote judge's latency overlaps instead of adding up. Each sample's test waits only
+for its own score. What a judge failure costs is decided here:
+
+* unparseable reply → the sample's error by default (counted as
+  ``judge_parse_error``); with ``--judge-parse-errors zero`` a 0 scored as a format
+  error, as the reference does;
+* unreachable judge → the sample's error, and the session is told to stop;
+* samples in the seeded ``--judge-repeat`` subset are scored K times; the spread is
+  kept in the sample's details for the summary.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Callable, Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from pytest_uiground.prediction import Prediction
+from pytest_uiground.results import SampleResult
+from pytest_uiground.sample import Sample
+from pytest_uiground.score import Score
+
+from .base import Judge, JudgeCallError, JudgeParseError, JudgeUnreachable
+
+RAW_LIMIT = 300
+
+
+@dataclass
+class Judged:
+    """A judged sample: its score, or the error that took its place."""
+
+    score: Score | None
+    error: str | None = None
+    unreachable: bool = False
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+ScoreFn = Callable[[Sample, Prediction, Judge, int], Score]
+
+
+def _bench2drive(sample: Sample, pred: Prediction, judge: Judge, repeat: int) -> Score:
+    from pytest_uiground.benchmarks.bench2drive_vl.scorer import score_vqa
+
+    return score_vqa(sample, pred, judge, repeat=repeat)
+
+
+class JudgedScorer:
+    def __init__(self, judge: Judge, *, parse_errors: str = "error", repeat: int = 1,
+                 repeat_ids: frozenset[str] = frozenset(), score_fn: ScoreFn = _bench2drive) -> None:
+        self.judge, self.parse_errors, self.repeat = judge, parse_errors, repeat
+        self.repeat_ids = repeat_ids
+        self.score_fn = score_fn
+        self._pool: ThreadPoolExecutor | None = None
+        self._pending: dict[str, Future[Judged]] = {}
+
+    def submit(self, sample: Sample, pred: Prediction) -> None:
+        """Start judging ``sample`` in the background (a no-op when already started)."""
+        if sample.id in self._pending or pred.error is not None:
+            return
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(max(1, self.judge.options.concurrency), thread_name_prefix="uiground-judge")
+        self._pending[sample.id] = self._pool.submit(self.judge_one, sample, pred)
+
+    def result(self, sample: Sample, pred: Prediction) -> Judged:
+        future = self._pending.pop(sample.id, None)
+        return future.result() if future is not None else self.judge_one(sample, pred)
+
+    def judge_one(self, sample: Sample, pred: Prediction) -> Judged:
+        first = self._attempt(sample, pred, 0)
+        if first.score is None or sample.id not in self.repeat_ids or self.repeat <= 1:
+            return first
+        values = [first.score.value]
+        for r in range(1, self.repeat):
+            again = self._attempt(sample, pred, r)
+            if again.score is None:
+                first.score.details["judge_repeat_error"] = again.error
+                break
+            values.append(again.score.value)
+        first.score.details["judge_repeats"] = values
+        first.score.details["judge_spread"] = max(values) - min(values)
+        return first
+
+    def _attempt(self, sample: Sample, pred: Prediction, repeat: int) -> Judged:
+        try:
+            return Judged(self.score_fn(sample, pred, self.judge, repeat))
+        except JudgeUnreachable as exc:
+            return Judged(None, str(exc), unreachable=True)
+        except JudgeCallError as exc:
+            return Judged(None, f"the judge request failed: {exc}")
+        except JudgeParseError as exc:
+            raw = exc.raw if len(exc.raw) <= RAW_LIMIT else exc.raw[:RAW_LIMIT] + "..."
+            details = {"judge_parse_error": True, "judge_problem": exc.problem, "judge_reply": raw}
+            if self.parse_errors == "zero":
+                return Judged(Score(0.0, None, True, details))
+            return Judged(None, f"the judge's reply could not be parsed ({exc.problem}); reply: {raw!r}. "
+                                "Scored 0 and counted; --judge-parse-errors zero scores it 0 silently, as the "
+                                "reference does", details=details)
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+        close = getattr(self.judge.backend, "close", None)
+        if callable(close):
+            close()
+
+
+def stability(results: Iterable[SampleResult]) -> dict[str, Any] | None:
+    """Summary of the judge's spread over the repeated samples (None when nothing repeated)."""
+    spreads = {r.id: r.details["judge_repeats"] for r in results if r.details.get("judge_repeats")}
+    if not spreads:
+        return None
+    ranges = [max(v) - min(v) for v in spreads.values()]
+    stdevs = [statistics.pstdev(v) for v in spreads.values()]
+    return {
+        "samples": len(spreads),
+        "repeats": max(len(v) for v in spreads.values()),
+        "mean_range": round(sum(ranges) / len(ranges), 4),
+        "max_range": round(max(ranges), 4),
+        "mean_stdev": round(sum(stdevs) / len(stdevs), 4),
+        "unstable": sorted(i for i, v in spreads.items() if max(v) != min(v)),
+    }

@@ -1,1 +1,0 @@
-"""Dataset loaders, found by name through the ``pytest_uiground.loaders`` entry-point group."""

@@ -1,0 +1,193 @@
+"""The loader interface: suite.toml names a loader and passes it options.
+
+A loader returns the suite's samples without decoding any image: it runs at
+collection, on the controller and again on every xdist worker, so it must be cheap
+and deterministic.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from . import registry
+from .geometry import Box
+from .image import ImageRef
+from .sample import Sample, Target, check_sample_ids
+from .suite import SuiteConfig, load_suite_config
+
+
+@dataclass(frozen=True)
+class LoaderContext:
+    """What a loader may need beyond its own options."""
+
+    suite_name: str
+    suite_dir: Path
+    data_path: Path | None = None
+
+
+Loader = Callable[[Mapping[str, Any], LoaderContext], list[Sample]]
+
+
+@dataclass(frozen=True)
+class LoadedSuite:
+    config: SuiteConfig
+    samples: tuple[Sample, ...]
+
+    @property
+    def fingerprint(self) -> str:
+        """Dataset fingerprint for provenance: the sample ids and the loader options."""
+        h = hashlib.sha256(repr(sorted(self.config.loader_options.items())).encode())
+        for s in self.samples:
+            h.update(s.id.encode() + b"\0")
+        return h.hexdigest()[:16]
+
+
+class SuiteLoadError(Exception):
+    pass
+
+
+@cache
+def load_suite(path: Path, data_path: Path | None = None) -> LoadedSuite:
+    """Parse suite.toml and run its loader once per process."""
+    config = load_suite_config(path)
+    loader = registry.resolve(registry.LOADER_GROUP, config.loader, what="loader", option=f"{path} [loader] name")
+    ctx = LoaderContext(suite_name=config.name, suite_dir=path.parent, data_path=data_path)
+    try:
+        samples = loader(config.loader_options, ctx)
+    except (ValueError, FileNotFoundError, OSError) as exc:
+        raise SuiteLoadError(f"{path}: loader {config.loader!r} failed: {exc}") from exc
+    check_sample_ids(samples, source=str(path))
+    return LoadedSuite(config=config, samples=tuple(samples))
+
+
+def header_size(path: Path, sizes: dict[Path, tuple[int, int] | str], *, missing_hint: str = "",
+                unreadable_hint: str = "") -> tuple[int, int] | str:
+    """(width, height) from the image header (the pixels are not decoded), or why it cannot
+    be read; cached per file in ``sizes``. Loaders call this at collection, so it must stay cheap."""
+    if path not in sizes:
+        from PIL import Image, UnidentifiedImageError
+
+        try:
+            with Image.open(path) as im:
+                sizes[path] = (int(im.size[0]), int(im.size[1]))
+        except FileNotFoundError:
+            sizes[path] = f"image {str(path)!r} does not exist{missing_hint}"
+        except (OSError, UnidentifiedImageError, ValueError) as exc:
+            sizes[path] = f"image {str(path)!r} is not a readable image ({exc}){unreadable_hint}"
+    return sizes[path]
+
+
+_UNSAFE_ID = re.compile(r"[^A-Za-z0-9_.:+\-]")
+
+
+class LayoutError(FileNotFoundError):
+    """The dataset is not where it was looked for, or not in the published layout.
+
+    A ``FileNotFoundError`` so that collection reports it as the suite's load error
+    (with the suite file), before any sample runs.
+    """
+
+
+class RecordError(ValueError):
+    """One record is malformed; the message names the field. Becomes an invalid sample."""
+
+    def __init__(self, field: str, detail: str) -> None:
+        super().__init__(f"field {field!r}: {detail}")
+        self.field, self.detail = field, detail
+
+    def within(self, parent: str) -> RecordError:
+        """The same problem, named from the enclosing record (``groups[2].answer``)."""
+        return RecordError(f"{parent}.{self.field}", self.detail)
+
+
+# -- helpers for loaders of published record files -----------------------------------------------
+def check_options(options: Mapping[str, Any], known: Iterable[str]) -> None:
+    """Unknown loader options are a suite.toml mistake: fail naming the known ones."""
+    allowed = sorted(known)
+    unknown = sorted(set(options) - set(allowed))
+    if unknown:
+        raise ValueError(f"unknown loader option(s) {unknown}; known: {', '.join(allowed)}")
+
+
+def read_records(path: Path) -> list[Any]:
+    """A JSON list of records; anything else fails the whole suite naming the file.
+
+    A file that is not a list cannot be split into per-record failures, so it is a layout
+    error rather than an invalid sample.
+    """
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path}: not valid JSON ({exc}); re-download the file") from exc
+    if not isinstance(data, list):
+        raise ValueError(f"{path}: expected a JSON list of records, got a {type(data).__name__}")
+    return data
+
+
+def numbers(value: Any, n: int, field: str) -> list[float]:
+    """Exactly ``n`` finite numbers, or a :class:`RecordError` naming ``field``."""
+    if not isinstance(value, (list, tuple)) or len(value) != n:
+        raise RecordError(field, f"expected a list of {n} numbers, got {value!r}")
+    out: list[float] = []
+    for v in value:
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or v != v or v in (float("inf"), float("-inf")):
+            raise RecordError(field, f"expected a list of {n} numbers, got {value!r}")
+        out.append(float(v))
+    return out
+
+
+def clipped_box(x0: float, y0: float, x1: float, y1: float, field: str) -> Box:
+    """A normalized box clipped to the image, or a :class:`RecordError`.
+
+    Clipping never changes a hit (predicted points are clipped to [0, 1] too); a box with
+    negative size or one lying wholly outside the image is refused, since no point could
+    ever hit it and the record is wrong.
+    """
+    if x0 > x1 or y0 > y1:
+        raise RecordError(field, f"box [{x0:g}, {y0:g}, {x1:g}, {y1:g}] has negative size")
+    if x1 < 0 or y1 < 0 or x0 > 1 or y0 > 1:
+        raise RecordError(field, f"box [{x0:g}, {y0:g}, {x1:g}, {y1:g}] lies outside the image")
+    return Box(max(0.0, x0), max(0.0, y0), min(1.0, x1), min(1.0, y1))
+
+
+def text_field(record: Mapping[str, Any], field: str) -> str:
+    value = record.get(field)
+    if not isinstance(value, str) or not value.strip():
+        raise RecordError(field, f"expected non-empty text, got {value!r}")
+    return value
+
+
+def meta_field(record: Mapping[str, Any], field: str) -> str:
+    """A slicing key as text; a missing one is a record error (its slice would be wrong)."""
+    value = record.get(field)
+    if value is None or isinstance(value, (dict, list)) or (isinstance(value, str) and not value):
+        raise RecordError(field, f"expected a value, got {value!r}")
+    return str(value)
+
+
+def known_meta(record: Mapping[str, Any], fields: Iterable[str]) -> dict[str, str]:
+    """The slicing keys a record does carry, read before validation so that an invalid
+    sample still lands in its slices (and in ``where`` filters) as a wrong answer."""
+    return {f: str(record[f]) for f in fields
+            if record.get(f) is not None and not isinstance(record[f], (dict, list)) and str(record[f])}
+
+
+def safe_id(raw: str) -> str:
+    """``raw`` with every character outside the sample-id alphabet replaced by ``_``."""
+    return _UNSAFE_ID.sub("_", raw)
+
+
+def candidates(data_path: Path | None, folder: str) -> list[Path]:
+    return [] if data_path is None else [data_path, data_path / folder]
+
+
+def invalid_sample(sid: str, image: ImageRef, task: str, meta: Mapping[str, str], reason: str) -> Sample:
+    return Sample(id=sid, image=image, instruction="", task=task, target=Target(),  # type: ignore[arg-type]
+                  meta=dict(meta), invalid=reason)

@@ -1,0 +1,103 @@
+"""Per-suite model customisation: prompt templates, image preprocessing, response parser.
+
+The idea of MMBench-GUI's per-model config, the pytest way. A suite may override, per
+model name, without touching the core:
+
+```toml
+[models.uitars]
+prompts = { point = "Click on: {instruction}" }     # per task kind; {instruction} is filled in
+parser = "uground"                                   # a family parser, or package.module:function
+preprocess = "mypkg.screens:crop_status_bar"         # PIL image -> PIL image, before the processor
+```
+
+A Python package can do the same by registering a factory under the
+``pytest_uiground.models.overrides`` entry-point group: ``factory(suite_name, model_name) ->
+Overrides | None`` (a plugin's fields win over the file's). A custom parser is
+``parse(text, task, ctx) -> parsers.Parsed``.
+
+Overrides change what the model sees or how its text is read, so they are part of
+the prediction cache key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any
+
+from pytest_uiground.registry import OVERRIDES_GROUP, import_object, known
+from pytest_uiground.sample import TASK_KINDS, Sample
+
+from . import parsers
+
+
+@dataclass(frozen=True)
+class Overrides:
+    prompts: Mapping[str, str] = field(default_factory=dict)
+    parser: str | None = None
+    preprocess: str | None = None
+
+    def __post_init__(self) -> None:
+        for task in self.prompts:
+            if task not in TASK_KINDS:
+                raise ValueError(f"prompt override for unknown task kind {task!r}; known: {', '.join(TASK_KINDS)}")
+        if self.parser and ":" not in self.parser and self.parser not in parsers.FAMILIES:
+            raise ValueError(f"parser {self.parser!r} is neither a family ({', '.join(parsers.FAMILIES)}) "
+                             "nor package.module:function")
+
+    @property
+    def empty(self) -> bool:
+        return not (self.prompts or self.parser or self.preprocess)
+
+    def key(self) -> dict[str, Any]:
+        return {"prompts": dict(sorted(self.prompts.items())), "parser": self.parser, "preprocess": self.preprocess}
+
+    def prompt(self, sample: Sample, default: Callable[[Sample], str]) -> str:
+        template = self.prompts.get(sample.task)
+        return template.format(instruction=sample.instruction) if template is not None else default(sample)
+
+    def image(self, image: Any) -> Any:
+        return import_object(self.preprocess, what="preprocess")(image) if self.preprocess else image
+
+    def parse(self, family: str, text: str, task: str, ctx: parsers.ParseContext) -> parsers.Parsed:
+        if not self.parser:
+            return parsers.parse(family, text, task, ctx)
+        if ":" in self.parser:
+            return import_object(self.parser, what="parser")(text, task, ctx)  # type: ignore[no-any-return]
+        return parsers.parse(self.parser, text, task, ctx)
+
+
+NONE = Overrides()
+
+
+def from_table(table: Mapping[str, Any], *, where: str) -> Overrides:
+    unknown = set(table) - {"prompts", "parser", "preprocess"}
+    if unknown:
+        raise ValueError(f"{where}: unknown field(s) {sorted(unknown)}; allowed: parser, preprocess, prompts")
+    prompts = table.get("prompts", {})
+    if not isinstance(prompts, dict) or not all(isinstance(v, str) for v in prompts.values()):
+        raise ValueError(f"{where}.prompts: expected a table of task kind → template string")
+    for key in ("parser", "preprocess"):
+        if key in table and not isinstance(table[key], str):
+            raise ValueError(f"{where}.{key}: expected a string, got {table[key]!r}")
+    try:
+        return Overrides(prompts=prompts, parser=table.get("parser"), preprocess=table.get("preprocess"))
+    except ValueError as exc:
+        raise ValueError(f"{where}: {exc}") from exc
+
+
+@cache
+def _plugins() -> tuple[Any, ...]:
+    return tuple(import_object(target, what="overrides") for target in known(OVERRIDES_GROUP).values())
+
+
+def resolve(suite: str, model: str, table: Mapping[str, Any] | None) -> Overrides:
+    """The suite file's overrides for this model, then every registered plugin's on top."""
+    result = from_table(table, where=f"[models.{model}]") if table else NONE
+    for factory in _plugins():
+        extra = factory(suite, model)
+        if extra is not None:
+            result = Overrides(prompts={**result.prompts, **extra.prompts}, parser=extra.parser or result.parser,
+                               preprocess=extra.preprocess or result.preprocess)
+    return result
