@@ -1,6 +1,6 @@
 """Adapter benchmarks on tiny random models (CPU here; a GPU when one is present).
 
-    python benchmarks/bench_adapters.py [--device cpu|cuda:0]
+    python perf/bench_adapters.py [--device cpu|cuda:0]
 
 1. Throughput of batched vs batch-1 generation (samples per second).
 2. Per-sample overhead for a 1920x1080 screenshot, split into image decoding, the

@@ -1,6 +1,6 @@
 """AutomotiveUI suite benchmarks on a generated fixture set (figures for the notes).
 
-    python benchmarks/bench_automotive.py [--rows 5000] [--width 2000]
+    python perf/bench_automotive.py [--rows 5000] [--width 2000]
 
 Collection time and peak RSS, and the harness time per sample with the ``center`` model
 (which decodes every image), for the full set and a fifth of it (to see that memory is

@@ -1,8 +1,8 @@
 """Core harness benchmarks (figures for the notes; never run as unit tests).
 
-    python benchmarks/bench_core.py [--quick]
+    python perf/bench_core.py [--quick]
 
-1. Harness overhead per sample with a zero-cost model (``benchmarks/zero_model.py``) in one process:
+1. Harness overhead per sample with a zero-cost model (``perf/zero_model.py``) in one process:
    the slope of wall time between a small and a large synthetic suite.
 2. Collection of a 5,000 and a 50,000-sample synthetic suite: wall time and peak RSS.
 3. The main job (``pytest suites/synthetic``, default ``ocr`` model) wall time.

@@ -1,6 +1,6 @@
 """Judged-suite throughput: Bench2Drive-VL questions scored through a remote judge.
 
-    python benchmarks/bench_judge.py [--frames 40] [--delay 0.2] [--concurrency 1 8 32]
+    python perf/bench_judge.py [--frames 40] [--delay 0.2] [--concurrency 1 8 32]
 
 Each frame of the generated fixture has 8 questions needing 11 judge requests in all
 (Q24 and Q28 ask once more per matched object). Every answer is made unique per frame,
@@ -28,9 +28,10 @@ from chat_server import ChatServer, Reply, prompt_of
 from pytest_uiground.benchmarks.bench2drive_vl.fixture import write_frames
 from pytest_uiground.benchmarks.bench2drive_vl.loader import load
 from pytest_uiground.benchmarks.bench2drive_vl.prompts import PROMPT_HASH
+from pytest_uiground.benchmarks.bench2drive_vl.scorer import score_vqa
 from pytest_uiground.judges.base import Judge, JudgeOptions
 from pytest_uiground.judges.openai import create
-from pytest_uiground.judges.scoring import JudgedScorer
+from pytest_uiground.judges.pool import JudgedScorer
 from pytest_uiground.loading import LoaderContext
 from pytest_uiground.prediction import Prediction
 
@@ -54,7 +55,7 @@ def run(url: str, frames: int, concurrency: int) -> dict[str, float]:
         samples = [s for s in load({}, LoaderContext("b", root, root)) if s.invalid is None]
         opts = JudgeOptions(name="openai", api_base=url, model="judge", concurrency=concurrency, max_retries=0)
         judge = Judge(backend=create(opts), options=opts, prompt_hash=PROMPT_HASH)
-        scorer = JudgedScorer(judge)
+        scorer = JudgedScorer(judge, score_vqa)
         preds = {s.id: Prediction(answer=f"{ANSWERS[int(s.meta['qid'])]} frame {s.meta['frame']}") for s in samples}
         t0 = time.perf_counter()
         for start in range(0, len(samples), concurrency):

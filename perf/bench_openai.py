@@ -1,6 +1,6 @@
 """``--model openai`` throughput against a loopback server, and the client's own overhead.
 
-    python benchmarks/bench_openai.py [--samples 500] [--concurrency 32] [--delay 0.2]
+    python perf/bench_openai.py [--samples 500] [--concurrency 32] [--delay 0.2]
 
 1. Wall time: ``--samples`` 1920x1080 screenshots through ``model.predict`` in batches
    of ``--concurrency`` (what the harness hands a model whose ``preferred_batch_size``

@@ -1,6 +1,6 @@
 """A model that does nothing at all: for measuring the harness's own per-sample cost.
 
-    PYTHONPATH=benchmarks pytest suites/synthetic --model zero_model:create
+    PYTHONPATH=perf pytest suites/synthetic --model zero_model:create
 """
 
 from __future__ import annotations
@@ -9,12 +9,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from pytest_uiground.geometry import Point
-from pytest_uiground.models.base import ModelOptions
+from pytest_uiground.models.base import ModelAdapter, ModelOptions
 from pytest_uiground.prediction import Prediction
 from pytest_uiground.sample import Sample
 
 
-class ZeroModel:
+class ZeroModel(ModelAdapter):
     name = "zero"
 
     def predict(self, samples: Sequence[Sample]) -> list[Prediction]:

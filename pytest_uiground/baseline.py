@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from .results import SampleResult
+from .score import Score
 
 FORMAT = 1
 SAMPLES_FILE = "samples.json"
@@ -34,6 +35,11 @@ class BaselineEntry:
     right: bool
     value: float
     components: Mapping[str, bool | float] = field(default_factory=dict)
+
+    def as_score(self, binary: bool) -> Score:
+        """The stored result as a Score that metrics read like the current one. ``binary``:
+        whether the task has a right/wrong outcome (the current record's ``correct`` is set)."""
+        return Score(self.value, self.right if binary else None, components=dict(self.components))
 
 
 @dataclass(frozen=True)
@@ -101,23 +107,10 @@ def atomic_write_text(path: Path, text: str) -> None:
         raise
 
 
-#: Numeric score components kept in the baseline (metrics average them: IoU x100, attempts).
-NUMERIC_COMPONENTS = ("iou", "attempts")
-
-
-def components(r: SampleResult) -> dict[str, bool | float]:
-    """The parts of a score that metrics may read: booleans (point_hit, verdict_correct,
-    detected, ...) and the numeric components in :data:`NUMERIC_COMPONENTS`."""
-    return {k: v for k, v in sorted(r.details.items())
-            if (isinstance(v, bool) and not k.endswith("_format_error"))
-            or (k in NUMERIC_COMPONENTS and isinstance(v, (int, float)))}
-
-
 def _entry(r: SampleResult) -> dict[str, Any]:
     entry: dict[str, Any] = {"right": r.right, "value": round(r.value, 4)}
-    comps = components(r)
-    if comps:
-        entry["c"] = comps
+    if r.score.components:
+        entry["c"] = dict(sorted(r.score.components.items()))
     return entry
 
 

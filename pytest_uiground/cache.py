@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .geometry import Box, Point
 from .prediction import Prediction
 
 FORMAT = 1
@@ -27,21 +26,6 @@ FORMAT = 1
 def digest(data: Mapping[str, Any]) -> str:
     text = json.dumps(data, sort_keys=True, default=str, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()
-
-
-def prediction_from_json(data: Mapping[str, Any]) -> Prediction:
-    point, box = data.get("point"), data.get("box")
-    return Prediction(
-        point=Point(*point) if point is not None else None,
-        box=Box(*box) if box is not None else None,
-        verdict=data.get("verdict"),
-        option=data.get("option"),
-        answer=data.get("answer"),
-        raw=data.get("raw", ""),
-        latency_ms=float(data.get("latency_ms") or 0.0),
-        error=data.get("error"),
-        format_error=bool(data.get("format_error", False)),
-    )
 
 
 @dataclass
@@ -69,7 +53,7 @@ class PredictionCache:
             data = json.loads(path.read_text(encoding="utf-8"))
             if data.get("format") != FORMAT or data.get("key") != key:
                 raise ValueError("format or key mismatch")
-            return Lookup(prediction_from_json(data["prediction"]))
+            return Lookup(Prediction.from_json(data["prediction"]))
         except (OSError, ValueError, KeyError, TypeError) as exc:
             return Lookup(None, f"corrupt prediction cache entry {path} ignored ({exc}); predicting again")
 

@@ -11,13 +11,14 @@ from __future__ import annotations
 import hashlib
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from . import stats
 from .baseline import Baseline
-from .metrics import Aggregate, MetricResult, compute, correct_of, value_of
+from .metrics import Aggregate, MetricResult, ScoreOf, compute, correct_of, current, value_of
 from .results import SampleResult
+from .score import Score
 from .suite import MetricSpec, SuiteConfig
 
 
@@ -146,29 +147,27 @@ class LatencyCheck:
 
 
 def _paired(spec: MetricSpec, results: Sequence[SampleResult], baseline: Baseline, label: str | None) -> Paired | None:
+    """The metric on the samples both runs have, computed twice by the same code: once on
+    the current scores, once on the baseline's scores of the same records."""
     common = [r for r in results if r.id in baseline.entries]
-    if not common:
-        return None
-    as_baseline = [
-        replace(r, value=baseline.entries[r.id].value, correct=baseline.entries[r.id].right if r.correct is not None
-                else None, format_error=False, error=None, details=dict(baseline.entries[r.id].components))
-        for r in common
-    ]
-    if spec.mean_of:
+    if not common or spec.mean_of:
         return None  # a mean of other metrics: its parts carry the paired statistics
-    cur, base = compute(spec, common), compute(spec, as_baseline)
+
+    def base_score(r: SampleResult) -> Score:
+        return baseline.entries[r.id].as_score(binary=r.correct is not None)
+
+    cur, base = compute(spec, common), compute(spec, common, base_score)
     cur_agg = cur.overall if label is None else cur.slices.get(label)
     base_agg = base.overall if label is None else base.slices.get(label)
     if cur_agg is None or base_agg is None or cur_agg.n == 0:
         return None
     comp = spec.score
-    cur_by_id = {r.id: r for r in common}
-    base_by_id = {r.id: r for r in as_baseline}
-    ids = list(cur_agg.ids)
-    cur_v = [value_of(cur_by_id[i], comp) for i in ids]
-    base_v = [value_of(base_by_id[i], comp) for i in ids]
-    cur_ok = [_right(cur_by_id[i], comp, spec.higher_is_better) for i in ids]
-    base_ok = [_right(base_by_id[i], comp, spec.higher_is_better) for i in ids]
+    by_id = {r.id: r for r in common}
+    chosen = [by_id[i] for i in cur_agg.ids]
+    cur_v = [value_of(r, comp) for r in chosen]
+    base_v = [value_of(r, comp, base_score) for r in chosen]
+    cur_ok = [_right(r, comp, spec.higher_is_better) for r in chosen]
+    base_ok = [_right(r, comp, spec.higher_is_better, base_score) for r in chosen]
     b = sum(1 for bo, co in zip(base_ok, cur_ok, strict=True) if bo and not co)
     c = sum(1 for bo, co in zip(base_ok, cur_ok, strict=True) if not bo and co)
     _, low, high = stats.paired_bootstrap_delta(cur_v, base_v)
@@ -178,17 +177,18 @@ def _paired(spec: MetricSpec, results: Sequence[SampleResult], baseline: Baselin
         shift = (cur_agg.value - base_agg.value) - micro_delta
         low, high = low + shift, high + shift
     return Paired(
-        n=len(ids), baseline_value=base_agg.value, current_value=cur_agg.value, delta_low=low, delta_high=high,
+        n=len(chosen), baseline_value=base_agg.value, current_value=cur_agg.value, delta_low=low, delta_high=high,
         regressed=b, fixed=c, p_value=stats.mcnemar_exact(b, c),
     )
 
 
-def _right(r: SampleResult, component: str | None, higher_is_better: bool = True) -> bool:
+def _right(r: SampleResult, component: str | None, higher_is_better: bool = True,
+           score_of: ScoreOf = current) -> bool:
     """A sample's binary outcome for McNemar; for a bad-event component (a false
     positive) the sample is right when the event did not happen."""
-    ok = correct_of(r, component)
+    ok = correct_of(r, component, score_of)
     if ok is None:
-        return value_of(r, component) >= 50.0
+        return value_of(r, component, score_of) >= 50.0
     return ok if higher_is_better else not ok
 
 

@@ -19,8 +19,9 @@ from typing import Any
 import pytest
 
 from .items import SUITE_ATTR
+from .latency import run_latency_benchmark
 from .sample import Sample
-from .worker import run_latency_benchmark, run_sample
+from .worker import run_sample
 
 
 def stratified_subset(samples: Sequence[Sample], n: int, keys: Sequence[str], seed: int) -> list[Sample]:

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from pytest_uiground.judges.base import incomparable
-from pytest_uiground.judges.scoring import stability
+from pytest_uiground.judges.pool import stability
 from pytest_uiground.report.terminal import SampleLog, id_list, summary, table
 
 from . import baseline as baseline_mod
@@ -28,6 +28,7 @@ from .collect import SuiteFile
 from .loading import LoadedSuite, load_suite
 from .metrics import MetricResult, compute_all
 from .options import RunOptions
+from .report import summary as summary_mod
 from .results import PROPERTY, SampleResult
 from .snapshot import extension_for
 
@@ -143,8 +144,8 @@ class Controller:
     def provenance(self, out: SuiteOutcome) -> dict[str, Any]:
         model = out.model or {}
         return {
-            "model": model.get("name", self.options.model),
-            "model_path": self.options.model_path,
+            "model": model.get("name", self.options.model.name),
+            "model_path": self.options.model.path,
             "model_fingerprint": model.get("fingerprint"),
             "suite_version": out.loaded.config.version,
             "dataset_fingerprint": out.loaded.fingerprint,
@@ -165,8 +166,6 @@ class Controller:
             self._write_summaries()
 
     def _write_summaries(self) -> None:
-        import json
-
         root = self.options.report_dir
         assert root is not None
         docs = {
@@ -176,25 +175,24 @@ class Controller:
         }
         if len(docs) == 1:
             (doc,) = docs.values()
-            baseline_mod.atomic_write_text(root / "summary.json", json.dumps(doc, indent=1) + "\n")
+            baseline_mod.atomic_write_text(root / "summary.json", summary_mod.dumps(doc.to_json()))
         else:
             for name, doc in docs.items():
-                baseline_mod.atomic_write_text(root / name / "summary.json", json.dumps(doc, indent=1) + "\n")
-            baseline_mod.atomic_write_text(root / "summary.json", json.dumps({"suites": docs}, indent=1) + "\n")
+                baseline_mod.atomic_write_text(root / name / "summary.json", summary_mod.dumps(doc.to_json()))
+            baseline_mod.atomic_write_text(root / "summary.json", summary_mod.dumps(summary_mod.run_doc(docs)))
         # The HTML comes last and cannot fail the session: a render error becomes a page saying so.
         from .report import html as htmlreport
 
         tr = self.config.pluginmanager.get_plugin("terminalreporter")
         htmlreport.write_reports(root, [
-            htmlreport.SuitePage(docs[o.loaded.config.name], [r.to_json() for r in o.results],
-                                 {s.id: s for s in o.loaded.samples}.get)
+            htmlreport.SuitePage(docs[o.loaded.config.name], o.results, {s.id: s for s in o.loaded.samples}.get)
             for o in self.outcomes
         ], warn=tr.write_line if tr is not None else None)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         tr = terminalreporter
         for o in self.outcomes:
-            model = (o.model or {}).get("name", self.options.model)
+            model = (o.model or {}).get("name", self.options.model.name)
             tr.write_sep("=", f"uiground: {o.loaded.config.name} (model {model}, {len(o.results)} samples)")
             if o.baseline is None:
                 tr.write_line("no baseline yet: run with --snapshot-update to record one")
@@ -230,7 +228,7 @@ class Controller:
 
 def judge_line(judge: dict[str, Any], results: list[SampleResult]) -> str:
     """One terminal line: who judged, how many replies were unparseable, how stable it was."""
-    parse = sum(1 for r in results if r.details.get("judge_parse_error"))
+    parse = sum(1 for r in results if r.score.notes.get("judge_parse_error"))
     who = " ".join(str(v) for v in (judge.get("judge"), judge.get("served_model") or judge.get("model")) if v)
     line = (f"judge: {who}, settings {judge.get('settings')} "
             f"prompts {judge.get('prompt_hash')}; unparseable replies: {parse}")

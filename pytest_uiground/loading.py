@@ -16,10 +16,11 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from . import registry
+from . import registry, scoring
 from .geometry import Box
 from .image import ImageRef
 from .sample import Sample, Target, check_sample_ids
+from .scoring import Scorer
 from .suite import SuiteConfig, load_suite_config
 
 
@@ -39,6 +40,7 @@ Loader = Callable[[Mapping[str, Any], LoaderContext], list[Sample]]
 class LoadedSuite:
     config: SuiteConfig
     samples: tuple[Sample, ...]
+    scorer: Scorer
 
     @property
     def fingerprint(self) -> str:
@@ -64,7 +66,11 @@ def load_suite(path: Path, data_path: Path | None = None) -> LoadedSuite:
     except (ValueError, FileNotFoundError, OSError) as exc:
         raise SuiteLoadError(f"{path}: loader {config.loader!r} failed: {exc}") from exc
     check_sample_ids(samples, source=str(path))
-    return LoadedSuite(config=config, samples=tuple(samples))
+    try:
+        scorer = scoring.load(config.scorer)
+    except registry.UnknownNameError as exc:
+        raise SuiteLoadError(f"{path}: [scorer] name: {exc}") from exc
+    return LoadedSuite(config=config, samples=tuple(samples), scorer=scorer)
 
 
 def header_size(path: Path, sizes: dict[Path, tuple[int, int] | str], *, missing_hint: str = "",

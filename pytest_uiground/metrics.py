@@ -4,18 +4,32 @@ Every value is 0..100. ``micro`` is the mean over samples; ``macro`` the mean of
 per-group means over the declared key (the choice is always written in suite.toml,
 never implied). Each metric is sliced by any metadata key. Errors and format errors
 stay in the denominator as wrong answers and are also counted.
+
+Every function reads scores through a ``score_of`` view: :func:`current` reads each
+record's own score; the checks pass the baseline's score for the same record, so the
+baseline is computed by exactly the same code on exactly the same samples.
 """
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from . import stats
+from .report.summary import MetricSummary
 from .results import SampleResult
+from .score import Score
 from .suite import MetricSpec
+
+ScoreOf = Callable[[SampleResult], Score]
+
+
+def current(r: SampleResult) -> Score:
+    """The record's own score (the run being measured)."""
+    return r.score
 
 
 @dataclass(frozen=True)
@@ -49,10 +63,12 @@ class MetricResult:
     slices: Mapping[str, Aggregate] = field(default_factory=dict)
 
 
-def selects(spec: MetricSpec, r: SampleResult) -> bool:
+def selects(spec: MetricSpec, r: SampleResult, score_of: ScoreOf = current) -> bool:
+    """Whether a record belongs to a metric; ``given`` (e.g. IoU over returned boxes) reads
+    the viewed score, so a baseline's value is over its own subset."""
     if spec.tasks and r.task not in spec.tasks:
         return False
-    if spec.given is not None and not r.details.get(spec.given):
+    if spec.given is not None and not score_of(r).components.get(spec.given):
         return False
     return all(r.meta.get(k) == v for k, v in spec.where.items())
 
@@ -65,63 +81,64 @@ def _numeric(v: object) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
-def value_of(r: SampleResult, component: str | None) -> float:
+def value_of(r: SampleResult, component: str | None, score_of: ScoreOf = current) -> float:
     """The sample's 0..100 value, or one component of it.
 
     A boolean component counts 100 or 0 (missing → 0, i.e. wrong); a numeric one (IoU
     x100, attempts) is taken as it is.
     """
-    if component is None:
-        return r.value
     if component == LATENCY:
         return float(r.latency_ms or 0.0)
-    v = r.details.get(component)
+    s = score_of(r)
+    if component is None:
+        return s.value
+    v = s.components.get(component)
     if _numeric(v):
         return float(v)  # type: ignore[arg-type]
     return 100.0 if v else 0.0
 
 
-def correct_of(r: SampleResult, component: str | None) -> bool | None:
+def correct_of(r: SampleResult, component: str | None, score_of: ScoreOf = current) -> bool | None:
     """The binary outcome behind a value; None for graded values (they get a bootstrap interval)."""
-    if component is None:
-        return r.correct
     if component == LATENCY:
         return None
-    v = r.details.get(component)
+    s = score_of(r)
+    if component is None:
+        return s.correct
+    v = s.components.get(component)
     return None if _numeric(v) else bool(v)
 
 
-def format_error_of(r: SampleResult, component: str | None) -> bool:
-    if component is None:
-        return r.format_error
-    return bool(r.details.get(f"{component}_format_error", r.format_error))
+def format_error_of(r: SampleResult, component: str | None, score_of: ScoreOf = current) -> bool:
+    return score_of(r).format_error_of(None if component == LATENCY else component)
 
 
-def micro(results: Sequence[SampleResult], component: str | None = None) -> Aggregate:
+def micro(results: Sequence[SampleResult], component: str | None = None, score_of: ScoreOf = current) -> Aggregate:
     if not results:
         return Aggregate(value=float("nan"), n=0)
-    values = [value_of(r, component) for r in results]
-    low, high = stats.accuracy_interval(values, [correct_of(r, component) for r in results])
+    values = [value_of(r, component, score_of) for r in results]
+    low, high = stats.accuracy_interval(values, [correct_of(r, component, score_of) for r in results])
     return Aggregate(
         value=sum(values) / len(values),
         n=len(values),
         low=low,
         high=high,
-        format_errors=sum(format_error_of(r, component) for r in results),
+        format_errors=sum(format_error_of(r, component, score_of) for r in results),
         errors=sum(r.error is not None for r in results),
         ids=tuple(r.id for r in results),
     )
 
 
-def macro(results: Sequence[SampleResult], key: str, component: str | None = None) -> Aggregate:
+def macro(results: Sequence[SampleResult], key: str, component: str | None = None,
+          score_of: ScoreOf = current) -> Aggregate:
     """Unweighted mean over the groups of ``key``; samples without the key are one group."""
     groups: dict[str, list[SampleResult]] = defaultdict(list)
     for r in results:
         groups[r.meta.get(key, "")].append(r)
-    base = micro(results, component)
+    base = micro(results, component, score_of)
     if not groups:
         return base
-    means = [sum(value_of(x, component) for x in g) / len(g) for g in groups.values()]
+    means = [sum(value_of(x, component, score_of) for x in g) / len(g) for g in groups.values()]
     return Aggregate(
         value=sum(means) / len(means),
         n=base.n,
@@ -135,17 +152,18 @@ def slice_label(key: str, value: str) -> str:
     return f"{key}={value}"
 
 
-def compute(spec: MetricSpec, results: Iterable[SampleResult]) -> MetricResult:
-    chosen = [r for r in results if selects(spec, r)]
+def compute(spec: MetricSpec, results: Iterable[SampleResult], score_of: ScoreOf = current) -> MetricResult:
+    chosen = [r for r in results if selects(spec, r, score_of)]
     chosen.sort(key=lambda r: r.id)
     c = spec.score
-    overall = macro(chosen, spec.macro_over, c) if spec.average == "macro" and spec.macro_over else micro(chosen, c)
+    overall = (macro(chosen, spec.macro_over, c, score_of) if spec.average == "macro" and spec.macro_over
+               else micro(chosen, c, score_of))
     by_slice: dict[str, list[SampleResult]] = defaultdict(list)
     for r in chosen:
         for key in spec.slices:
             if key in r.meta:
                 by_slice[slice_label(key, r.meta[key])].append(r)
-    slices = {label: micro(rs, c) for label, rs in sorted(by_slice.items())}
+    slices = {label: micro(rs, c, score_of) for label, rs in sorted(by_slice.items())}
     return MetricResult(spec=spec, overall=overall, slices=slices)
 
 
@@ -167,19 +185,23 @@ def compute_all(specs: Sequence[MetricSpec], results: Sequence[SampleResult]) ->
     return list(done.values())
 
 
-def summary_entry(result: MetricResult) -> dict[str, Any]:
-    """The ``summary.json`` form: ``{"value", "n", "slices": {"k=v": value}}`` plus details."""
-    return {
-        "value": round(result.overall.value, 4),
-        "n": result.overall.n,
-        "average": result.spec.average,
-        **({"higher_is_better": False} if not result.spec.higher_is_better else {}),
-        "interval": result.overall.to_json()["interval"],
-        "format_errors": result.overall.format_errors,
-        "errors": result.overall.errors,
-        "slices": {k: round(a.value, 4) for k, a in result.slices.items()},
-        "slice_n": {k: a.n for k, a in result.slices.items()},
-    }
+def summary_entry(result: MetricResult) -> MetricSummary:
+    """The metric as the summary record holds it (rounded; NaN becomes None)."""
+    def r4(v: float | None) -> float | None:
+        return round(v, 4) if v is not None and math.isfinite(v) else None
+
+    def iv(a: Aggregate) -> tuple[float, float] | None:
+        return (round(a.low, 4), round(a.high, 4)) if a.low is not None and a.high is not None else None
+
+    o = result.overall
+    return MetricSummary(
+        value=r4(o.value), n=o.n, average=result.spec.average, higher_is_better=result.spec.higher_is_better,
+        interval=iv(o), format_errors=o.format_errors, errors=o.errors,
+        slices={k: r4(a.value) for k, a in result.slices.items()},
+        slice_n={k: a.n for k, a in result.slices.items()},
+        slice_intervals={k: iv(a) for k, a in result.slices.items()},
+        slice_format_errors={k: a.format_errors for k, a in result.slices.items()},
+    )
 
 
 def restrict(results: Sequence[SampleResult], ids: Mapping[str, Any]) -> list[SampleResult]:

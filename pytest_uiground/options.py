@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import argparse
 import re
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pytest
@@ -53,39 +53,25 @@ def cache_spec(text: str) -> str:
 
 @dataclass(frozen=True)
 class RunOptions:
-    model: str
-    model_path: str | None
-    device: str
-    batch_size: int
-    limit: int | None
-    seed: int
-    report_dir: Path | None
-    baselines_dir: Path
-    data_path: Path | None
-    updating: bool
-    dtype: str = "auto"
-    max_new_tokens: int = 256
+    """Everything the command line sets, parsed once: the model's and the judge's settings
+    as the objects their factories take, and the harness's own."""
+
+    model: ModelOptions
+    limit: int | None = None
+    seed: int = 0
+    report_dir: Path | None = None
+    baselines_dir: Path = Path("baselines")
+    data_path: Path | None = None
+    updating: bool = False
     cache_dir: Path | None = None
-    predictions: str | None = None
-    replay_parser: str | None = None
-    api_base: str | None = None
-    api_key_env: str = "OPENAI_API_KEY"
-    served_model: str | None = None
-    parser: str | None = None
-    concurrency: int = 8
-    request_timeout: float = 120.0
-    max_retries: int = 5
     judge: JudgeOptions = field(default_factory=JudgeOptions)
     cropping: str = "none"
     cropping_depth: int = 3
 
 
 def model_options(opts: RunOptions, worker_id: str) -> ModelOptions:
-    """What a model factory gets: every RunOptions field that ModelOptions declares."""
-    shared = {f.name: getattr(opts, f.name) for f in fields(ModelOptions) if hasattr(opts, f.name)}
-    shared.pop("name", None)
-    return ModelOptions(name=opts.model, path=opts.model_path, worker_id=worker_id,
-                        **{k: v for k, v in shared.items() if k not in ("path", "worker_id")})
+    """What a model factory gets: the model settings, for this worker."""
+    return replace(opts.model, worker_id=worker_id)
 
 
 def add_options(parser: pytest.Parser) -> None:
@@ -177,28 +163,30 @@ def parse(config: pytest.Config) -> RunOptions:
     data_path = config.getoption("--data-path")
     root = config.rootpath
     return RunOptions(
-        model=model,
-        model_path=model_path,
-        device=config.getoption("--device"),
-        batch_size=config.getoption("--batch-size"),
+        model=ModelOptions(
+            name=model,
+            path=model_path,
+            device=config.getoption("--device"),
+            batch_size=config.getoption("--batch-size"),
+            dtype=config.getoption("--dtype"),
+            max_new_tokens=config.getoption("--max-new-tokens"),
+            predictions=config.getoption("--predictions"),
+            replay_parser=config.getoption("--replay-parser"),
+            api_base=config.getoption("--api-base"),
+            api_key_env=config.getoption("--api-key-env"),
+            served_model=config.getoption("--served-model"),
+            parser=config.getoption("--parser"),
+            concurrency=config.getoption("--concurrency"),
+            request_timeout=config.getoption("--request-timeout"),
+            max_retries=config.getoption("--max-retries"),
+        ),
         limit=config.getoption("--uiground-limit"),
         seed=config.getoption("--uiground-seed"),
         report_dir=Path(report).resolve() if report else None,
         baselines_dir=Path(baselines).resolve() if baselines else root / "baselines",
         data_path=Path(data_path).resolve() if data_path else None,
         updating=bool(getattr(config.option, "update_snapshots", False)),
-        dtype=config.getoption("--dtype"),
-        max_new_tokens=config.getoption("--max-new-tokens"),
         cache_dir=_cache_dir(config),
-        predictions=config.getoption("--predictions"),
-        replay_parser=config.getoption("--replay-parser"),
-        api_base=config.getoption("--api-base"),
-        api_key_env=config.getoption("--api-key-env"),
-        served_model=config.getoption("--served-model"),
-        parser=config.getoption("--parser"),
-        concurrency=config.getoption("--concurrency"),
-        request_timeout=config.getoption("--request-timeout"),
-        max_retries=config.getoption("--max-retries"),
         cropping=config.getoption("--cropping"),
         cropping_depth=config.getoption("--cropping-depth"),
         judge=JudgeOptions(

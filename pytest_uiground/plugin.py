@@ -18,6 +18,7 @@ from .collect import SuiteFile, stratified_subset
 from .controller import Controller
 from .items import SAMPLE_ARG, SUITE_ATTR, SUITE_FILE
 from .loading import SuiteLoadError
+from .models.base import adapt
 from .suite import SuiteConfigError
 from .worker import STATE, WorkerState
 
@@ -59,9 +60,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
-    judged = session.config.stash[STATE].judged
-    if judged is not None:
-        judged.close()
+    session.config.stash[STATE].close()
 
 
 @pytest.fixture(scope="session")
@@ -69,12 +68,10 @@ def uiground_model(request: pytest.FixtureRequest) -> Iterator[Any]:
     """The model under test, loaded once per process (once per xdist worker)."""
     state: WorkerState = request.config.stash[STATE]
     opts = state.options
-    factory = registry.resolve(registry.MODEL_GROUP, opts.model, what="model", option="--model")
-    model = factory(options.model_options(opts, state.worker_id))
+    factory = registry.resolve(registry.MODEL_GROUP, opts.model.name, what="model", option="--model")
+    model = adapt(factory(options.model_options(opts, state.worker_id)))
     from pytest_uiground.models.cropping import wrap
 
     model = wrap(model, opts.cropping, opts.cropping_depth)
     yield model
-    close = getattr(model, "close", None)
-    if callable(close):
-        close()
+    model.close()

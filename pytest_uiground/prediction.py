@@ -4,10 +4,13 @@ Adapters fill the parsed fields (normalized ``point``/``box``, ``verdict``,
 ``option``, ``answer``) and always keep the ``raw`` text, so a report can show
 exactly what the model produced. ``format_error`` marks output the parser could
 not read: it is scored as wrong *and* counted, never silently folded into misses.
+The JSON form is the one the prediction cache, ``samples.jsonl`` and the reports
+share: :meth:`to_json` and :meth:`from_json` are each other's inverse.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,3 +43,19 @@ class Prediction:
             "format_error": self.format_error,
             "attempts": self.attempts,
         }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Prediction:
+        point, box, attempts = data.get("point"), data.get("box"), data.get("attempts")
+        return cls(
+            point=Point(*point) if point is not None else None,
+            box=Box(*box) if box is not None else None,
+            verdict=data.get("verdict"),
+            option=data.get("option"),
+            answer=data.get("answer"),
+            raw=str(data.get("raw") or ""),
+            latency_ms=float(data.get("latency_ms") or 0.0),
+            error=data.get("error"),
+            format_error=bool(data.get("format_error", False)),
+            attempts=int(attempts) if attempts is not None else None,
+        )

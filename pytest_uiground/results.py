@@ -1,8 +1,13 @@
-"""SampleResult: the record one sample's test leaves behind.
+"""SampleResult: the one record a sample leaves behind, from its test to the report.
 
 It travels from the xdist worker to the controller inside the test report's
 ``user_properties`` (one code path for ``-n 0`` and ``-n N``), is written to
-``samples.jsonl`` as soon as it arrives, and is everything the metrics need.
+``samples.jsonl`` as soon as it arrives, and is everything metrics, checks,
+baselines and reports read. It holds the sample's identity and slices, the model's
+:class:`~pytest_uiground.prediction.Prediction` (raw text stored once, there) and its
+:class:`~pytest_uiground.score.Score`; a baseline is compared by reading the same
+records with the baseline's scores (:mod:`pytest_uiground.metrics`), never by
+building fake records.
 """
 
 from __future__ import annotations
@@ -11,7 +16,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from .prediction import Prediction
+from .score import Score
+
 PROPERTY = "uiground"
+#: Version of the JSON form of a record (``samples.jsonl``).
+RECORD_VERSION = 2
 
 
 @dataclass(slots=True)
@@ -20,42 +30,66 @@ class SampleResult:
     id: str
     task: str
     meta: Mapping[str, str]
-    value: float
-    correct: bool | None
-    format_error: bool = False
+    score: Score = field(default_factory=Score.failed)
+    prediction: Prediction | None = None
     error: str | None = None
     latency_ms: float | None = None
-    raw: str = ""
-    prediction: dict[str, Any] | None = None
-    details: dict[str, Any] = field(default_factory=dict)
     outcome: str = ""
-    model: dict[str, Any] | None = None
-    judge: dict[str, Any] | None = None
+    cache: str | None = None  # "hit", or why a cache entry was ignored
+    model: dict[str, Any] | None = None  # identity of the model, on the first record of a suite per process
+    judge: dict[str, Any] | None = None  # the judge's fingerprint, likewise
+
+    @property
+    def value(self) -> float:
+        return self.score.value
+
+    @property
+    def correct(self) -> bool | None:
+        return self.score.correct
+
+    @property
+    def format_error(self) -> bool:
+        return self.score.format_error
+
+    @property
+    def raw(self) -> str:
+        return self.prediction.raw if self.prediction is not None else ""
 
     @property
     def right(self) -> bool:
         """Binary view for per-sample outcomes; graded scores count as right at >= 50."""
-        return self.correct if self.correct is not None else self.value >= 50.0
+        return right_of(self.score)
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
+            "v": RECORD_VERSION,
             "suite": self.suite,
             "id": self.id,
             "task": self.task,
             "meta": dict(self.meta),
-            "value": self.value,
-            "correct": self.correct,
-            "format_error": self.format_error,
+            "score": self.score.to_json(),
+            "prediction": self.prediction.to_json() if self.prediction is not None else None,
             "error": self.error,
             "latency_ms": self.latency_ms,
-            "raw": self.raw,
-            "prediction": self.prediction,
-            "details": self.details,
             "outcome": self.outcome,
-            "model": self.model,
-            "judge": self.judge,
         }
+        for key in ("cache", "model", "judge"):
+            if getattr(self, key) is not None:
+                out[key] = getattr(self, key)
+        return out
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> SampleResult:
-        return cls(**{k: data[k] for k in cls.__slots__ if k in data})  # type: ignore[attr-defined]
+        pred = data.get("prediction")
+        return cls(
+            suite=str(data["suite"]), id=str(data["id"]), task=str(data["task"]), meta=dict(data.get("meta") or {}),
+            score=Score.from_json(data.get("score") or {}),
+            prediction=Prediction.from_json(pred) if isinstance(pred, Mapping) else None,
+            error=data.get("error"), latency_ms=data.get("latency_ms"), outcome=str(data.get("outcome") or ""),
+            cache=data.get("cache"), model=data.get("model"), judge=data.get("judge"),
+        )
+
+
+def right_of(score: Score) -> bool:
+    """Binary view of a score; graded scores count as right at >= 50."""
+    return score.correct if score.correct is not None else score.value >= 50.0

@@ -1,14 +1,18 @@
-"""Score: the judgement of one prediction against one sample.
+"""Score: the judgement of one prediction against one sample, and the task-kind rules.
 
-Scorers are chosen by task kind. Every scorer returns a value in 0..100 (100 for a
-correct binary answer) so that metrics can average any task the same way, plus the
-binary ``correct`` where the task has one (McNemar and Wilson intervals need it).
+Every scorer returns a value in 0..100 (100 for a correct binary answer) so that
+metrics can average any task the same way, plus the binary ``correct`` where the task
+has one (McNemar and Wilson intervals need it). What metrics and baselines may read is
+in ``components`` (named booleans or numbers: ``point_hit``, ``iou``, ...), each with
+its own format-error flag; everything else a scorer wants to show goes in ``notes``,
+which nothing computes with. The rules here are the built-in ``task`` scorer, chosen
+by task kind; a suite may name another scorer (see :mod:`pytest_uiground.scoring`).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,25 +20,63 @@ from .geometry import iou
 from .prediction import Prediction
 from .sample import Sample
 
+Component = bool | float
+
 
 @dataclass(slots=True)
 class Score:
+    """One sample's judgement.
+
+    ``value``: 0..100. ``correct``: the binary outcome, None for graded scores.
+    ``format_error``: the output could not be read (scored wrong and counted).
+    ``components``: named parts that metrics (``score = "point_hit"``) and baselines read.
+    ``component_format_errors``: per component, whether *that* part could not be read
+    (a verdict row whose point parsed but whose verdict did not); missing means
+    ``format_error``. ``notes``: diagnostics for people (expected/got, judge replies).
+    """
+
     value: float
     correct: bool | None
     format_error: bool = False
-    details: dict[str, Any] = field(default_factory=dict)
+    components: dict[str, Component] = field(default_factory=dict)
+    component_format_errors: dict[str, bool] = field(default_factory=dict)
+    notes: dict[str, Any] = field(default_factory=dict)
+
+    def component(self, name: str) -> Component | None:
+        return self.components.get(name)
+
+    def format_error_of(self, name: str | None) -> bool:
+        if name is None:
+            return self.format_error
+        return self.component_format_errors.get(name, self.format_error)
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "value": self.value,
-            "correct": self.correct,
-            "format_error": self.format_error,
-            "details": self.details,
-        }
+        out: dict[str, Any] = {"value": self.value, "correct": self.correct, "format_error": self.format_error}
+        if self.components:
+            out["components"] = dict(self.components)
+        if self.component_format_errors:
+            out["component_format_errors"] = dict(self.component_format_errors)
+        if self.notes:
+            out["notes"] = dict(self.notes)
+        return out
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Score:
+        return cls(value=float(data.get("value") or 0.0), correct=data.get("correct"),
+                   format_error=bool(data.get("format_error", False)),
+                   components=dict(data.get("components") or {}),
+                   component_format_errors=dict(data.get("component_format_errors") or {}),
+                   notes=dict(data.get("notes") or {}))
+
+    @classmethod
+    def failed(cls) -> Score:
+        """What an errored sample counts as: wrong, value 0."""
+        return cls(0.0, False)
 
 
-def _binary(ok: bool, pred: Prediction, **details: Any) -> Score:
-    return Score(100.0 if ok else 0.0, ok, pred.format_error, details)
+def _binary(ok: bool, pred: Prediction, components: dict[str, Component] | None = None,
+            format_errors: dict[str, bool] | None = None, **notes: Any) -> Score:
+    return Score(100.0 if ok else 0.0, ok, pred.format_error, components or {}, format_errors or {}, notes)
 
 
 def score_point(sample: Sample, pred: Prediction) -> Score:
@@ -48,9 +90,9 @@ def score_point(sample: Sample, pred: Prediction) -> Score:
     if box is None:
         raise ValueError(f"sample {sample.id!r}: point task without a target box")
     if pred.point is None:
-        return _binary(False, pred, point_hit=False, point_hit_format_error=pred.format_error, reason="no point")
+        return _binary(False, pred, {"point_hit": False}, {"point_hit": pred.format_error}, reason="no point")
     hit = box.contains(pred.point)
-    return _binary(hit, pred, point_hit=hit, point_hit_format_error=False)
+    return _binary(hit, pred, {"point_hit": hit}, {"point_hit": False})
 
 
 def score_verdict(sample: Sample, pred: Prediction) -> Score:
@@ -63,14 +105,15 @@ def score_verdict(sample: Sample, pred: Prediction) -> Score:
     want = (sample.target.verdict or "").lower()
     got = (pred.verdict or "").lower()
     ok = bool(got) and got == want
-    details: dict[str, Any] = {"verdict_correct": ok, "verdict_correct_format_error": not got,
-                               "expected": want, "got": got or None}
+    components: dict[str, Component] = {"verdict_correct": ok}
+    format_errors = {"verdict_correct": not got}
     box = sample.target.box
     if box is not None:
         hit = pred.point is not None and box.contains(pred.point)
-        details.update(point_hit=hit, point_hit_format_error=pred.point is None)
+        components["point_hit"] = hit
+        format_errors["point_hit"] = pred.point is None
         ok = ok and hit
-    return _binary(ok, pred, **details)
+    return _binary(ok, pred, components, format_errors, expected=want, got=got or None)
 
 
 def score_option(sample: Sample, pred: Prediction) -> Score:
@@ -111,26 +154,24 @@ def score_detect(sample: Sample, pred: Prediction) -> Score:
     box = sample.target.box
     if box is None:
         raise ValueError(f"sample {sample.id!r}: detect task without a target box")
-    attempts = pred.attempts or 1
-    details: dict[str, Any] = {"attempts": attempts}
+    c: dict[str, Component] = {"attempts": pred.attempts or 1}
     if pred.box is not None:
         iou_pct = 100.0 * iou(box, pred.box)
         hit = iou_pct >= 100.0 * IOU_MATCH
-        details.update(found=True, boxed=True, iou=round(iou_pct, 4), iou_over_50=hit)
+        c.update(found=True, boxed=True, iou=round(iou_pct, 4), iou_over_50=hit)
     elif pred.point is not None:
         hit = box.contains(pred.point)
-        details.update(found=True, boxed=False)
+        c.update(found=True, boxed=False)
     else:
         hit = False
-        details.update(found=False, boxed=False)
-    details.update(detected=hit, false_positive=bool(details["found"]) and not hit,
-                   detected_format_error=pred.format_error)
-    return _binary(hit, pred, **details)
+        c.update(found=False, boxed=False)
+    c.update(detected=hit, false_positive=bool(c["found"]) and not hit)
+    return _binary(hit, pred, c, {"detected": pred.format_error})
 
 
 def score_vqa_unjudged(sample: Sample, pred: Prediction) -> Score:
-    raise ValueError(f"sample {sample.id!r}: a free-text (vqa) answer needs a judge; the runner scores these "
-                     "through pytest_uiground.judges.scoring")
+    raise ValueError(f"sample {sample.id!r}: a free-text (vqa) answer needs a judged scorer; name one in the "
+                     "suite's [scorer] table (e.g. name = \"bench2drive_vl\")")
 
 
 SCORERS: dict[str, Callable[[Sample, Prediction], Score]] = {

@@ -70,6 +70,7 @@ class SuiteConfig:
     stratify: tuple[str, ...] = ()
     description: str = ""
     models: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # per-model overrides
+    scorer: str = "task"  # [scorer] name: a registered scorer or package.module:attribute
 
     @property
     def directory(self) -> Path:
@@ -164,7 +165,7 @@ def load_suite_config(path: Path) -> SuiteConfig:
     except tomllib.TOMLDecodeError as exc:
         raise SuiteConfigError(f"{path}: not valid TOML: {exc}") from exc
     top = _Fields(path, "", data)
-    top.unknown({"suite", "loader", "metrics", "baseline", "latency", "limit", "models"})
+    top.unknown({"suite", "loader", "metrics", "baseline", "latency", "limit", "models", "scorer"})
     models = top.get("models", dict, {})
     from pytest_uiground.models.overrides import from_table
 
@@ -197,6 +198,8 @@ def load_suite_config(path: Path) -> SuiteConfig:
     baseline.unknown({"tolerance", "slice_tolerance"})
     latency = _Fields(path, "latency", top.get("latency", dict, {}))
     latency.unknown({"p50_ms", "p95_ms", "benchmark_samples"})
+    scorer = _Fields(path, "scorer", top.get("scorer", dict, {}))
+    scorer.unknown({"name"})
     limit = _Fields(path, "limit", top.get("limit", dict, {}))
     limit.unknown({"stratify"})
     bench_n = latency.get("benchmark_samples", int, 5)
@@ -220,4 +223,5 @@ def load_suite_config(path: Path) -> SuiteConfig:
         ),
         stratify=limit.strings("stratify"),
         models=models,
+        scorer=scorer.get("name", str, "task"),
     )

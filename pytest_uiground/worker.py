@@ -1,9 +1,11 @@
 """Worker side: predict, score and judge one sample inside its test.
 
 Predictions are made in batches of ``--batch-size`` by looking ahead at the next
-sample tests of the same suite in this process's item list; each batch is timed
-and a batch that raises is retried sample by sample, so one bad sample (a corrupt
-image, an out-of-memory) fails only itself and the worker goes on.
+sample tests of the same suite in this process's item list (:mod:`.xdist_queue`);
+each batch is timed and a batch that raises is retried sample by sample, so one bad
+sample (a corrupt image, an out-of-memory) fails only itself and the worker goes on.
+Scoring is the suite's scorer (:mod:`.scoring`); a judged scorer's judge is built on
+first use and judges a predicted batch in the background (:mod:`.judges.pool`).
 """
 
 from __future__ import annotations
@@ -11,68 +13,95 @@ from __future__ import annotations
 import time
 import traceback
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from pytest_uiground.judges.base import incomparable
-from pytest_uiground.judges.scoring import JudgedScorer
-from pytest_uiground.models.base import Model
-
 from . import baseline as baseline_mod
+from . import registry
 from .cache import PredictionCache
-from .items import SAMPLE_ARG, suite_path_of
+from .items import suite_path_of
+from .judges import base as judge_mod
+from .judges.base import JudgeBackend, incomparable
+from .judges.pool import JudgedScorer
 from .loading import LoadedSuite, load_suite
+from .models.base import Model
 from .options import RunOptions
 from .outcome import Outcome, classify
 from .prediction import Prediction
 from .results import PROPERTY, SampleResult
 from .sample import Sample
-from .score import score
+from .score import Score
+from .xdist_queue import Lookahead
 
 STATE = pytest.StashKey["WorkerState"]()
 
 
+class JudgeSetupError(Exception):
+    """--judge is missing or wrong: every judged sample fails with this message."""
+
+
 @dataclass
 class WorkerState:
-    """Per-process state: options, baselines and predictions made ahead of their test."""
+    """Per-process state: options, baselines, judges and predictions made ahead of their test."""
 
     options: RunOptions
     worker_id: str = "master"
     pending: dict[str, Prediction] = field(default_factory=dict)
     baselines: dict[str, baseline_mod.Baseline | None] = field(default_factory=dict)
-    model_sent: bool = False
-    judge_sent: bool = False
+    sent: set[tuple[str, str]] = field(default_factory=set)  # (suite, "model"/"judge") identities sent
     notes: dict[str, str] = field(default_factory=dict)
-    judged: JudgedScorer | None = None
+    judged: dict[str, JudgedScorer] = field(default_factory=dict)  # per suite name
     judge_error: str | None = None
-    _order: dict[str, int] | None = None
+    _backend: JudgeBackend | None = None
+    _lookahead: Lookahead | None = None
     _cache: PredictionCache | None = None
 
     def cache_for(self, model: Model) -> PredictionCache | None:
         """The prediction cache, for models that say what determines their output."""
-        if self.options.cache_dir is None or not callable(getattr(model, "cache_key", None)):
+        if self.options.cache_dir is None:
             return None
         if self._cache is None:
             self._cache = PredictionCache(self.options.cache_dir, model.fingerprint())
         return self._cache
 
     def judged_scorer(self, loaded: LoadedSuite) -> JudgedScorer:
-        """The judge, built on first use; a judge that cannot be built fails every judged sample."""
+        """The suite's judge, built on first use; a judge that cannot be built fails every judged sample."""
         if self.judge_error is not None:
             raise JudgeSetupError(self.judge_error)
-        if self.judged is None:
+        name = loaded.config.name
+        if name not in self.judged:
             try:
-                self.judged = build_judged_scorer(self.options, self.worker_id, loaded)
+                self.judged[name] = self._build_judged(loaded)
             except Exception as exc:
-                self.judge_error = f"the judge could not be set up: {_error_text(exc)}"
+                self.judge_error = f"the judge could not be set up: {type(exc).__name__}: {exc}"
                 raise JudgeSetupError(self.judge_error) from exc
-        return self.judged
+        return self.judged[name]
 
-    def judge_fingerprint(self) -> dict[str, Any] | None:
-        return self.judged.judge.fingerprint() if self.judged is not None else None
+    def _build_judged(self, loaded: LoadedSuite) -> JudgedScorer:
+        jopts = replace(self.options.judge, worker_id=self.worker_id, device=self.options.model.device)
+        if not jopts.name:
+            raise JudgeSetupError(
+                f"suite {loaded.config.name!r} scores free-text answers with an LLM judge: pass --judge openai "
+                "--judge-api-base URL --judge-model NAME (or --judge module:factory)")
+        if self._backend is None:
+            factory = registry.resolve(registry.JUDGE_GROUP, jopts.name, what="judge", option="--judge")
+            self._backend = factory(jopts)
+        cache_root = self.options.cache_dir / "judge" if self.options.cache_dir is not None else None
+        judge = judge_mod.Judge(backend=self._backend, options=jopts, prompt_hash=loaded.scorer.prompt_hash,
+                                cache_root=cache_root)
+        assert loaded.scorer.judged is not None
+        ids = [s.id for s in loaded.samples if s.invalid is None]
+        subset = (judge_mod.repeat_subset(ids, jopts.repeat_samples, self.options.seed) if jopts.repeat > 1
+                  else frozenset())
+        return JudgedScorer(judge, loaded.scorer.judged, parse_errors=jopts.parse_errors, repeat=jopts.repeat,
+                            repeat_ids=subset)
+
+    def judge_fingerprint(self, suite: str) -> dict[str, Any] | None:
+        judged = self.judged.get(suite)
+        return judged.judge.fingerprint() if judged is not None else None
 
     def suite(self, path: Path) -> LoadedSuite:
         return load_suite(path, self.options.data_path)
@@ -83,81 +112,23 @@ class WorkerState:
         return self.baselines[suite]
 
     def lookahead(self, item: pytest.Item, n: int) -> list[Sample]:
-        """Up to ``n`` samples of the same suite that this process will run next.
+        if self._lookahead is None:
+            self._lookahead = Lookahead(self.worker_id)
+        return self._lookahead.upcoming(item, n, self.pending)
 
-        Without xdist that is the session's item order. An xdist worker runs only what
-        the controller sends it, so it looks at its own queue of item indices; if that
-        queue cannot be read (xdist internals changed), it predicts one sample at a
-        time rather than predicting samples another worker will run.
-        """
-        if n <= 0:
-            return []
-        items = item.session.items
-        if self._order is None:
-            self._order = {it.nodeid: i for i, it in enumerate(items)}
-        start = self._order.get(item.nodeid)
-        if start is None:
-            return []
-        if self.worker_id == "master":
-            upcoming: list[pytest.Item] = items[start + 1 :]
-        else:
-            queue = worker_queue(item.config)
-            if queue is None:
-                return []
-            upcoming = [items[i] for i in queue if 0 <= i < len(items)]
-        path = suite_path_of(item)
-        found: list[Sample] = []
-        for nxt in upcoming:
-            callspec = getattr(nxt, "callspec", None)
-            sample = callspec.params.get(SAMPLE_ARG) if callspec is not None else None
-            if not isinstance(sample, Sample) or suite_path_of(nxt) != path:
-                break
-            if sample.invalid is None and sample.id not in self.pending:
-                found.append(sample)
-            if len(found) >= n:
-                break
-        return found
+    def first(self, suite: str, what: str) -> bool:
+        """True once per suite and process: whether this record carries the model's (or judge's) identity."""
+        if (suite, what) in self.sent:
+            return False
+        self.sent.add((suite, what))
+        return True
 
-
-class JudgeSetupError(Exception):
-    """--judge is missing or wrong: every judged sample fails with this message."""
-
-
-def build_judged_scorer(options: RunOptions, worker_id: str, loaded: LoadedSuite) -> JudgedScorer:
-    from dataclasses import replace
-
-    from pytest_uiground.benchmarks.bench2drive_vl.prompts import PROMPT_HASH
-
-    from . import registry
-    from .judges import base as judge_mod
-
-    jopts = replace(options.judge, worker_id=worker_id, device=options.device)
-    if not jopts.name:
-        raise JudgeSetupError(f"suite {loaded.config.name!r} scores free-text answers with an LLM judge: pass "
-                              "--judge openai --judge-api-base URL --judge-model NAME (or --judge module:factory)")
-    factory = registry.resolve(registry.JUDGE_GROUP, jopts.name, what="judge", option="--judge")
-    backend = factory(jopts)
-    cache_root = options.cache_dir / "judge" if options.cache_dir is not None else None
-    j = judge_mod.Judge(backend=backend, options=jopts, prompt_hash=PROMPT_HASH, cache_root=cache_root)
-    ids = [s.id for s in loaded.samples if s.task == "vqa" and s.invalid is None]
-    subset = judge_mod.repeat_subset(ids, jopts.repeat_samples, options.seed) if jopts.repeat > 1 else frozenset()
-    return JudgedScorer(j, parse_errors=jopts.parse_errors, repeat=jopts.repeat, repeat_ids=subset)
-
-
-def worker_queue(config: pytest.Config) -> list[int] | None:
-    """The item indices this xdist worker will run next, in order, or None if unknown."""
-    for plugin in config.pluginmanager.get_plugins():
-        torun = getattr(plugin, "torun", None)
-        if torun is None or not hasattr(plugin, "nextitem_index") or not hasattr(torun, "lock"):
-            continue
-        try:
-            with torun.lock() as queued:
-                pending = list(queued)
-        except Exception:  # an xdist version with another queue: no look-ahead
-            return None
-        head = [plugin.nextitem_index]
-        return [i for i in head + pending if isinstance(i, int)]
-    return None
+    def close(self) -> None:
+        for judged in self.judged.values():
+            judged.close()
+        close = getattr(self._backend, "close", None)
+        if callable(close):
+            close()
 
 
 def _error_text(exc: BaseException) -> str:
@@ -187,25 +158,23 @@ def apply_overrides(model: Model, loaded: LoadedSuite) -> dict[str, Any]:
     from .models import overrides
 
     ov = overrides.resolve(loaded.config.name, model.name, loaded.config.models.get(model.name))
-    use = getattr(model, "use_overrides", None)
-    if callable(use):
-        use(ov)
+    model.use_overrides(ov)
     return {} if ov.empty else {"overrides": ov.key()}
 
 
-def predict(state: WorkerState, item: pytest.Item, sample: Sample, model: Model) -> Prediction:
+def predict(state: WorkerState, item: pytest.Item, loaded: LoadedSuite, sample: Sample, model: Model) -> Prediction:
     if sample.id not in state.pending:
-        path = suite_path_of(item)
-        extra = apply_overrides(model, state.suite(path)) if path is not None else {}
+        extra = apply_overrides(model, loaded)
         # A model may ask for larger batches (an HTTP client keeps that many requests in flight).
-        size = max(state.options.batch_size, int(getattr(model, "preferred_batch_size", 1)))
+        size = max(state.options.model.batch_size, model.preferred_batch_size)
         batch = [sample, *state.lookahead(item, size - 1)]
         cache = state.cache_for(model)
         keys: dict[str, str] = {}
         todo: list[Sample] = []
         for s in batch:
-            if cache is not None:
-                keys[s.id] = cache.key({**model.cache_key(s), **extra})  # type: ignore[attr-defined]
+            parts = model.cache_key(s) if cache is not None else None
+            if cache is not None and parts is not None:
+                keys[s.id] = cache.key({**parts, **extra})
                 found = cache.get(keys[s.id])
                 if found.problem:
                     state.notes[s.id] = found.problem
@@ -217,65 +186,74 @@ def predict(state: WorkerState, item: pytest.Item, sample: Sample, model: Model)
         if todo:
             for s, p in zip(todo, predict_isolated(model, todo), strict=True):
                 state.pending[s.id] = p
-                if cache is not None:
+                if cache is not None and s.id in keys:
                     cache.put(keys[s.id], p)
-        if state.judged is not None:  # judge the whole batch in the background
+        judged = state.judged.get(loaded.config.name)
+        if judged is not None:  # judge the whole batch in the background
             for s in batch:
-                if s.task == "vqa" and s.id in state.pending:
-                    state.judged.submit(s, state.pending[s.id])
+                if s.id in state.pending:
+                    judged.submit(s, state.pending[s.id])
     return state.pending.pop(sample.id)
 
 
-def evaluate(state: WorkerState, item: pytest.Item, loaded: LoadedSuite, sample: Sample, model: Model) -> SampleResult:
-    base = SampleResult(
-        suite=loaded.config.name, id=sample.id, task=sample.task, meta=dict(sample.meta), value=0.0, correct=False
-    )
-    if sample.invalid is not None:
-        base.error = f"sample {sample.id!r} is invalid: {sample.invalid}"
-        return base
-    pred = predict(state, item, sample, model)
-    base.raw, base.latency_ms, base.prediction = pred.raw, pred.latency_ms, pred.to_json()
-    note = state.notes.pop(sample.id, None)
-    if note is not None:
-        base.details["cache"] = note
-    if pred.error is not None:
-        base.error = f"sample {sample.id!r}: the model failed: {pred.error}"
-        return base
-    if sample.task == "vqa":
+def _score(state: WorkerState, item: pytest.Item, loaded: LoadedSuite, sample: Sample, pred: Prediction,
+           result: SampleResult) -> Score | None:
+    """The suite scorer's Score, or None with ``result.error`` set."""
+    if not loaded.scorer.needs_judge:
         try:
-            judged = state.judged_scorer(loaded).result(sample, pred)
-        except JudgeSetupError as exc:
-            base.error = f"sample {sample.id!r}: {exc}"
-            item.session.shouldstop = str(exc)
-            return base
-        if judged.unreachable:
-            item.session.shouldstop = judged.error or "the judge is unreachable"
-        if judged.score is None:
-            base.error = f"sample {sample.id!r}: {judged.error}"
-            base.details.update(judged.details)
-            return base
-        s = judged.score
-    else:
-        try:
-            s = score(sample, pred)
+            assert loaded.scorer.rule is not None
+            return loaded.scorer.rule(sample, pred)
         except Exception as exc:
-            base.error = f"sample {sample.id!r}: scoring failed: {_error_text(exc)}\n{traceback.format_exc(limit=3)}"
-            return base
-    base.value, base.correct, base.format_error = s.value, s.correct, s.format_error
-    base.details = {**base.details, **s.details}
-    return base
+            result.error = f"sample {sample.id!r}: scoring failed: {_error_text(exc)}\n{traceback.format_exc(limit=3)}"
+            return None
+    try:
+        judged = state.judged_scorer(loaded).result(sample, pred)
+    except JudgeSetupError as exc:
+        result.error = f"sample {sample.id!r}: {exc}"
+        item.session.shouldstop = str(exc)
+        return None
+    if judged.unreachable:
+        item.session.shouldstop = judged.error or "the judge is unreachable"
+    if judged.score is None:
+        result.error = f"sample {sample.id!r}: {judged.error}"
+        result.score = Score(0.0, False, notes=dict(judged.notes))
+    return judged.score
+
+
+def evaluate(state: WorkerState, item: pytest.Item, loaded: LoadedSuite, sample: Sample, model: Model) -> SampleResult:
+    result = SampleResult(suite=loaded.config.name, id=sample.id, task=sample.task, meta=dict(sample.meta))
+    if sample.invalid is not None:
+        result.error = f"sample {sample.id!r} is invalid: {sample.invalid}"
+        return result
+    pred = predict(state, item, loaded, sample, model)
+    result.prediction, result.latency_ms = pred, pred.latency_ms
+    result.cache = state.notes.pop(sample.id, None)
+    if pred.error is not None:
+        result.error = f"sample {sample.id!r}: the model failed: {pred.error}"
+        return result
+    score = _score(state, item, loaded, sample, pred, result)
+    if score is not None:
+        result.score = score
+    return result
 
 
 def describe(sample: Sample, result: SampleResult) -> str:
     target = sample.target
     want = target.box and "[" + ", ".join(f"{v:.3f}" for v in target.box) + "]"
     want = want or target.verdict or target.option or target.answer
-    pred = result.prediction or {}
-    got = pred.get("point") or pred.get("verdict") or pred.get("option") or pred.get("answer")
+    pred = result.prediction
+    got = pred and (pred.point or pred.verdict or pred.option or pred.answer)
     return (
         f"  instruction: {sample.instruction!r}\n  target: {want}\n  predicted: {got}"
         f"{' (format error)' if result.format_error else ''}\n  raw output: {result.raw[:300]!r}"
     )
+
+
+_XFAIL_REASONS = {
+    Outcome.KNOWN_FAILURE: "known failure (wrong in the baseline too)",
+    Outcome.WRONG_NO_BASELINE: "wrong (no baseline yet)",
+    Outcome.WRONG_UPDATING: "wrong (baseline being updated)",
+}
 
 
 def run_sample(item: pytest.Item, sample: Sample, model: Model) -> None:
@@ -283,15 +261,14 @@ def run_sample(item: pytest.Item, sample: Sample, model: Model) -> None:
     path = suite_path_of(item)
     assert path is not None, f"{item.nodeid} is not inside a suite file"
     loaded = state.suite(path)
+    suite = loaded.config.name
     result = evaluate(state, item, loaded, sample, model)
-    if not state.model_sent:
+    if state.first(suite, "model"):
         result.model = {"name": model.name, "fingerprint": model.fingerprint()}
-        state.model_sent = True
-    judge_fp = state.judge_fingerprint() if sample.task == "vqa" else None
-    if judge_fp is not None and not state.judge_sent:
+    judge_fp = state.judge_fingerprint(suite)
+    if judge_fp is not None and state.first(suite, "judge"):
         result.judge = judge_fp
-        state.judge_sent = True
-    baseline = state.baseline(loaded.config.name)
+    baseline = state.baseline(suite)
     if baseline is not None and judge_fp is not None and incomparable(baseline.provenance.get("judge"), judge_fp):
         baseline = None  # judged by another judge: flagged by the aggregate checks, not compared per sample
     outcome = classify(
@@ -309,67 +286,6 @@ def run_sample(item: pytest.Item, sample: Sample, model: Model) -> None:
             f"REGRESSION {sample.id}: right in the baseline, wrong now\n{describe(sample, result)}", pytrace=False
         )
     if outcome.xfails:
-        reason = {
-            Outcome.KNOWN_FAILURE: "known failure (wrong in the baseline too)",
-            Outcome.WRONG_NO_BASELINE: "wrong (no baseline yet)",
-            Outcome.WRONG_UPDATING: "wrong (baseline being updated)",
-        }[outcome]
         # pytrace=False: pytest would otherwise format a full traceback (parsing
         # source files) for every expected failure, ~18 ms per sample.
-        raise pytest.xfail.Exception(reason, pytrace=False)
-
-
-def _loadable(samples: Sequence[Sample], n: int) -> list[Sample]:
-    """The first ``n`` samples whose image decodes: broken ones fail their own tests."""
-    from .image import ImageError
-
-    out: list[Sample] = []
-    for s in samples:
-        if len(out) >= n:
-            break
-        if s.invalid is None:
-            try:
-                s.image.load()
-            except ImageError:
-                continue
-            out.append(s)
-    return out
-
-
-def run_latency_benchmark(item: pytest.Item, benchmark: Any, model: Model) -> None:
-    """Time the model serially on the suite's first valid samples."""
-    if getattr(benchmark, "disabled", False):
-        pytest.skip(
-            "pytest-benchmark is disabled (it turns itself off under xdist -n and with "
-            "--benchmark-disable); run without -n to measure latency serially"
-        )
-    state = item.config.stash[STATE]
-    path = suite_path_of(item)
-    assert path is not None
-    loaded = state.suite(path)
-    k = loaded.config.latency.benchmark_samples
-    samples = _loadable(sorted(loaded.samples, key=lambda s: s.id), k + 1)
-    if len(samples) < 2:
-        pytest.skip(f"suite {loaded.config.name!r} has fewer than 2 valid samples to time")
-    timings: list[float] = []
-    queue = list(samples)
-
-    def setup() -> tuple[tuple[Sample], dict[str, Any]]:
-        reset = getattr(model, "clear_cache", None)
-        if callable(reset):
-            reset()  # measure real work, not a cache hit from the sample tests
-        return (queue.pop(0),), {}
-
-    def target(sample: Sample) -> None:
-        t0 = time.perf_counter()
-        model.predict([sample])
-        timings.append((time.perf_counter() - t0) * 1000)
-
-    benchmark.pedantic(target, setup=setup, rounds=len(samples) - 1, warmup_rounds=1)
-    from . import stats
-
-    measured = timings[1:]
-    benchmark.extra_info.update(
-        {"suite": loaded.config.name, "model": model.name, "samples": len(measured),
-         "p50_ms": stats.percentile(measured, 50), "p95_ms": stats.percentile(measured, 95)}
-    )
+        raise pytest.xfail.Exception(_XFAIL_REASONS[outcome], pytrace=False)

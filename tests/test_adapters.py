@@ -49,22 +49,22 @@ def test_tiny_model_runs_a_suite(project: Project, tiny_models: dict[str, Path],
         assert r["prediction"]["latency_ms"] > 0
         # random weights: whatever came out went through the family parser, so every
         # record is either a parsed point or a counted format error
-        assert r["prediction"]["point"] is not None or r["format_error"], r
+        assert r["prediction"]["point"] is not None or r["score"]["format_error"], r
     summary = out["summary"]
     fp = summary["model_fingerprint"]
     assert fp["model"] == model and fp["dtype"] == "float32" and fp["device_type"] == "cpu"
     assert fp["weights"] and fp["weights"][0][0] == "model.safetensors"
     assert fp["generation"] == {"max_new_tokens": 12, "do_sample": False, "num_beams": 1}
     metric = summary["metrics"]["grounding_accuracy"]
-    assert metric["format_errors"] == sum(r["format_error"] for r in records.values())
+    assert metric["format_errors"] == sum(r["score"]["format_error"] for r in records.values())
 
 
 @pytest.mark.parametrize("model", ["uitars", "tinyclick"])
 def test_batched_outputs_equal_batch_one(project: Project, tiny_models: dict[str, Path], model: str) -> None:
     one = run_model(project, model, tiny_models[FAMILIES[model]], "b1", "--batch-size", "1")["records"]
     four = run_model(project, model, tiny_models[FAMILIES[model]], "b4", "--batch-size", "4")["records"]
-    assert {k: r["raw"] for k, r in one.items()} == {k: r["raw"] for k, r in four.items()}
-    assert len({r["raw"] for r in one.values()}) > 1, "outputs should differ between samples"
+    assert {k: r["prediction"]["raw"] for k, r in one.items()} == {k: r["prediction"]["raw"] for k, r in four.items()}
+    assert len({r["prediction"]["raw"] for r in one.values()}) > 1, "outputs should differ between samples"
 
 
 def test_generation_cut_off_is_a_counted_format_error(project: Project, tiny_models: dict[str, Path]) -> None:
@@ -75,8 +75,8 @@ def test_generation_cut_off_is_a_counted_format_error(project: Project, tiny_mod
         "--uiground-cache", "off", "--uiground-report", "cut", "--benchmark-disable", "-p", "no:cacheprovider")
     assert result.ret == 0
     records = [json.loads(x) for x in (project.root / "cut" / "samples.jsonl").read_text().splitlines()]
-    cut = [r for r in records if "cut off at --max-new-tokens 1" in r["raw"]]
-    assert cut and all(r["format_error"] for r in cut)
+    cut = [r for r in records if "cut off at --max-new-tokens 1" in r["prediction"]["raw"]]
+    assert cut and all(r["score"]["format_error"] for r in cut)
 
 
 def test_bad_model_path_is_named(project: Project, tmp_path: Path) -> None:

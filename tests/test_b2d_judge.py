@@ -93,13 +93,13 @@ def test_scorer_applies_each_rule(tmp_path: Path) -> None:
     # Q28: the pedestrian (dangerous, b 3) plus one extra at 1.5, judged 80: F1 0.8 x 80.
     s28 = score_vqa(qs[28], Prediction(answer="OBJECTS obj1,extra OBJSCORE 80"), judge)
     assert s28.value == pytest.approx(64.0)
-    assert s28.details["judge_calls"] == 2  # the object list, then one per matched object
+    assert s28.notes["judge_calls"] == 2  # the object list, then one per matched object
     # Q50: ground truth KEEP, GO_STRAIGHT read off the answer text; no judge call for it.
     s50 = score_vqa(qs[50], Prediction(answer="KEYS ACCELERATE,FOLLOW_LANE"), judge)
     assert s50.value == pytest.approx(60.0)
-    assert s50.details["judge_calls"] == 1
+    assert s50.notes["judge_calls"] == 1
     empty = score_vqa(qs[12], Prediction(answer="  "), judge)
-    assert (empty.value, empty.format_error, empty.details["judge_calls"]) == (0.0, True, 0)
+    assert (empty.value, empty.format_error, empty.notes["judge_calls"]) == (0.0, True, 0)
 
 
 def test_guidance_goes_to_q8_only_when_stopped_and_to_q7(tmp_path: Path) -> None:

@@ -18,6 +18,8 @@ from test_htmlreport import Page, check_self_contained, read_page
 
 from pytest_uiground.__main__ import main as cli
 from pytest_uiground.report import compare
+from pytest_uiground.report.summary import Latency, MetricSummary, SuiteSummary, run_doc
+from pytest_uiground.results import SampleResult
 
 
 def size_sliced(project: Project) -> None:
@@ -69,11 +71,22 @@ def test_two_runs_of_one_suite_side_by_side(project: Project, capsys: pytest.Cap
     assert proc.stdout.splitlines()[0].split() == ["suite", "mini", "scripted", "(good)", "scripted", "(bad)"]
 
 
-def summary(suite: str, value: float, *, p50: float | None = 10.0, slices: dict[str, float] | None = None
-            ) -> dict[str, Any]:
-    return {"suite": suite, "model": "m", "n_samples": 4, "format_errors": 0, "errors": [],
-            "latency_ms": {"p50": p50, "p95": 2 * p50, "n": 4} if p50 is not None else None,
-            "metrics": {"acc": {"value": value, "slices": slices or {}}, "other": {"value": 1.0, "slices": {}}}}
+def suite_summary(suite: str, value: float, *, p50: float | None = 10.0, slices: dict[str, float] | None = None
+                  ) -> SuiteSummary:
+    return SuiteSummary(suite=suite, model="m", model_fingerprint=None, n_samples=4, format_errors=0, errors=(),
+                        regressed=(), fixed=(), provenance={}, baseline_comparison={},
+                        latency_ms=Latency(p50, 2 * p50, 4) if p50 is not None else None,
+                        metrics={"acc": MetricSummary(value=value, n=4, slices=slices or {}),
+                                 "other": MetricSummary(value=1.0, n=4)})
+
+
+def summary(suite: str, value: float, **kwargs: Any) -> dict[str, Any]:
+    """A single-suite ``summary.json`` as a run writes it."""
+    return suite_summary(suite, value, **kwargs).to_json()
+
+
+def sample_line(suite: str, sid: str, latency_ms: float) -> str:
+    return json.dumps(SampleResult(suite=suite, id=sid, task="point", meta={}, latency_ms=latency_ms).to_json()) + "\n"
 
 
 def test_runs_of_different_suites_are_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -84,7 +97,7 @@ def test_runs_of_different_suites_are_refused(tmp_path: Path, capsys: pytest.Cap
     assert "different suites" in err
     assert f"{tmp_path / 'a'}: suite 'mini'" in err and f"{tmp_path / 'b'}: suite 'other'" in err
 
-    both = {"suites": {"mini": summary("mini", 50.0), "other": summary("other", 1.0)}}
+    both = run_doc({"mini": suite_summary("mini", 50.0), "other": suite_summary("other", 1.0)})
     write_json(tmp_path / "c" / "summary.json", both)
     assert compare.main([str(tmp_path / "a"), str(tmp_path / "c")]) == 2
     assert f"{tmp_path / 'c'}: suites 'mini', 'other'" in capsys.readouterr().err
@@ -103,11 +116,11 @@ def test_a_dir_without_summary_is_refused_by_name(tmp_path: Path, capsys: pytest
 def test_multi_suite_runs_fall_back_to_a_common_slice_key_and_sample_latencies(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     for name, value in (("r1", 25.0), ("r2", 75.0)):
-        docs = {"mini": summary("mini", value, slices={"theme=dark": value, "theme=light": 100.0 - value}),
-                "other": summary("other", value / 2, p50=None)}
-        write_json(tmp_path / name / "summary.json", {"suites": docs})
-        lines = [{"suite": "other", "id": f"s{i}", "latency_ms": float(i), "error": None} for i in range(1, 6)]
-        (tmp_path / name / "samples.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines) + "{torn")
+        docs = {"mini": suite_summary("mini", value, slices={"theme=dark": value, "theme=light": 100.0 - value}),
+                "other": suite_summary("other", value / 2, p50=None)}
+        write_json(tmp_path / name / "summary.json", run_doc(docs))
+        (tmp_path / name / "samples.jsonl").write_text("".join(sample_line("other", f"s{i}", float(i))
+                                                               for i in range(1, 6)))
     out_html = tmp_path / "cmp.html"
     assert compare.main([str(tmp_path / "r1"), str(tmp_path / "r2"), "--html", str(out_html)]) == 0
     out = capsys.readouterr().out
@@ -118,3 +131,21 @@ def test_multi_suite_runs_fall_back_to_a_common_slice_key_and_sample_latencies(
     check_self_contained(page)
     alts = [a["alt"] for a in page.images("plot")]
     assert alts == ["acc by theme", "accuracy vs latency", "accuracy vs latency"]
+
+
+@pytest.mark.parametrize(("bad", "why"), [("{torn", "JSONDecodeError"),
+                                          ('{"suite": "mini", "id": "x"}', "no 'task' field"),
+                                          ("[1, 2]", "expected a JSON object")])
+def test_a_malformed_sample_line_is_refused_by_file_and_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], bad: str, why: str) -> None:
+    for name in ("a", "b"):
+        write_json(tmp_path / name / "summary.json", summary("mini", 50.0, p50=None))
+        (tmp_path / name / "samples.jsonl").write_text(sample_line("mini", "s1", 1.0) + sample_line("mini", "s2", 2.0))
+    with (tmp_path / "b" / "samples.jsonl").open("a") as fh:
+        fh.write(bad + "\n" + sample_line("mini", "s3", 3.0))
+    assert compare.main([str(tmp_path / "a"), str(tmp_path / "b")]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert f"{tmp_path / 'b' / 'samples.jsonl'}, line 3: not a sample record" in captured.err and why in captured.err
+    assert compare.main([str(tmp_path / "a"), str(tmp_path / "a")]) == 0  # the well-formed run still compares
+    assert rows(capsys.readouterr().out, "latency p50 (ms)") == [["1.5", "1.5"]]

@@ -36,29 +36,28 @@ def _sample(box: Box = GT, sid: str = "s1", click: Point | None = None) -> Sampl
 def test_box_detection_iou_and_match() -> None:
     # Pred 0.45..0.65 x 0.40..0.50: intersection 0.15 x 0.10, union 0.25 x 0.10 -> IoU 0.6.
     s = score_detect(_sample(), Prediction(box=Box(0.45, 0.40, 0.65, 0.50)))
-    assert s.details["iou"] == pytest.approx(60.0)
-    assert (s.correct, s.details["detected"], s.details["false_positive"], s.details["boxed"]) == (True, True,
+    assert s.components["iou"] == pytest.approx(60.0)
+    assert (s.correct, s.components["detected"], s.components["false_positive"], s.components["boxed"]) == (True, True,
                                                                                                    False, True)
     # IoU 0.4 (0.48..0.68 -> inter 0.12, union 0.28 -> 0.4286): found but not this element.
     miss = score_detect(_sample(), Prediction(box=Box(0.48, 0.40, 0.68, 0.50)))
-    assert miss.details["iou"] == pytest.approx(100 * 0.12 / 0.28)
-    assert (miss.correct, miss.details["found"], miss.details["false_positive"]) == (False, True, True)
+    assert miss.components["iou"] == pytest.approx(100 * 0.12 / 0.28)
+    assert (miss.correct, miss.components["found"], miss.components["false_positive"]) == (False, True, True)
 
 
 def test_point_only_and_nothing_found() -> None:
     hit = score_detect(_sample(), Prediction(point=Point(0.5, 0.45), attempts=3))
-    assert (hit.correct, hit.details["boxed"], hit.details["attempts"]) == (True, False, 3)
-    assert "iou" not in hit.details
+    assert (hit.correct, hit.components["boxed"], hit.components["attempts"]) == (True, False, 3)
+    assert "iou" not in hit.components
     none = score_detect(_sample(), Prediction(raw="nothing"))
-    assert (none.correct, none.details["found"], none.details["false_positive"]) == (False, False, False)
+    assert (none.correct, none.components["found"], none.components["false_positive"]) == (False, False, False)
 
 
 # --- metrics: IoU over detections, lower-is-better rates, attempts ---------------------------------
 
 def _result(sid: str, size: str, pred: Prediction, box: Box = GT, latency: float = 10.0) -> SampleResult:
     s = score_detect(_sample(box, sid), pred)
-    return SampleResult(suite="detection", id=sid, task="detect", meta={"size": size}, value=s.value,
-                        correct=s.correct, details=s.details, latency_ms=latency)
+    return SampleResult(suite="detection", id=sid, task="detect", meta={"size": size}, score=s, latency_ms=latency)
 
 
 def test_detection_metrics_by_hand() -> None:
@@ -81,11 +80,12 @@ def test_detection_metrics_by_hand() -> None:
 
 
 def test_lower_is_better_metrics_regress_when_they_rise() -> None:
-    from pytest_uiground.baseline import Baseline, BaselineEntry, components
+    from pytest_uiground.baseline import Baseline, BaselineEntry
 
     config = load_suite_config(ROOT / "suites" / "detection" / "suite.toml")
     before = [_result(f"s{i}", "lt32", Prediction(box=GT)) for i in range(10)]
-    base = Baseline(path=Path("x"), entries={r.id: BaselineEntry(r.right, r.value, components(r)) for r in before})
+    base = Baseline(path=Path("x"),
+                    entries={r.id: BaselineEntry(r.right, r.value, dict(r.score.components)) for r in before})
     # Now 3 of 10 come back as the wrong element: detection drops 30, false positives rise 30.
     now = before[:7] + [_result(f"s{i}", "lt32", Prediction(box=Box(0, 0, 0.1, 0.1))) for i in range(7, 10)]
     checks = {c.label: c for c in build_checks(config, compute_all(config.metrics, now), now, base, partial=False,
@@ -97,7 +97,7 @@ def test_lower_is_better_metrics_regress_when_they_rise() -> None:
     assert checks["detection_rate"].verdict == "FAIL"
     improved = {c.label: c for c in build_checks(config, compute_all(config.metrics, before), before,
                                                  Baseline(Path("x"), {r.id: BaselineEntry(r.right, r.value,
-                                                                                          components(r))
+                                                                                          dict(r.score.components))
                                                                       for r in now}),
                                                  partial=False, updating=False, suite_file="suite.toml")}
     assert improved["false_positive_rate"].verdict == "improved"
@@ -231,8 +231,8 @@ def test_detection_suite_runs_reports_and_compares(pytester: pytest.Pytester) ->
         text = (pytester.path / "out" / run / "samples.jsonl").read_text()
         return [json.loads(line) for line in text.splitlines()]
 
-    assert {r["details"]["attempts"] for r in records("ocr")} == {1}
-    assert max(r["details"]["attempts"] for r in records("ocr-fixed")) == 2  # the screen, then one tile
+    assert {r["score"]["components"]["attempts"] for r in records("ocr")} == {1}
+    assert max(r["score"]["components"]["attempts"] for r in records("ocr-fixed")) == 2  # the screen, then one tile
     assert docs[1]["model_fingerprint"]["cropping"] == "fixed"
     assert (pytester.path / "out" / "ocr" / "report.html").is_file()
     html = pytester.path / "comparison.html"

@@ -23,6 +23,7 @@ from pytest_uiground.prediction import Prediction
 from pytest_uiground.sample import Sample, Target, TaskKind
 from pytest_uiground.score import (
     SCORERS,
+    Score,
     score,
     score_answer,
     score_option,
@@ -230,7 +231,8 @@ def test_score_point_without_point_is_a_miss_and_keeps_format_error() -> None:
     r = score_point(s, Prediction(point=None, raw="I cannot find it", format_error=True))
     assert (r.value, r.correct) == (0.0, False)
     assert r.format_error is True
-    assert r.details == {"reason": "no point", "point_hit": False, "point_hit_format_error": True}
+    assert (r.components, r.component_format_errors) == ({"point_hit": False}, {"point_hit": True})
+    assert r.notes == {"reason": "no point"}
 
 
 def test_score_point_needs_a_target_box() -> None:
@@ -257,8 +259,8 @@ def test_score_verdict(want: str, got: str | None, ok: bool) -> None:
     r = score_verdict(_sample("verdict", verdict=want), Prediction(verdict=got))
     assert r.correct is ok
     assert r.value == (100.0 if ok else 0.0)
-    assert r.details["expected"] == want.lower()
-    assert r.details["got"] == (got.lower() if got else None)
+    assert r.notes["expected"] == want.lower()
+    assert r.notes["got"] == (got.lower() if got else None)
 
 
 @pytest.mark.parametrize(
@@ -305,7 +307,7 @@ def test_score_dispatches_on_task_kind() -> None:
     assert score(_sample("verdict", verdict="failed"), Prediction(verdict="FAILED")).correct is True
     assert score(_sample("option", option="a"), Prediction(option="A")).correct is True
     assert score(_sample("answer", answer="OK"), Prediction(answer="ok.")).correct is True
-    with pytest.raises(ValueError, match="needs a judge"):
+    with pytest.raises(ValueError, match="needs a judged scorer"):
         score(_sample("vqa", answer="OK"), Prediction(answer="ok"))
 
 
@@ -315,17 +317,19 @@ def test_score_to_json() -> None:
         "value": 100.0,
         "correct": True,
         "format_error": False,
-        "details": {"expected": "passed", "got": "passed", "verdict_correct": True,
-                    "verdict_correct_format_error": False},
+        "components": {"verdict_correct": True},
+        "component_format_errors": {"verdict_correct": False},
+        "notes": {"expected": "passed", "got": "passed"},
     }
+    assert Score.from_json(r.to_json()) == r
 
 
 def test_verdict_with_a_box_needs_both_parts_and_reports_each() -> None:
     s = _sample("verdict", box=BOX, verdict="failed")
     both = score_verdict(s, Prediction(verdict="failed", point=BOX.center))
-    assert (both.correct, both.details["verdict_correct"], both.details["point_hit"]) == (True, True, True)
+    assert (both.correct, both.components["verdict_correct"], both.components["point_hit"]) == (True, True, True)
     no_point = score_verdict(s, Prediction(verdict="failed"))
-    assert no_point.correct is False and no_point.details["verdict_correct"] is True
-    assert no_point.details["point_hit"] is False and no_point.details["point_hit_format_error"] is True
+    assert no_point.correct is False and no_point.components["verdict_correct"] is True
+    assert no_point.components["point_hit"] is False and no_point.component_format_errors["point_hit"] is True
     wrong = score_verdict(s, Prediction(verdict="passed", point=BOX.center))
-    assert wrong.correct is False and wrong.details["point_hit"] is True and wrong.value == 0.0
+    assert wrong.correct is False and wrong.components["point_hit"] is True and wrong.value == 0.0

@@ -7,9 +7,9 @@ import io
 import shutil
 import subprocess
 from collections.abc import Callable
+from dataclasses import replace
 from html.parser import HTMLParser
 from pathlib import Path
-from typing import Any
 
 # matplotlib's modules are imported here, not first inside a test: pytester restores sys.modules after
 # each test, and a second copy of matplotlib's classes breaks the next figure.
@@ -23,11 +23,16 @@ from pytest_uiground import stats
 from pytest_uiground.geometry import Box, Point
 from pytest_uiground.image import ImageRef
 from pytest_uiground.loading import load_suite
+from pytest_uiground.prediction import Prediction
+from pytest_uiground.report import gallery
 from pytest_uiground.report import html as htmlreport
+from pytest_uiground.report.summary import Comparison, MetricSummary, SuiteSummary
+from pytest_uiground.results import SampleResult
 from pytest_uiground.sample import Sample, Target
+from pytest_uiground.score import Score
 
-GREEN = htmlreport.TRUTH_RGB
-RED = htmlreport.PREDICTION_RGB
+GREEN = gallery.TRUTH_RGB
+RED = gallery.PREDICTION_RGB
 
 
 class Page(HTMLParser):
@@ -129,7 +134,7 @@ def test_report_of_real_runs_without_and_with_baseline(project: Project) -> None
 
     samples = {s.id: s for s in load_suite(project.root / "suites" / "mini" / "suite.toml").samples}
     first_thumb = decode(thumbs[0]["src"])
-    assert first_thumb.width <= htmlreport.THUMB_WIDTH
+    assert first_thumb.width <= gallery.THUMB_WIDTH
     check_truth_box(first_thumb, samples[thumbs[0]["data-id"]])
 
 
@@ -164,35 +169,36 @@ def make_sample(sid: str, image: ImageRef) -> Sample:
 
 
 def record(sid: str, outcome: str, size: str, *, correct: bool, raw: str = "", latency: float = 10.0,
-           point: list[float] | None = None, error: str | None = None) -> dict[str, Any]:
-    return {"suite": "hand", "id": sid, "task": "point", "meta": {"size": size}, "value": 100.0 * correct,
-            "correct": correct, "format_error": False, "error": error, "latency_ms": latency, "raw": raw,
-            "prediction": {"point": point, "box": None}, "details": {}, "outcome": outcome, "model": None}
+           point: tuple[float, float] | None = None, error: str | None = None) -> SampleResult:
+    return SampleResult(suite="hand", id=sid, task="point", meta={"size": size},
+                        score=Score(100.0 * correct, correct),
+                        prediction=Prediction(point=Point(*point) if point is not None else None, raw=raw),
+                        error=error, latency_ms=latency, outcome=outcome)
 
 
 RECORDS = [
     record("ok-1", "pass", "lt32", correct=True, latency=12.0),
     record("ok-2", "pass", "gt100", correct=True, latency=30.0),
-    record("wrong-1", "known-failure", "lt32", correct=False, raw="<b>bold</b>", point=[0.9, 0.9]),
-    record("reg-1", "regression", "gt100", correct=False, raw="<script>alert('x')</script>", point=[0.05, 0.95]),
+    record("wrong-1", "known-failure", "lt32", correct=False, raw="<b>bold</b>", point=(0.9, 0.9)),
+    record("reg-1", "regression", "gt100", correct=False, raw="<script>alert('x')</script>", point=(0.05, 0.95)),
     record("err-1", "error", "gt100", correct=False, error="<img src=x onerror=alert(1)>", latency=5.0),
 ]
 
-SUMMARY: dict[str, Any] = {
-    "suite": "hand", "model": "m<1>", "n_samples": 5, "format_errors": 0, "errors": ["err-1"],
-    "regressed": ["reg-1"], "fixed": [], "latency_ms": None, "judge": {"model": "judge-7b"},
-    "metrics": {"acc": {"value": 40.0, "n": 5, "interval": [11.8, 76.9], "slices": {"size=lt32": 50.0,
-                                                                                    "size=gt100": 33.3333},
-                        "slice_n": {"size=lt32": 2, "size=gt100": 3}}},
-    "baseline_comparison": {
-        "acc": {"value": 40.0, "baseline": 60.0, "delta": -20.0, "delta_interval": [-40.0, 0.0], "verdict": "FAIL"},
-        "acc.size=lt32": {"value": 50.0, "baseline": 50.0, "delta": 0.0, "verdict": "ok"},
-        "acc.size=gt100": {"value": 33.3333, "baseline": 66.6667, "delta": -33.3333, "verdict": "ok"},
+SUMMARY = SuiteSummary(
+    suite="hand", model="m<1>", model_fingerprint=None, n_samples=5, format_errors=0, errors=("err-1",),
+    regressed=("reg-1",), fixed=(), latency_ms=None, judge={"model": "judge-7b"},
+    metrics={"acc": MetricSummary(value=40.0, n=5, interval=(11.8, 76.9),
+                                  slices={"size=lt32": 50.0, "size=gt100": 33.3333},
+                                  slice_n={"size=lt32": 2, "size=gt100": 3})},
+    baseline_comparison={
+        "acc": Comparison(value=40.0, baseline=60.0, delta=-20.0, delta_interval=(-40.0, 0.0), verdict="FAIL"),
+        "acc.size=lt32": Comparison(value=50.0, baseline=50.0, delta=0.0, verdict="ok"),
+        "acc.size=gt100": Comparison(value=33.3333, baseline=66.6667, delta=-33.3333, verdict="ok"),
     },
-    "provenance": {"model": "m<1>", "date": "2024-01-01T00:00:00+00:00", "packages": {"pytest": "8"},
-                   "judge": {"model": "judge-7b"}},
-    "judge_parse_errors": ["ok-2"], "judge_stability": {"samples": 2, "unstable": ["ok-1"]},
-}
+    provenance={"model": "m<1>", "date": "2024-01-01T00:00:00+00:00", "packages": {"pytest": "8"},
+                "judge": {"model": "judge-7b"}},
+    judge_parse_errors=("ok-2",), judge_stability={"samples": 2, "unstable": ["ok-1"]},
+)
 
 
 def hand_lookup() -> Callable[[str], Sample | None]:
@@ -222,11 +228,11 @@ def test_render_escapes_model_output_and_degrades_to_text_cards() -> None:
     img = decode(thumb["src"])
     assert img.size == (480, 360)
     assert near(img, (0.375 * 480, 0.39 * 360), GREEN) and near(img, (0.05 * 479, 0.95 * 359), RED)
-    assert near(img, (0.1 * 480, 0.1 * 360), htmlreport.CLICK_RGB)
+    assert near(img, (0.1 * 480, 0.1 * 360), gallery.CLICK_RGB)
 
 
 def test_slice_intervals_are_wilson_from_samples_or_from_the_value() -> None:
-    lt32 = [r for r in RECORDS if r["meta"]["size"] == "lt32"]
+    lt32 = [r for r in RECORDS if r.meta["size"] == "lt32"]
     assert htmlreport.slice_interval(50.0, 2, lt32) == stats.wilson_interval(1, 2)
     assert htmlreport.slice_interval(33.3333, 3, []) == stats.wilson_interval(1, 3)
     assert htmlreport.slice_interval(41.7, 3, []) is None  # graded: no honest interval
@@ -236,10 +242,33 @@ def test_slice_intervals_are_wilson_from_samples_or_from_the_value() -> None:
     assert rows[0][5:] == ["60.00", "-20.00", "[-40.00, +0.00]", "FAIL"]
 
 
+def test_slice_intervals_the_metric_computed_are_shown() -> None:
+    """``slice_intervals`` (what the terminal prints) win; a graded slice without one shows none."""
+    iou = MetricSummary(value=41.7, n=3, interval=(20.1, 63.0), slices={"size=gt100": 41.7},
+                        slice_n={"size=gt100": 3}, slice_intervals={"size=gt100": (12.5, 70.0)})
+    acc = replace(SUMMARY.metrics["acc"], slice_intervals={"size=lt32": (9.45, 90.55), "size=gt100": None})
+    graded = replace(SUMMARY, metrics={"acc": acc, "mean_iou": iou})
+    rows = htmlreport.metric_rows(graded, RECORDS)
+    assert rows[1][:5] == ["acc", "size=lt32", "50.00", "2", "[9.45, 90.55]"]  # the summary's, not Wilson(1, 2)
+    low, high = stats.wilson_interval(1, 3)
+    assert rows[2][:5] == ["acc", "size=gt100", "33.33", "3", f"[{low:.2f}, {high:.2f}]"]  # none given: Wilson
+    assert rows[4][:5] == ["mean_iou", "size=gt100", "41.70", "3", "[12.50, 70.00]"]
+    bare = replace(graded, metrics={"mean_iou": replace(iou, slice_intervals={})})
+    assert htmlreport.metric_rows(bare, RECORDS)[1][4] == "-"  # graded: no honest Wilson interval
+
+    page = Page(htmlreport.render(graded, RECORDS, hand_lookup()))
+    check_self_contained(page)
+    assert "<td>[12.50, 70.00]</td>" in page.text and "<td>[9.45, 90.55]</td>" in page.text
+    assert [a["alt"] for a in page.images("plot")] == ["acc by slice", "mean_iou by slice", "latency distribution",
+                                                       "acc baseline vs current"]
+
+
 def test_write_reports_lays_out_several_suites_and_survives_a_failing_page(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    plain = {"suite": "a", "model": "m", "n_samples": 0, "metrics": {"acc": {"value": 50.0}}}
-    pages = [htmlreport.SuitePage(plain, []), htmlreport.SuitePage({**plain, "suite": "b"}, [])]
+    plain = SuiteSummary(suite="a", model="m", model_fingerprint=None, n_samples=0,
+                         metrics={"acc": MetricSummary(value=50.0, n=0)}, baseline_comparison={}, latency_ms=None,
+                         regressed=(), fixed=(), errors=(), format_errors=0, provenance={})
+    pages = [htmlreport.SuitePage(plain, []), htmlreport.SuitePage(replace(plain, suite="b"), [])]
     written = htmlreport.write_reports(tmp_path, pages)
     assert written == [tmp_path / "a" / "report.html", tmp_path / "b" / "report.html", tmp_path / "report.html"]
     index = read_page(tmp_path / "report.html")

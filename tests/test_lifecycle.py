@@ -160,3 +160,24 @@ def test_batches_under_xdist_predict_each_sample_once(project: Project) -> None:
     predicted = sorted(sid for b in batches for sid in b)
     assert predicted == ids, "a worker must not predict samples that another worker runs"
     assert max(len(b) for b in batches) > 1, "workers still batch from their own queues"
+
+
+def test_every_suite_of_a_session_records_the_model(project: Project, xdist: list[str]) -> None:
+    """Two suites in one session (and one process): each baseline and summary names the model.
+
+    The model's identity rides on the first record of each suite per process; it used to
+    ride on the first record of the process only, so the second suite got ``model: null``.
+    """
+    second = project.root / "suites" / "mini2"
+    second.mkdir()
+    (second / "suite.toml").write_text((project.root / "suites" / "mini" / "suite.toml").read_text()
+                                       .replace('name = "mini"', 'name = "mini2"'))
+    result = project.pytester.runpytest_subprocess(
+        "suites/mini", "suites/mini2", "--model", "fakemodels:create", "-p", "no:cacheprovider",
+        "--snapshot-update", "--uiground-report", "out", *xdist)
+    assert result.ret == 0, result.stdout.str()
+    for suite in ("mini", "mini2"):
+        prov = json.loads((project.root / "baselines" / suite / "samples.json").read_text())["provenance"]
+        assert prov["model"] == "scripted" and prov["model_fingerprint"] == {"model": "scripted"}, (suite, prov)
+        summary = json.loads((project.root / "out" / suite / "summary.json").read_text())
+        assert summary["model"] == "scripted" and summary["model_fingerprint"] == {"model": "scripted"}

@@ -66,6 +66,6 @@ def test_cache_reuses_predictions_and_survives_a_corrupt_entry(project: Project,
     assert second.ret == 0, second.stdout.str()
     assert len(log.read_text().splitlines()) == 1, "only the corrupt entry is predicted again"
     records = [json.loads(x) for x in (project.root / "out" / "samples.jsonl").read_text().splitlines()]
-    notes = [r["details"].get("cache", "") for r in records]
+    notes = [r.get("cache") or "" for r in records]
     assert notes.count("hit") == len(ids) - 1
     assert sum("corrupt prediction cache entry" in n for n in notes) == 1

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from pytest_uiground.benchmarks.synthetic import loader as synthetic
+from pytest_uiground.geometry import SIZE_BUCKETS, size_bucket
 from pytest_uiground.image import encode_png
 from pytest_uiground.loading import LoaderContext
 from pytest_uiground.sample import Sample, check_sample_ids
@@ -68,7 +69,7 @@ def test_rendering_is_byte_identical_in_process_and_in_a_subprocess() -> None:
     code = (
         "import hashlib\n"
         "from pytest_uiground.image import encode_png\n"
-        "from pytest_uiground.loaders import synthetic as s\n"
+        "from pytest_uiground.benchmarks.synthetic import loader as s\n"
         "for l in s.generate_layouts(5, 3, 800, 600):\n"
         "    print(hashlib.sha256(encode_png(s.render_screen(l))).hexdigest())\n"
     )
@@ -106,7 +107,7 @@ def test_defaults_cover_every_slice(default_samples: list[Sample]) -> None:
     assert {s.meta["difficulty"] for s in default_samples} == set(synthetic.DIFFICULTIES)
     assert {s.meta["theme"] for s in default_samples} == set(synthetic.THEMES)
     assert {s.meta["element_type"] for s in default_samples} == set(synthetic.ELEMENT_TYPES)
-    assert {s.meta["size"] for s in default_samples} == set(synthetic.SIZE_BUCKETS)
+    assert {s.meta["size"] for s in default_samples} == set(SIZE_BUCKETS)
     combos = {(s.meta["difficulty"], s.meta["theme"]) for s in default_samples}
     assert combos == set(itertools.product(synthetic.DIFFICULTIES, synthetic.THEMES))
     assert all(s.task == "point" and s.invalid is None for s in default_samples)
@@ -116,8 +117,8 @@ def test_defaults_cover_every_slice(default_samples: list[Sample]) -> None:
     ("side", "bucket"), [(1, "lt32"), (31, "lt32"), (32, "32to100"), (100, "32to100"), (101, "gt100")]
 )
 def test_size_bucket_uses_the_longer_side(side: int, bucket: str) -> None:
-    assert synthetic.size_bucket(side, 5) == bucket
-    assert synthetic.size_bucket(5, side) == bucket
+    assert size_bucket(side, 5) == bucket
+    assert size_bucket(5, side) == bucket
 
 
 def test_vocabularies_are_disjoint_and_avoid_icon_words() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -20,11 +21,12 @@ from pytest_uiground.models.device import resolve_device, worker_index
 from pytest_uiground.outcome import Outcome, classify
 from pytest_uiground.results import SampleResult
 from pytest_uiground.sample import DuplicateSampleIdError, Sample, Target, check_sample_ids
+from pytest_uiground.score import Score
 from pytest_uiground.suite import MetricSpec, SuiteConfigError, load_suite_config
 
 
 def result(sid: str, right: bool, **meta: str) -> SampleResult:
-    return SampleResult(suite="s", id=sid, task="point", meta=meta, value=100.0 if right else 0.0, correct=right)
+    return SampleResult(suite="s", id=sid, task="point", meta=meta, score=Score(100.0 if right else 0.0, right))
 
 
 def sample(sid: str, **meta: str) -> Sample:
@@ -65,7 +67,7 @@ def test_micro_and_macro_by_hand() -> None:
 
 def test_metric_filters_by_task_and_where() -> None:
     rs = [result("1", True, cls="A"), result("2", False, cls="B")]
-    rs.append(SampleResult("s", "3", "verdict", {"cls": "A"}, 0.0, False))
+    rs.append(SampleResult("s", "3", "verdict", {"cls": "A"}, Score(0.0, False)))
     m = compute(MetricSpec(name="m", tasks=("point",), where={"cls": "A"}), rs)
     assert m.overall.n == 1 and m.overall.value == 100.0
 
@@ -226,20 +228,16 @@ def test_mean_of_metric_is_the_unweighted_mean_of_its_parts(tmp_path: Path) -> N
         load_suite_config(bad)
 
 
-def test_model_options_carry_every_model_setting() -> None:
-    from dataclasses import fields
-
+def test_model_options_are_composed_not_copied() -> None:
+    """RunOptions holds the ModelOptions a factory gets; each worker only sets its id."""
     from pytest_uiground.models.base import ModelOptions
     from pytest_uiground.options import RunOptions, model_options
 
-    run = RunOptions(model="uitars", model_path="/m", device="cuda:1", batch_size=8, limit=None, seed=0,
-                     report_dir=None, baselines_dir=Path("b"), data_path=None, updating=False, dtype="bfloat16",
-                     max_new_tokens=64, served_model="srv", parser="uitars", concurrency=16)
-    mo = model_options(run, "gw3")
-    assert (mo.name, mo.path, mo.worker_id) == ("uitars", "/m", "gw3")
-    for f in fields(ModelOptions):
-        if f.name not in ("name", "path", "worker_id"):
-            assert getattr(mo, f.name) == getattr(run, f.name), f.name
+    mo = ModelOptions(name="uitars", path="/m", device="cuda:1", batch_size=8, dtype="bfloat16",
+                      max_new_tokens=64, served_model="srv", parser="uitars", concurrency=16)
+    run = RunOptions(model=mo)
+    got = model_options(run, "gw3")
+    assert got.worker_id == "gw3" and got == replace(mo, worker_id="gw3")
 
 
 def test_atomic_writes_are_readable_by_others(tmp_path) -> None:  # type: ignore[no-untyped-def]
@@ -248,3 +246,96 @@ def test_atomic_writes_are_readable_by_others(tmp_path) -> None:  # type: ignore
     path = tmp_path / "f.json"
     atomic_write_text(path, "{}")
     assert path.stat().st_mode & 0o777 == 0o644 and path.read_text() == "{}"
+
+
+def test_cached_prediction_keeps_every_field(tmp_path: Path) -> None:
+    """A cached prediction reads back equal, ``attempts`` included (it used to be dropped, so every
+    cached ``--cropping`` prediction scored ``attempts_to_success`` as 1)."""
+    from pytest_uiground.cache import PredictionCache
+    from pytest_uiground.geometry import Box, Point
+    from pytest_uiground.prediction import Prediction
+
+    pred = Prediction(point=Point(0.25, 0.5), box=Box(0.1, 0.2, 0.3, 0.4), verdict="passed", raw="x",
+                      latency_ms=12.5, format_error=True, attempts=3)
+    cache = PredictionCache(tmp_path, {"model": "m"})
+    key = cache.key({"sample": "s1"})
+    cache.put(key, pred)
+    assert cache.get(key).prediction == pred
+    assert Prediction.from_json(pred.to_json()) == pred
+
+
+def test_record_json_round_trip() -> None:
+    """One record shape from the worker to the report: ``samples.jsonl`` reads back equal."""
+    from pytest_uiground.geometry import Point
+    from pytest_uiground.prediction import Prediction
+
+    r = SampleResult(suite="s", id="a", task="point", meta={"k": "v"},
+                     score=Score(100.0, True, False, {"point_hit": True}, {"point_hit": False}, {"why": "x"}),
+                     prediction=Prediction(point=Point(0.5, 0.5), raw="(500, 500)", latency_ms=3.0),
+                     latency_ms=3.0, outcome="pass", cache="hit", model={"name": "m"})
+    back = SampleResult.from_json(json.loads(json.dumps(r.to_json())))
+    assert back == r and back.raw == "(500, 500)"
+    assert "raw" not in r.to_json()  # stored once, in the prediction
+
+
+def test_no_core_module_imports_a_benchmark() -> None:
+    """The core (everything outside ``benchmarks/``) imports no benchmark folder."""
+    import ast
+
+    root = Path(__file__).parents[1] / "pytest_uiground"
+    offenders = []
+    for path in root.rglob("*.py"):
+        if "benchmarks" in path.relative_to(root).parts:
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = [node.module or ""] if isinstance(node, ast.ImportFrom) else (
+                [a.name for a in node.names] if isinstance(node, ast.Import) else [])
+            offenders += [f"{path.name}: {n}" for n in names if "benchmarks" in n.split(".")]
+    assert offenders == []
+
+
+def test_no_import_cycle_between_package_modules() -> None:
+    """Imports inside the package, lazy ones included, form no cycle (TYPE_CHECKING blocks aside)."""
+    import ast
+
+    root = Path(__file__).parents[1] / "pytest_uiground"
+
+    def name_of(path: Path) -> str:
+        parts = ["pytest_uiground", *path.relative_to(root).with_suffix("").parts]
+        return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+    modules = {name_of(p): p for p in root.rglob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        deps: set[str] = set()
+        tree = ast.parse(path.read_text())
+        typing_only = {id(n) for top in ast.walk(tree) if isinstance(top, ast.If)
+                       and "TYPE_CHECKING" in ast.unparse(top.test) for n in ast.walk(top)}
+        for node in ast.walk(tree):
+            if id(node) in typing_only:
+                continue
+            if isinstance(node, ast.ImportFrom):
+                base = package.split(".")[: len(package.split(".")) - (node.level - 1)] if node.level else []
+                target = ".".join([*base, *([node.module] if node.module else [])])
+                for alias in node.names:
+                    full = f"{target}.{alias.name}"
+                    deps.add(full if full in modules else target)
+            elif isinstance(node, ast.Import):
+                deps.update(a.name for a in node.names)
+        graph[name] = {d for d in deps if d in modules and d != name}
+
+    def cycle_from(start: str) -> list[str] | None:
+        stack, seen = [(start, [start])], set()
+        while stack:
+            node, path = stack.pop()
+            for nxt in graph[node]:
+                if nxt == start:
+                    return [*path, start]
+                if nxt not in seen:
+                    seen.add(nxt)
+                    stack.append((nxt, [*path, nxt]))
+        return None
+
+    cycles = [c for m in sorted(graph) if (c := cycle_from(m))]
+    assert cycles == []

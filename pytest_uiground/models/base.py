@@ -9,10 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any
 
 from pytest_uiground.prediction import Prediction
 from pytest_uiground.sample import Sample
+
+if TYPE_CHECKING:
+    from .overrides import Overrides
 
 
 @dataclass(frozen=True)
@@ -41,19 +44,118 @@ class ModelLoadError(Exception):
     """A model could not be loaded; the message names the model, the value and the fix."""
 
 
-@runtime_checkable
-class Model(Protocol):
-    """A loaded model. One instance per pytest process (session fixture)."""
+class ModelAdapter:
+    """The base class of every model the harness runs: two methods to write, the rest optional.
 
-    name: str
+    Write :meth:`predict` and :meth:`fingerprint`. Every other method is an optional
+    capability with a safe default; override it when your model has it:
+
+    * :meth:`cache_key`: what, besides the fingerprint, determines a sample's output (the
+      prompt, the image, the generation settings). Returning a mapping makes the model's
+      predictions cacheable (reruns and resumed runs skip finished samples); the default
+      ``None`` means "not cacheable".
+    * :meth:`use_overrides`: receive a suite's ``[models.<name>]`` overrides (prompt
+      templates, preprocessing, parser) before predicting that suite's samples.
+    * :attr:`preferred_batch_size`: the smallest batch worth a call (an HTTP client keeps
+      that many requests in flight); the harness uses ``max(--batch-size, this)``.
+    * :meth:`clear_cache`: forget per-image work so ``test_latency`` times real work.
+    * :meth:`close`: release the weights, threads or connections at the end of the session.
+
+    A factory (``pytest_uiground.models`` entry point, or ``--model package.module:function``)
+    takes :class:`ModelOptions` and returns the adapter. See README "Adding a model".
+    """
+
+    name: str = "model"
+    preferred_batch_size: int = 1
 
     def predict(self, samples: Sequence[Sample]) -> list[Prediction]:
-        """One prediction per sample, in order. May raise; the harness isolates it."""
-        ...
+        """One prediction per sample, in order, in the internal convention. May raise: the
+        harness retries the batch one sample at a time so the error lands on its sample."""
+        raise NotImplementedError
 
     def fingerprint(self) -> dict[str, Any]:
-        """What identifies this model's outputs: for provenance and cache keys."""
-        ...
+        """What identifies this model's outputs (weights, revision, settings): provenance and cache keys."""
+        raise NotImplementedError
+
+    def cache_key(self, sample: Sample) -> dict[str, Any] | None:
+        return None
+
+    def use_overrides(self, overrides: Overrides) -> None:
+        return None
+
+    def clear_cache(self) -> None:
+        return None
+
+    def close(self) -> None:
+        return None
 
 
-ModelFactory = Callable[[ModelOptions], Model]
+class DelegatingAdapter(ModelAdapter):
+    """A model that wraps another one (cropping): every capability goes to ``inner`` unless
+    the wrapper overrides it, so a new capability needs no forwarding list."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner: ModelAdapter = adapt(inner)
+        self.name = self.inner.name
+        self.preferred_batch_size = self.inner.preferred_batch_size
+
+    def predict(self, samples: Sequence[Sample]) -> list[Prediction]:
+        return self.inner.predict(samples)
+
+    def fingerprint(self) -> dict[str, Any]:
+        return self.inner.fingerprint()
+
+    def cache_key(self, sample: Sample) -> dict[str, Any] | None:
+        return self.inner.cache_key(sample)
+
+    def use_overrides(self, overrides: Overrides) -> None:
+        self.inner.use_overrides(overrides)
+
+    def clear_cache(self) -> None:
+        self.inner.clear_cache()
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+class _DuckAdapter(DelegatingAdapter):
+    """A factory's object that does not subclass :class:`ModelAdapter` (written against the
+    earlier duck-typed interface): its optional methods are used where it has them."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.name = str(getattr(inner, "name", "model"))
+        self.preferred_batch_size = int(getattr(inner, "preferred_batch_size", 1))
+
+    def _call(self, method: str, *args: Any) -> Any:
+        fn = getattr(self.inner, method, None)
+        return fn(*args) if callable(fn) else None
+
+    def cache_key(self, sample: Sample) -> dict[str, Any] | None:
+        key = self._call("cache_key", sample)
+        return dict(key) if key is not None else None
+
+    def use_overrides(self, overrides: Overrides) -> None:
+        self._call("use_overrides", overrides)
+
+    def clear_cache(self) -> None:
+        self._call("clear_cache")
+
+    def close(self) -> None:
+        self._call("close")
+
+
+def adapt(model: Any) -> ModelAdapter:
+    """``model`` as a :class:`ModelAdapter` (wrapping duck-typed ones); a clear error otherwise."""
+    if isinstance(model, ModelAdapter):
+        return model
+    if not (callable(getattr(model, "predict", None)) and callable(getattr(model, "fingerprint", None))):
+        raise TypeError(f"the model factory returned {type(model).__name__}, which has no predict() and "
+                        "fingerprint(); subclass pytest_uiground.models.base.ModelAdapter")
+    return _DuckAdapter(model)
+
+
+#: Kept for annotations written against the earlier name.
+Model = ModelAdapter
+
+ModelFactory = Callable[[ModelOptions], ModelAdapter]

@@ -15,10 +15,10 @@ from pytest_uiground.geometry import Point
 from pytest_uiground.prediction import Prediction
 from pytest_uiground.sample import Sample
 
-from .base import ModelOptions
+from .base import ModelAdapter, ModelOptions
 
 
-class CenterModel:
+class CenterModel(ModelAdapter):
     name = "center"
 
     def predict(self, samples: Sequence[Sample]) -> list[Prediction]:

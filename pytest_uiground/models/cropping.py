@@ -37,7 +37,7 @@ from pytest_uiground.image import ImageRef
 from pytest_uiground.prediction import Prediction
 from pytest_uiground.sample import Sample, Target
 
-from .base import Model
+from .base import DelegatingAdapter, ModelAdapter
 
 STRATEGIES = ("none", "fixed", "screenseeker")
 MAX_ZOOM = 4.0
@@ -138,32 +138,26 @@ class _Search:
     done: bool = False
 
 
-class CroppingModel:
+class CroppingModel(DelegatingAdapter):
     """Wraps a model with a cropping strategy; otherwise behaves as that model."""
 
-    def __init__(self, inner: Model, strategy: str, depth: int = 3) -> None:
+    def __init__(self, inner: Any, strategy: str, depth: int = 3) -> None:
         if strategy not in STRATEGIES:
             raise ValueError(f"--cropping {strategy!r} is unknown; use one of {', '.join(STRATEGIES)}")
         if depth < 1:
             raise ValueError(f"--cropping-depth {depth} must be 1 or more")
-        self.inner, self.strategy, self.depth = inner, strategy, depth
-        self.name = inner.name
-        self.preferred_batch_size = int(getattr(inner, "preferred_batch_size", 1))
+        super().__init__(inner)
+        self.strategy, self.depth = strategy, depth
         # (sample id, region) of the latest model calls: what was cropped (bounded for long runs).
         self.log: deque[tuple[str, Box]] = deque(maxlen=LOG_LIMIT)
 
     def fingerprint(self) -> dict[str, Any]:
         return {**self.inner.fingerprint(), "cropping": self.strategy, "cropping_depth": self.depth}
 
-    def __getattr__(self, name: str) -> Any:
-        if name in ("use_overrides", "clear_cache", "close"):
-            return getattr(self.inner, name)
-        if name == "cache_key" and callable(getattr(self.inner, "cache_key", None)):
-            def cache_key(sample: Sample) -> dict[str, Any]:
-                return {**self.inner.cache_key(blind(sample)),  # type: ignore[attr-defined]
-                        "cropping": self.strategy, "cropping_depth": self.depth}
-            return cache_key
-        raise AttributeError(name)
+    def cache_key(self, sample: Sample) -> dict[str, Any] | None:
+        """The wrapped model's key for what it is shown (never the ground truth), plus the strategy."""
+        inner = self.inner.cache_key(blind(sample))
+        return None if inner is None else {**inner, "cropping": self.strategy, "cropping_depth": self.depth}
 
     def predict(self, samples: Sequence[Sample]) -> list[Prediction]:
         t0 = time.perf_counter()
@@ -246,9 +240,9 @@ class CroppingModel:
             st.region = window(p, st.size, FULL)
 
 
-def wrap(model: Model, strategy: str, depth: int) -> Model:
+def wrap(model: ModelAdapter, strategy: str, depth: int) -> ModelAdapter:
     """``--cropping``: the model itself for ``none``, else the wrapper."""
     if strategy == "none":
         return model
-    return CroppingModel(model, strategy, depth)  # type: ignore[return-value]
+    return CroppingModel(model, strategy, depth)
 

@@ -48,7 +48,7 @@ class TinyClick(HFVisionModel):
         from transformers import AutoModelForCausalLM, AutoProcessor
 
         try:
-            processor = AutoProcessor.from_pretrained(self.path, trust_remote_code=True)
+            processor = AutoProcessor.from_pretrained(self.path, trust_remote_code=True)  # type: ignore[no-untyped-call]
             model = AutoModelForCausalLM.from_pretrained(self.path, trust_remote_code=True,
                                                          dtype=getattr(torch, self.dtype))
         except Exception as exc:

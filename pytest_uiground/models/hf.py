@@ -24,7 +24,7 @@ from pytest_uiground.prediction import Prediction
 from pytest_uiground.sample import Sample
 
 from . import parsers, prompts
-from .base import ModelLoadError, ModelOptions
+from .base import ModelAdapter, ModelLoadError, ModelOptions
 from .device import resolve_device
 from .overrides import NONE, Overrides
 
@@ -61,7 +61,7 @@ def _sha(data: Any) -> str:
     return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
-class HFVisionModel:
+class HFVisionModel(ModelAdapter):
     """A native transformers image-text-to-text model behind the Model protocol."""
 
     name = "hf"
@@ -92,7 +92,7 @@ class HFVisionModel:
         from transformers import AutoModelForImageTextToText, AutoProcessor
 
         try:
-            processor = AutoProcessor.from_pretrained(self.path, trust_remote_code=self.trust_remote_code)
+            processor = AutoProcessor.from_pretrained(self.path, trust_remote_code=self.trust_remote_code)  # type: ignore[no-untyped-call]
             model = AutoModelForImageTextToText.from_pretrained(
                 self.path, dtype=getattr(torch, self.dtype), trust_remote_code=self.trust_remote_code
             )

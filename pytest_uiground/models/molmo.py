@@ -22,7 +22,7 @@ from pytest_uiground.prediction import Prediction
 from pytest_uiground.sample import Sample
 
 from . import parsers, prompts
-from .base import ModelLoadError, ModelOptions
+from .base import ModelAdapter, ModelLoadError, ModelOptions
 from .device import resolve_device
 from .hf import _sha, resolve_dtype, resolve_model_path
 from .overrides import NONE, Overrides
@@ -72,7 +72,7 @@ def restore_generation_helper() -> None:
         GenerationMixin._extract_past_from_model_output = _extract_past_from_model_output  # type: ignore[attr-defined]
 
 
-class Molmo:
+class Molmo(ModelAdapter):
     name = "molmo"
     family = "molmo"
     default_hub_id = "allenai/Molmo-7B-D-0924"
@@ -99,7 +99,7 @@ class Molmo:
         from transformers import AutoModelForCausalLM, AutoProcessor
 
         try:
-            processor = AutoProcessor.from_pretrained(self.path, trust_remote_code=True)
+            processor = AutoProcessor.from_pretrained(self.path, trust_remote_code=True)  # type: ignore[no-untyped-call]
             model = AutoModelForCausalLM.from_pretrained(self.path, trust_remote_code=True,
                                                          torch_dtype=getattr(torch, self.dtype))
         except (OSError, ValueError) as exc:
@@ -120,7 +120,7 @@ class Molmo:
             v = v.to(self.device)
             batch[k] = (v.to(getattr(torch, self.dtype)) if v.dtype == torch.float32 else v).unsqueeze(0)
         with torch.inference_mode():
-            out = self.model.generate_from_batch(batch, GenerationConfig(**self.generation),
+            out = self.model.generate_from_batch(batch, GenerationConfig(**self.generation),  # type: ignore[no-untyped-call]
                                                  tokenizer=self.processor.tokenizer)
         return str(self.processor.tokenizer.decode(out[0, batch["input_ids"].size(1):], skip_special_tokens=True))
 

@@ -32,7 +32,7 @@ from pytest_uiground.image import ImageError, image_digest
 from pytest_uiground.prediction import Prediction
 from pytest_uiground.sample import Sample
 
-from .base import ModelOptions
+from .base import ModelAdapter, ModelOptions
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -174,7 +174,7 @@ class OcrEngine(Protocol):
     def __call__(self, img_content: Any) -> tuple[Any, Any]: ...
 
 
-class OcrGrounder:
+class OcrGrounder(ModelAdapter):
     """Text-matching grounder over RapidOCR, one instance per pytest process.
 
     ``engine`` may be injected (tests count OCR calls or fake it); by default RapidOCR

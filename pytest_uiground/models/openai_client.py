@@ -75,7 +75,7 @@ from pytest_uiground.prediction import Prediction
 from pytest_uiground.sample import Sample
 
 from . import parsers, prompts
-from .base import ModelLoadError, ModelOptions
+from .base import ModelAdapter, ModelLoadError, ModelOptions
 
 if TYPE_CHECKING:
     import openai
@@ -338,7 +338,7 @@ class _Attempt:
         self.retry_after, self.unreachable = retry_after, unreachable
 
 
-class OpenAIChatModel:
+class OpenAIChatModel(ModelAdapter):
     """A model behind an OpenAI-compatible ``/chat/completions`` endpoint."""
 
     name = "openai"

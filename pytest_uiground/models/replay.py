@@ -20,14 +20,14 @@ from pytest_uiground.prediction import Prediction
 from pytest_uiground.sample import Sample
 
 from . import parsers
-from .base import ModelLoadError, ModelOptions
+from .base import ModelAdapter, ModelLoadError, ModelOptions
 from .overrides import NONE, Overrides
 
 NEEDS_INPUT_SIZE = ("uitars", "qwen-vl")
 TEXT_TASKS = ("option", "answer", "vqa")  # no coordinates to read, so no model input size needed
 
 
-class ReplayModel:
+class ReplayModel(ModelAdapter):
     name = "replay"
     overrides: Overrides = NONE
 

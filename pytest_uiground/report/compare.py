@@ -7,7 +7,10 @@ accuracy against latency. Numbers from different suites measure different things
 so runs of different suites are refused outright rather than tabulated together.
 
 Only ``summary.json`` (and ``samples.jsonl`` when present, for latencies the summary
-lacks) is read: comparing needs no model, no dataset and no GPU.
+lacks) is read, through the same types the run wrote them with
+(:mod:`pytest_uiground.report.summary`, :class:`~pytest_uiground.results.SampleResult`):
+comparing needs no model, no dataset and no GPU. A file that does not read as those
+types is refused by name (and, for ``samples.jsonl``, by line), never half-used.
 """
 
 from __future__ import annotations
@@ -16,14 +19,18 @@ import argparse
 import json
 import math
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from pytest_uiground.baseline import atomic_write_text
+from pytest_uiground.results import SampleResult
 
-from . import html as hr
+from . import plots as pl
+from . import summary as summary_mod
+from .html import latency_percentiles, split_slice
+from .markup import esc, fmt, is_number, page
+from .summary import SuiteSummary
 
 SIZE_KEY = "size"
 
@@ -36,50 +43,64 @@ class CompareError(Exception):
 class Run:
     path: Path
     label: str
-    suites: Mapping[str, Mapping[str, Any]]  # suite name → its summary.json
-    records: Sequence[Mapping[str, Any]] = field(default_factory=tuple)
+    suites: Mapping[str, SuiteSummary]  # suite name → its summary
+    records: Sequence[SampleResult] = field(default_factory=tuple)
 
-    def suite_records(self, suite: str) -> list[Mapping[str, Any]]:
-        return [r for r in self.records if r.get("suite") == suite]
+    def suite_records(self, suite: str) -> list[SampleResult]:
+        return [r for r in self.records if r.suite == suite]
 
 
 # -- loading ------------------------------------------------------------------------
 
-def read_summary(path: Path) -> dict[str, dict[str, Any]]:
+def read_summary(path: Path) -> dict[str, SuiteSummary]:
     """Suite name → summary, from either the single-suite or the ``{"suites": ...}`` form."""
     file = path / "summary.json"
     if not file.is_file():
         raise CompareError(f"{path}: no summary.json (expected {file}); run pytest with --uiground-report {path} "
                            "to produce one")
     try:
-        data = json.loads(file.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
+        suites = summary_mod.read(file)
+    except (OSError, json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise CompareError(f"{file}: not readable JSON ({exc})") from exc
-    if isinstance(data, dict) and isinstance(data.get("suites"), dict):
-        return {str(k): v for k, v in data["suites"].items() if isinstance(v, dict)}
-    if isinstance(data, dict) and isinstance(data.get("suite"), str):
-        return {data["suite"]: data}
-    raise CompareError(f"{file}: not a uiground summary (no 'suite' or 'suites' field)")
+    except (ValueError, TypeError, KeyError, AttributeError) as exc:
+        why = str(exc).removeprefix(f"{file}: ")  # summary.read names the file itself
+        raise CompareError(f"{file}: not a uiground summary ({why})") from exc
+    if not suites or "" in suites:
+        raise CompareError(f"{file}: not a uiground summary (no 'suite' or 'suites' field)")
+    return suites
 
 
-def read_records(path: Path) -> list[dict[str, Any]]:
-    """The per-sample lines, if the run kept them; a torn last line is skipped."""
+def read_records(path: Path) -> list[SampleResult]:
+    """The run's per-sample records, if it kept them (``samples.jsonl``).
+
+    Every line must be a record: a line that is not (a torn write, a hand edit) is an
+    error naming the file and the line, never silently left out of the latencies.
+    """
     file = path / "samples.jsonl"
     if not file.is_file():
         return []
+    try:
+        text = file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CompareError(f"{file}: not readable ({exc})") from exc
     out = []
-    for line in file.read_text(encoding="utf-8").splitlines():
-        try:
-            rec = json.loads(line)
-        except json.JSONDecodeError:
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
             continue
-        if isinstance(rec, dict):
-            out.append(rec)
+        try:
+            data = json.loads(line)
+            if not isinstance(data, Mapping):
+                raise TypeError(f"expected a JSON object, got {type(data).__name__}")
+            out.append(SampleResult.from_json(data))
+        except KeyError as exc:
+            raise CompareError(f"{file}, line {number}: not a sample record (no {exc} field)") from exc
+        except (ValueError, TypeError, AttributeError) as exc:
+            raise CompareError(f"{file}, line {number}: not a sample record ({type(exc).__name__}: {exc})") from exc
     return out
 
 
-def default_label(path: Path, suites: Mapping[str, Mapping[str, Any]]) -> str:
-    models = sorted({str(s.get("model")) for s in suites.values() if s.get("model")})
+def default_label(path: Path, suites: Mapping[str, SuiteSummary]) -> str:
+    models = sorted({s.model for s in suites.values() if s.model})
     name = path.resolve().name or str(path)
     return f"{'+'.join(models)} ({name})" if models else name
 
@@ -115,37 +136,36 @@ def check_same_suites(runs: Sequence[Run]) -> None:
 
 # -- numbers ------------------------------------------------------------------------
 
-def headline(summary: Mapping[str, Any]) -> tuple[str | None, float]:
+def headline(summary: SuiteSummary) -> tuple[str | None, float]:
     """The first metric and its value: the suite's headline number."""
-    metrics = hr.metrics_of(summary)
-    name = next(iter(metrics), None)
-    value = metrics[name].get("value") if name is not None else None
-    return name, float(value) if value is not None and hr.is_number(value) else math.nan
+    name = next(iter(summary.metrics), None)
+    value = summary.metrics[name].value if name is not None else None
+    return name, value if value is not None and is_number(value) else math.nan
 
 
 def latency(run: Run, suite: str) -> tuple[float, float]:
-    return hr.latency_percentiles(run.suites[suite], run.suite_records(suite))
+    return latency_percentiles(run.suites[suite], run.suite_records(suite))
 
 
 def table_rows(suite: str, runs: Sequence[Run]) -> list[list[str]]:
     """Metric (and slice) rows × run columns, then latency and error counts."""
     docs = [r.suites[suite] for r in runs]
     rows: list[list[str]] = []
-    for name in _ordered(name for d in docs for name in hr.metrics_of(d)):
-        entries = [hr.metrics_of(d).get(name, {}) for d in docs]
-        rows.append([name, *(hr.fmt(e.get("value")) for e in entries)])
-        for label in _ordered(lab for e in entries for lab in (e.get("slices") or {})):
-            rows.append([f"  {label}", *(hr.fmt((e.get("slices") or {}).get(label)) for e in entries)])
+    for name in _ordered(name for d in docs for name in d.metrics):
+        entries = [d.metrics.get(name) for d in docs]
+        rows.append([name, *(fmt(e.value if e is not None else None) for e in entries)])
+        for label in _ordered(lab for e in entries if e is not None for lab in e.slices):
+            rows.append([f"  {label}", *(fmt(e.slices.get(label) if e is not None else None) for e in entries)])
     lat = [latency(r, suite) for r in runs]
-    rows.append(["latency p50 (ms)", *(hr.fmt(p50, digits=1) for p50, _ in lat)])
-    rows.append(["latency p95 (ms)", *(hr.fmt(p95, digits=1) for _, p95 in lat)])
-    rows.append(["format errors", *(str(d.get("format_errors", 0)) for d in docs)])
-    rows.append(["errors", *(str(len(d.get("errors") or [])) for d in docs)])
-    rows.append(["samples", *(str(d.get("n_samples", "-")) for d in docs)])
+    rows.append(["latency p50 (ms)", *(fmt(p50, digits=1) for p50, _ in lat)])
+    rows.append(["latency p95 (ms)", *(fmt(p95, digits=1) for _, p95 in lat)])
+    rows.append(["format errors", *(str(d.format_errors) for d in docs)])
+    rows.append(["errors", *(str(len(d.errors)) for d in docs)])
+    rows.append(["samples", *(str(d.n_samples) for d in docs)])
     return rows
 
 
-def _ordered(names: Any) -> list[str]:
+def _ordered(names: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(names))
 
 
@@ -161,8 +181,8 @@ def text_table(suite: str, runs: Sequence[Run]) -> str:
 
 def slice_key(suite: str, runs: Sequence[Run]) -> str | None:
     """``size`` when any run slices by it, else a slice key every run has, else None."""
-    keys_per_run = [{hr.split_slice(lab)[0] for e in hr.metrics_of(r.suites[suite]).values()
-                     for lab in (e.get("slices") or {})} for r in runs]
+    keys_per_run = [{split_slice(lab)[0] for e in r.suites[suite].metrics.values() for lab in e.slices}
+                    for r in runs]
     if any(SIZE_KEY in keys for keys in keys_per_run):
         return SIZE_KEY
     common = set.intersection(*keys_per_run) if keys_per_run else set()
@@ -176,70 +196,58 @@ def bucket_order(values: set[str], key: str) -> list[str]:
     return known + sorted(values - set(known))
 
 
+def slice_values(summary: SuiteSummary, metric: str, key: str) -> dict[str, float | None]:
+    """The metric's value per value of slice ``key`` (``size=lt32`` → ``lt32``)."""
+    entry = summary.metrics.get(metric)
+    if entry is None:
+        return {}
+    return {split_slice(lab)[1]: v for lab, v in entry.slices.items() if split_slice(lab)[0] == key}
+
+
 def slice_plot(suite: str, metric: str, key: str, runs: Sequence[Run]) -> str | None:
     """Grouped bars: one group per value of ``key`` (size bucket), one bar per run."""
-    per_run = [{hr.split_slice(lab)[1]: v for lab, v in
-                (hr.metrics_of(r.suites[suite]).get(metric, {}).get("slices") or {}).items()
-                if hr.split_slice(lab)[0] == key} for r in runs]
+    per_run = [slice_values(r.suites[suite], metric, key) for r in runs]
     buckets = bucket_order({b for d in per_run for b in d}, key)
     if not buckets:
         return None
-    fig = hr.figure(min(14.0, 3.0 + 0.5 * len(buckets) * len(runs)), 3.8)
-    ax = fig.add_subplot()
-    w = hr.bar_width(len(runs))
-    for i, (run, values) in enumerate(zip(runs, per_run, strict=True)):
-        xs = [j + (i - (len(runs) - 1) / 2) * w for j in range(len(buckets))]
-        ys = [float(values[b]) if hr.is_number(values.get(b)) else math.nan for b in buckets]  # NaN: no bar
-        bars = ax.bar(xs, ys, w, label=run.label)
-        ax.bar_label(bars, labels=["" if math.isnan(y) else f"{y:.0f}" for y in ys], padding=2, fontsize=7)
-    ax.legend(fontsize=8, loc="lower right")
+    series = [(run.label, [v if (v := values.get(b)) is not None and is_number(v) else math.nan  # NaN: no bar
+                           for b in buckets])
+              for run, values in zip(runs, per_run, strict=True)]
     what = "element size" if key == SIZE_KEY else key
-    hr.label_axes(ax, buckets, f"{suite}: {metric} by {what}", "accuracy (%)")
-    return hr.img_tag(hr.figure_uri(fig), f"{metric} by {what}")
+    return pl.grouped_bars(f"{suite}: {metric} by {what}", f"{metric} by {what}", buckets, series)
 
 
 def scatter_plot(suite: str, runs: Sequence[Run]) -> str | None:
     """Headline accuracy against p50 latency, one labelled point per run."""
     points = [(latency(r, suite)[0], headline(r.suites[suite])[1], r.label) for r in runs]
-    points = [p for p in points if hr.is_number(p[0]) and hr.is_number(p[1])]
+    points = [p for p in points if is_number(p[0]) and is_number(p[1])]
     if not points:
         return None
-    fig = hr.figure(6.5, 4.0)
-    ax = fig.add_subplot()
-    for x, y, label in points:
-        ax.scatter([x], [y], s=40)
-        ax.annotate(label, (x, y), textcoords="offset points", xytext=(6, 4), fontsize=8)
     name = headline(runs[0].suites[suite])[0] or "headline"
-    ax.set_xlabel("p50 latency per sample (ms)")
-    ax.set_ylabel(f"{name} (%)")
-    ax.set_ylim(0, 105)
-    ax.set_xlim(left=0, right=max(x for x, _, _ in points) * 1.25 + 1e-3)
-    ax.set_title(f"{suite}: accuracy vs latency", fontsize=10)
-    ax.grid(alpha=0.3)
-    return hr.img_tag(hr.figure_uri(fig), "accuracy vs latency")
+    return pl.scatter(f"{suite}: accuracy vs latency", f"{name} (%)", points)
 
 
 # -- output -------------------------------------------------------------------------
 
 def html_table(suite: str, runs: Sequence[Run]) -> str:
-    head = '<tr><th class="l">metric</th>' + "".join(f"<th>{hr.esc(r.label)}</th>" for r in runs) + "</tr>"
+    head = '<tr><th class="l">metric</th>' + "".join(f"<th>{esc(r.label)}</th>" for r in runs) + "</tr>"
     body = []
     for row in table_rows(suite, runs):
         cls = "slice" if row[0].startswith("  ") else "all"
-        body.append(f'<tr class="{cls}"><td class="l">{hr.esc(row[0].strip())}</td>'
-                    + "".join(f"<td>{hr.esc(c)}</td>" for c in row[1:]) + "</tr>")
+        body.append(f'<tr class="{cls}"><td class="l">{esc(row[0].strip())}</td>'
+                    + "".join(f"<td>{esc(c)}</td>" for c in row[1:]) + "</tr>")
     return "<table>" + head + "".join(body) + "</table>"
 
 
 def runs_list(runs: Sequence[Run]) -> str:
-    items = "".join(f"<dt>{hr.esc(r.label)}</dt><dd>{hr.esc(r.path)}</dd>" for r in runs)
+    items = "".join(f"<dt>{esc(r.label)}</dt><dd>{esc(r.path)}</dd>" for r in runs)
     return f'<dl class="meta">{items}</dl>'
 
 
 def suite_section(suite: str, runs: Sequence[Run]) -> str:
-    parts = [f"<h2>{hr.esc(suite)}</h2>", html_table(suite, runs)]
+    parts = [f"<h2>{esc(suite)}</h2>", html_table(suite, runs)]
     key = slice_key(suite, runs)
-    metrics = _ordered(name for r in runs for name in hr.metrics_of(r.suites[suite]))
+    metrics = _ordered(name for r in runs for name in r.suites[suite].metrics)
     plots = [slice_plot(suite, m, key, runs) for m in metrics] if key else []
     plots.append(scatter_plot(suite, runs))
     shown = [p for p in plots if p]
@@ -250,7 +258,7 @@ def suite_section(suite: str, runs: Sequence[Run]) -> str:
 def render_html(runs: Sequence[Run]) -> str:
     suites = sorted(runs[0].suites)
     body = "<h1>uiground comparison</h1>" + runs_list(runs) + "\n".join(suite_section(s, runs) for s in suites)
-    return hr.page("uiground comparison: " + ", ".join(suites), body)
+    return page("uiground comparison: " + ", ".join(suites), body)
 
 
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:

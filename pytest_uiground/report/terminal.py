@@ -14,6 +14,8 @@ from pytest_uiground.checks import Check, LatencyCheck
 from pytest_uiground.metrics import MetricResult, summary_entry
 from pytest_uiground.results import SampleResult
 
+from .summary import Comparison, Latency, SuiteSummary
+
 
 class SampleLog:
     """Append-only JSON lines, flushed per record."""
@@ -39,49 +41,45 @@ def summary(
     checks: Sequence[Check],
     latency: LatencyCheck | None,
     provenance: dict[str, Any],
-) -> dict[str, Any]:
-    comparisons: dict[str, Any] = {}
+) -> SuiteSummary:
+    def r4(v: float) -> float | None:
+        return round(v, 4) if math.isfinite(v) else None
+
+    comparisons: dict[str, Comparison] = {}
     for c in checks:
         p = c.paired
-        comparisons[c.label] = {
-            "value": round(c.current.value, 4),
-            "baseline": round(p.baseline_value, 4) if p else None,
-            "delta": round(p.delta, 4) if p else None,
-            "delta_interval": [round(p.delta_low, 4), round(p.delta_high, 4)] if p else None,
-            "regressed": p.regressed if p else None,
-            "fixed": p.fixed if p else None,
-            "mcnemar_p": p.p_value if p else None,
-            "floor": c.floor,
-            "verdict": c.verdict,
-        }
-    return {
-        "suite": suite,
-        "model": (model or {}).get("name"),
-        "model_fingerprint": (model or {}).get("fingerprint"),
-        "n_samples": len(results),
-        "metrics": {m.spec.name: summary_entry(m) for m in metric_results},
-        "baseline_comparison": comparisons,
-        "latency_ms": {"p50": latency.p50_ms, "p95": latency.p95_ms, "n": latency.n} if latency else None,
-        "regressed": sorted(r.id for r in results if r.outcome == "regression"),
-        "fixed": sorted(r.id for r in results if r.outcome == "fixed"),
-        "errors": sorted(r.id for r in results if r.error is not None),
-        "format_errors": sum(r.format_error for r in results),
-        "provenance": provenance,
-        **_judge_summary(results, provenance),
-    }
-
-
-def _judge_summary(results: Sequence[SampleResult], provenance: dict[str, Any]) -> dict[str, Any]:
-    """For judged suites: unparseable judge replies and the judge's stability (--judge-repeat)."""
-    if "judge" not in provenance:
-        return {}
-    from pytest_uiground.judges.scoring import stability
-
-    return {
-        "judge": provenance["judge"],
-        "judge_parse_errors": sorted(r.id for r in results if r.details.get("judge_parse_error")),
-        "judge_stability": stability(results),
-    }
+        comparisons[c.label] = Comparison(
+            value=r4(c.current.value),
+            baseline=r4(p.baseline_value) if p else None,
+            delta=r4(p.delta) if p else None,
+            delta_interval=(round(p.delta_low, 4), round(p.delta_high, 4)) if p else None,
+            regressed=p.regressed if p else None,
+            fixed=p.fixed if p else None,
+            mcnemar_p=p.p_value if p else None,
+            floor=c.floor,
+            verdict=c.verdict,
+        )
+    judged = "judge" in provenance
+    if judged:
+        from pytest_uiground.judges.pool import stability
+    return SuiteSummary(
+        suite=suite,
+        model=(model or {}).get("name"),
+        model_fingerprint=(model or {}).get("fingerprint"),
+        n_samples=len(results),
+        metrics={m.spec.name: summary_entry(m) for m in metric_results},
+        baseline_comparison=comparisons,
+        latency_ms=Latency(latency.p50_ms, latency.p95_ms, latency.n) if latency else None,
+        regressed=tuple(sorted(r.id for r in results if r.outcome == "regression")),
+        fixed=tuple(sorted(r.id for r in results if r.outcome == "fixed")),
+        errors=tuple(sorted(r.id for r in results if r.error is not None)),
+        format_errors=sum(r.format_error for r in results),
+        provenance=provenance,
+        judge=provenance["judge"] if judged else None,
+        judge_parse_errors=tuple(sorted(r.id for r in results if r.score.notes.get("judge_parse_error")))
+        if judged else None,
+        judge_stability=stability(results) if judged else None,
+    )
 
 
 def _fmt(v: float | None, signed: bool = False) -> str:

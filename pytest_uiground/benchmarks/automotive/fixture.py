@@ -177,6 +177,12 @@ class _Screen:
     rows: tuple[dict[str, Any], ...]
 
 
+
+def _rgb(values: tuple[int, ...]) -> tuple[int, int, int]:
+    """An RGB colour from a computed tuple (Pillow's types want exactly three ints)."""
+    r, g, b = values[:3]
+    return (r, g, b)
+
 def _f32(x: float) -> float:
     """Round to float32 so the metadata equals what comes back from the float32 parquet column."""
     import numpy as np
@@ -411,7 +417,7 @@ def _render(screen: _Screen, width: int, height: int) -> bytes:
 
     # Status bar: clock pill (a target), brand, outside temperature and signal bars (decoration).
     bar_h = round(0.08 * height)
-    draw.rectangle((0, 0, width - 1, bar_h - 1), fill=tuple(max(0, c - 4) for c in background))
+    draw.rectangle((0, 0, width - 1, bar_h - 1), fill=_rgb(tuple(max(0, c - 4) for c in background)))
     clock = _px(screen.clock.box, width, height)
     draw.rounded_rectangle(clock, radius=(clock[3] - clock[1]) // 2, fill=tile_colour)
     _centered_text(draw, clock, screen.clock.label, round(unit * 0.035), _TEXT)
@@ -431,7 +437,7 @@ def _render(screen: _Screen, width: int, height: int) -> bytes:
         radius = max(0, round((y1 - y0) * radius_frac))
         selected = i == screen.highlighted
         draw.rounded_rectangle(rect, radius=radius, fill=accent if selected else tile_colour,
-                               outline=None if selected else tuple(min(255, c + 18) for c in tile_colour),
+                               outline=None if selected else _rgb(tuple(min(255, c + 18) for c in tile_colour)),
                                width=max(1, round(unit * 0.002)))
         cx, cy, r = (x0 + x1) / 2, y0 + (y1 - y0) * 0.38, (y1 - y0) * 0.14
         glyph = _TEXT if selected else accent

@@ -67,8 +67,8 @@ def _image(path: Path, shade: int) -> None:
 
     img = Image.new("RGB", (320, 180), (90 + shade, 110, 130))
     draw = ImageDraw.Draw(img)
-    draw.rectangle([128, 80, 192, 140], fill=(200, 30, 30))  # the "red sedan"
-    draw.rectangle([0, 150, 320, 180], fill=(60, 60, 60))
+    draw.rectangle((128, 80, 192, 140), fill=(200, 30, 30))  # the "red sedan"
+    draw.rectangle((0, 150, 320, 180), fill=(60, 60, 60))
     path.parent.mkdir(parents=True, exist_ok=True)
     img.save(path, format="JPEG", quality=85)
 

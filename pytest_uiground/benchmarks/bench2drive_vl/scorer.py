@@ -14,6 +14,7 @@ from pytest_uiground.judges.base import Judge, reply_list, reply_score
 from pytest_uiground.prediction import Prediction
 from pytest_uiground.sample import Sample
 from pytest_uiground.score import Score
+from pytest_uiground.scoring import Scorer
 
 from . import formulas, prompts
 
@@ -40,8 +41,8 @@ def _named_tags(reply: list[str], objects: tuple[formulas.GtObject, ...]) -> lis
     return out
 
 
-def score_vqa(sample: Sample, pred: Prediction, judge: Judge, *, repeat: int = 0) -> Score:
-    """The sample's 0..100 score, with the judge's intermediate answers in ``details``.
+def score_vqa(sample: Sample, pred: Prediction, judge: Judge, repeat: int = 0) -> Score:
+    """The sample's 0..100 score, with the judge's intermediate answers in the score's notes.
 
     An empty answer scores 0 without asking the judge (and counts as a format error):
     there is nothing to judge.
@@ -53,7 +54,7 @@ def score_vqa(sample: Sample, pred: Prediction, judge: Judge, *, repeat: int = 0
     details: dict[str, Any] = {"method": method, "qid": qid}
     if not answer:
         details.update(reason="empty answer: scored 0 without asking the judge", judge_calls=0)
-        return Score(0.0, None, True, details)
+        return Score(0.0, None, True, notes=details)
     objects: tuple[formulas.GtObject, ...] = tuple(ctx.get("objects", ()))
     if method == "multi_object" and not objects:
         # Not defined by the reference: with no object to list, judge the answer as a whole.
@@ -103,4 +104,8 @@ def score_vqa(sample: Sample, pred: Prediction, judge: Judge, *, repeat: int = 0
         details.update(gt_keys=formulas.normalize_keys(list(gt_keys)), predicted_keys=list(c.predicted), f1=c.f1,
                        speed_penalty=c.penalty)
     details["judge_calls"] = calls
-    return Score(value, None, False, details)
+    return Score(value, None, False, notes=details)
+
+
+#: The suite's scorer (``[scorer] name = "bench2drive_vl"``, registered in pyproject.toml).
+SCORER = Scorer(name="bench2drive_vl", judged=score_vqa, prompt_hash=prompts.PROMPT_HASH)

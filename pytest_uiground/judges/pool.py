@@ -10,7 +10,7 @@ for its own score. What a judge failure costs is decided here:
   error, as the reference does;
 * unreachable judge → the sample's error, and the session is told to stop;
 * samples in the seeded ``--judge-repeat`` subset are scored K times; the spread is
-  kept in the sample's details for the summary.
+  kept in the sample's score notes for the summary.
 """
 
 from __future__ import annotations
@@ -38,21 +38,15 @@ class Judged:
     score: Score | None
     error: str | None = None
     unreachable: bool = False
-    details: dict[str, Any] = field(default_factory=dict)
+    notes: dict[str, Any] = field(default_factory=dict)
 
 
 ScoreFn = Callable[[Sample, Prediction, Judge, int], Score]
 
 
-def _bench2drive(sample: Sample, pred: Prediction, judge: Judge, repeat: int) -> Score:
-    from pytest_uiground.benchmarks.bench2drive_vl.scorer import score_vqa
-
-    return score_vqa(sample, pred, judge, repeat=repeat)
-
-
 class JudgedScorer:
-    def __init__(self, judge: Judge, *, parse_errors: str = "error", repeat: int = 1,
-                 repeat_ids: frozenset[str] = frozenset(), score_fn: ScoreFn = _bench2drive) -> None:
+    def __init__(self, judge: Judge, score_fn: ScoreFn, *, parse_errors: str = "error", repeat: int = 1,
+                 repeat_ids: frozenset[str] = frozenset()) -> None:
         self.judge, self.parse_errors, self.repeat = judge, parse_errors, repeat
         self.repeat_ids = repeat_ids
         self.score_fn = score_fn
@@ -79,11 +73,11 @@ class JudgedScorer:
         for r in range(1, self.repeat):
             again = self._attempt(sample, pred, r)
             if again.score is None:
-                first.score.details["judge_repeat_error"] = again.error
+                first.score.notes["judge_repeat_error"] = again.error
                 break
             values.append(again.score.value)
-        first.score.details["judge_repeats"] = values
-        first.score.details["judge_spread"] = max(values) - min(values)
+        first.score.notes["judge_repeats"] = values
+        first.score.notes["judge_spread"] = max(values) - min(values)
         return first
 
     def _attempt(self, sample: Sample, pred: Prediction, repeat: int) -> Judged:
@@ -95,24 +89,22 @@ class JudgedScorer:
             return Judged(None, f"the judge request failed: {exc}")
         except JudgeParseError as exc:
             raw = exc.raw if len(exc.raw) <= RAW_LIMIT else exc.raw[:RAW_LIMIT] + "..."
-            details = {"judge_parse_error": True, "judge_problem": exc.problem, "judge_reply": raw}
+            notes = {"judge_parse_error": True, "judge_problem": exc.problem, "judge_reply": raw}
             if self.parse_errors == "zero":
-                return Judged(Score(0.0, None, True, details))
+                return Judged(Score(0.0, None, True, notes=notes))
             return Judged(None, f"the judge's reply could not be parsed ({exc.problem}); reply: {raw!r}. "
                                 "Scored 0 and counted; --judge-parse-errors zero scores it 0 silently, as the "
-                                "reference does", details=details)
+                                "reference does", notes=notes)
 
     def close(self) -> None:
+        """Stop the pool; the backend is shared between suites and closed by its owner."""
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)
-        close = getattr(self.judge.backend, "close", None)
-        if callable(close):
-            close()
 
 
 def stability(results: Iterable[SampleResult]) -> dict[str, Any] | None:
     """Summary of the judge's spread over the repeated samples (None when nothing repeated)."""
-    spreads = {r.id: r.details["judge_repeats"] for r in results if r.details.get("judge_repeats")}
+    spreads = {r.id: r.score.notes["judge_repeats"] for r in results if r.score.notes.get("judge_repeats")}
     if not spreads:
         return None
     ranges = [max(v) - min(v) for v in spreads.values()]

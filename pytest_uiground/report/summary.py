@@ -1,0 +1,197 @@
+"""The summary record: ``summary.json``, written at the end of a run and read back by
+``report.html`` and ``compare`` through these types (never as loose dicts).
+
+One :class:`SuiteSummary` per suite, versioned (:data:`VERSION`); a run of several
+suites writes ``{"version": ..., "suites": {name: suite}}``. Floats that are not
+numbers (an empty slice) are written as ``null``: JSON has no NaN.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+VERSION = 2
+
+
+def _num(v: Any) -> float | None:
+    """A finite float, or None (NaN, infinities and non-numbers are not JSON numbers)."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+        return None
+    return float(v)
+
+
+def _pair(v: Any) -> tuple[float, float] | None:
+    if isinstance(v, (list, tuple)) and len(v) == 2:
+        a, b = _num(v[0]), _num(v[1])
+        if a is not None and b is not None:
+            return (a, b)
+    return None
+
+
+def _ids(v: Any) -> tuple[str, ...]:
+    return tuple(str(i) for i in v) if isinstance(v, (list, tuple)) else ()
+
+
+@dataclass(frozen=True)
+class MetricSummary:
+    """One metric: its value over the suite and per slice, with the interval and counts."""
+
+    value: float | None
+    n: int
+    average: str = "micro"
+    higher_is_better: bool = True
+    interval: tuple[float, float] | None = None
+    format_errors: int = 0
+    errors: int = 0
+    slices: Mapping[str, float | None] = field(default_factory=dict)
+    slice_n: Mapping[str, int] = field(default_factory=dict)
+    slice_intervals: Mapping[str, tuple[float, float] | None] = field(default_factory=dict)
+    slice_format_errors: Mapping[str, int] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"value": self.value, "n": self.n, "average": self.average}
+        if not self.higher_is_better:
+            out["higher_is_better"] = False
+        out.update(interval=list(self.interval) if self.interval else None, format_errors=self.format_errors,
+                   errors=self.errors, slices=dict(self.slices), slice_n=dict(self.slice_n),
+                   slice_intervals={k: list(v) if v else None for k, v in self.slice_intervals.items()},
+                   slice_format_errors=dict(self.slice_format_errors))
+        return out
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> MetricSummary:
+        return cls(
+            value=_num(d.get("value")), n=int(d.get("n") or 0), average=str(d.get("average") or "micro"),
+            higher_is_better=d.get("higher_is_better", True) is not False, interval=_pair(d.get("interval")),
+            format_errors=int(d.get("format_errors") or 0), errors=int(d.get("errors") or 0),
+            slices={str(k): _num(v) for k, v in (d.get("slices") or {}).items()},
+            slice_n={str(k): int(v) for k, v in (d.get("slice_n") or {}).items()},
+            slice_intervals={str(k): _pair(v) for k, v in (d.get("slice_intervals") or {}).items()},
+            slice_format_errors={str(k): int(v) for k, v in (d.get("slice_format_errors") or {}).items()},
+        )
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """One aggregate check: current value vs the baseline on the paired samples."""
+
+    value: float | None
+    baseline: float | None = None
+    delta: float | None = None
+    delta_interval: tuple[float, float] | None = None
+    regressed: int | None = None
+    fixed: int | None = None
+    mcnemar_p: float | None = None
+    floor: float | None = None
+    verdict: str = "ok"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"value": self.value, "baseline": self.baseline, "delta": self.delta,
+                "delta_interval": list(self.delta_interval) if self.delta_interval else None,
+                "regressed": self.regressed, "fixed": self.fixed, "mcnemar_p": self.mcnemar_p, "floor": self.floor,
+                "verdict": self.verdict}
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> Comparison:
+        def count(k: str) -> int | None:
+            v = d.get(k)
+            return int(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+
+        return cls(value=_num(d.get("value")), baseline=_num(d.get("baseline")), delta=_num(d.get("delta")),
+                   delta_interval=_pair(d.get("delta_interval")), regressed=count("regressed"), fixed=count("fixed"),
+                   mcnemar_p=_num(d.get("mcnemar_p")), floor=_num(d.get("floor")),
+                   verdict=str(d.get("verdict") or "ok"))
+
+
+@dataclass(frozen=True)
+class Latency:
+    p50: float
+    p95: float
+    n: int
+
+
+@dataclass(frozen=True)
+class SuiteSummary:
+    """Everything the reports need about one suite's run."""
+
+    suite: str
+    model: str | None
+    model_fingerprint: Any
+    n_samples: int
+    metrics: Mapping[str, MetricSummary]
+    baseline_comparison: Mapping[str, Comparison]
+    latency_ms: Latency | None
+    regressed: tuple[str, ...]
+    fixed: tuple[str, ...]
+    errors: tuple[str, ...]
+    format_errors: int
+    provenance: Mapping[str, Any]
+    judge: Mapping[str, Any] | None = None
+    judge_parse_errors: tuple[str, ...] | None = None
+    judge_stability: Mapping[str, Any] | None = None
+    version: int = VERSION
+
+    def comparison(self, metric: str, label: str | None = None) -> Comparison | None:
+        return self.baseline_comparison.get(metric if label is None else f"{metric}.{label}")
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "version": self.version, "suite": self.suite, "model": self.model,
+            "model_fingerprint": self.model_fingerprint, "n_samples": self.n_samples,
+            "metrics": {k: m.to_json() for k, m in self.metrics.items()},
+            "baseline_comparison": {k: c.to_json() for k, c in self.baseline_comparison.items()},
+            "latency_ms": ({"p50": self.latency_ms.p50, "p95": self.latency_ms.p95, "n": self.latency_ms.n}
+                           if self.latency_ms else None),
+            "regressed": list(self.regressed), "fixed": list(self.fixed), "errors": list(self.errors),
+            "format_errors": self.format_errors, "provenance": dict(self.provenance),
+        }
+        if self.judge is not None:
+            out.update(judge=dict(self.judge), judge_parse_errors=list(self.judge_parse_errors or ()),
+                       judge_stability=self.judge_stability)
+        return out
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> SuiteSummary:
+        lat = d.get("latency_ms")
+        latency = None
+        if isinstance(lat, Mapping) and _num(lat.get("p50")) is not None and _num(lat.get("p95")) is not None:
+            latency = Latency(float(lat["p50"]), float(lat["p95"]), int(lat.get("n") or 0))
+        judge = d.get("judge")
+        return cls(
+            suite=str(d.get("suite") or ""), model=d.get("model"), model_fingerprint=d.get("model_fingerprint"),
+            n_samples=int(d.get("n_samples") or 0),
+            metrics={str(k): MetricSummary.from_json(v) for k, v in (d.get("metrics") or {}).items()},
+            baseline_comparison={str(k): Comparison.from_json(v)
+                                 for k, v in (d.get("baseline_comparison") or {}).items()},
+            latency_ms=latency, regressed=_ids(d.get("regressed")), fixed=_ids(d.get("fixed")),
+            errors=_ids(d.get("errors")), format_errors=int(d.get("format_errors") or 0),
+            provenance=dict(d.get("provenance") or {}),
+            judge=dict(judge) if isinstance(judge, Mapping) else None,
+            judge_parse_errors=_ids(d.get("judge_parse_errors")) if judge is not None else None,
+            judge_stability=d.get("judge_stability"), version=int(d.get("version") or 1),
+        )
+
+
+def dumps(doc: Mapping[str, Any]) -> str:
+    """JSON text, refusing NaN (the types above never hold one)."""
+    return json.dumps(doc, indent=1, allow_nan=False) + "\n"
+
+
+def run_doc(suites: Mapping[str, SuiteSummary]) -> dict[str, Any]:
+    return {"version": VERSION, "suites": {k: s.to_json() for k, s in suites.items()}}
+
+
+def read(path: Path) -> dict[str, SuiteSummary]:
+    """A ``summary.json`` (one suite, or several under ``suites``) as suite name → summary."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if not isinstance(data, Mapping):
+        raise ValueError(f"{path}: expected a JSON object")
+    if "suites" in data and isinstance(data["suites"], Mapping):
+        return {str(k): SuiteSummary.from_json(v) for k, v in data["suites"].items()}
+    s = SuiteSummary.from_json(data)
+    return {s.suite: s}
