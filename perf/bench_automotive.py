@@ -53,7 +53,7 @@ def main() -> None:
             write_fixture(data, rows=rows, seed=0, width=ns.width, height=height, shards=4)
             size = sum(f.stat().st_size for f in data.rglob("*.parquet")) / 1e6
             print(f"== {rows} rows, {ns.width}x{height}: generated in {time.perf_counter() - t0:.1f} s, {size:.0f} MB")
-            common = ["suites/automotive", "--data-path", str(data), "-p", "no:cacheprovider", "-q",
+            common = ["suites/automotive", "--uiground-data-path", str(data), "-p", "no:cacheprovider", "-q",
                       "--benchmark-disable", "--uiground-cache", "off", "--uiground-baselines", "none"]
             wall, peak, tail = pytest_run([*common, "--collect-only"], tmp)
             print(f"collection: {wall:.2f} s wall, peak RSS {peak:.0f} MB  [{tail}]")

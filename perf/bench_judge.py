@@ -6,8 +6,8 @@ Each frame of the generated fixture has 8 questions needing 11 judge requests in
 (Q24 and Q28 ask once more per matched object). Every answer is made unique per frame,
 so the judge cache never serves a request twice. The judge is ``tests/chat_server.py``
 in its own process taking ``--delay`` seconds per request, reached through the real
-``--judge openai`` backend; the scorer runs as in a worker: the batch's answers are
-submitted to ``JudgedScorer`` (``--judge-concurrency`` threads) and collected in order.
+``--uiground-judge openai`` backend; the scorer runs as in a worker: the batch's answers are
+submitted to ``JudgedScorer`` (``--uiground-judge-concurrency`` threads) and collected in order.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
     python perf/bench_openai.py [--samples 500] [--concurrency 32] [--delay 0.2]
 
 1. Wall time: ``--samples`` 1920x1080 screenshots through ``model.predict`` in batches
-   of ``--concurrency`` (what the harness hands a model whose ``preferred_batch_size``
+   of ``--uiground-concurrency`` (what the harness hands a model whose ``preferred_batch_size``
    is its concurrency), against ``tests/chat_server.py`` taking ``--delay`` seconds per
    request. Target: 500 samples at 32 in flight with 200 ms per request in < 5 s (the
    floor is ceil(500 / 32) x 0.2 s = 3.2 s, because each batch waits for its slowest).
@@ -209,7 +209,8 @@ def main() -> None:
 
     r = wall_time(make_samples(ns.samples, byte_sources), ns.concurrency, ns.delay)
     errors = f"errors {r['errors']}" + (f" ({r['first_error']})" if r["errors"] else "")
-    print(f"\n1. {ns.samples} samples, --concurrency {ns.concurrency}, server {ns.delay * 1000:.0f} ms/request "
+    print(f"\n1. {ns.samples} samples, --uiground-concurrency {ns.concurrency}, server {ns.delay * 1000:.0f} "
+          "ms/request "
           f"(separate process): wall {r['wall_s']:.2f} s (floor {r['floor_s']:.1f} s; target < 5 s), "
           f"{r['samples_per_s']:.0f} samples/s, max in flight {r['max_in_flight']}, {errors}")
 

@@ -54,7 +54,7 @@ class ImageRef:
                 if not self.path.is_file():
                     raise ImageError(
                         f"image {self.key!r} does not exist; check the dataset path "
-                        "(e.g. --data-path) or re-download the dataset"
+                        "(e.g. --uiground-data-path) or re-download the dataset"
                     )
                 img: Image.Image = Image.open(self.path)
             elif self.source is not None:

@@ -1,14 +1,21 @@
-"""Command-line options, parsed into one typed object at start-up.
+"""Options: one table declares every setting once, as a command-line flag and an ini key.
 
-Bad values fail before any test runs, with the known choices in the message.
+Every flag is prefixed ``--uiground-`` (dest ``uiground_*``) so the plugin coexists with
+other plugins' options (pytest-playwright's ``--device``, say); the exceptions are the
+model card's ``--model`` and ``--model-path``. Each is also an ini key of the same dest
+(``[tool.pytest.ini_options] uiground_model = "uitars"``); the command line wins. Values
+are parsed into one typed :class:`RunOptions` at start-up, so bad values fail before any
+test runs, with the known choices in the message.
 """
 
 from __future__ import annotations
 
 import argparse
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -74,144 +81,176 @@ def model_options(opts: RunOptions, worker_id: str) -> ModelOptions:
     return replace(opts.model, worker_id=worker_id)
 
 
+def non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 0, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 0, got {text!r}")
+    return value
+
+
+def positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number > 0, got {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a number > 0, got {text!r}")
+    return value
+
+
+def choice(*allowed: str) -> Callable[[str], str]:
+    def parse(text: str) -> str:
+        if text not in allowed:
+            raise argparse.ArgumentTypeError(f"{text!r} is not one of {', '.join(allowed)}")
+        return text
+
+    return parse
+
+
+@dataclass(frozen=True)
+class Opt:
+    """One setting: its flag, its type (a parser from text), its default and its help."""
+
+    flag: str
+    default: object
+    help: str
+    type: Callable[[str], object] | None = None
+    metavar: str | None = None
+
+    @property
+    def dest(self) -> str:
+        name = self.flag.lstrip("-").replace("-", "_")
+        return name if name.startswith("uiground_") else f"uiground_{name}"
+
+
+PARSE_ERRORS_HELP = ("an unparseable judge reply: 'error' (default: the sample errors, counted) or 'zero' (the "
+                     "reference's silent 0, still counted as a format error)")
+
+OPTIONS: tuple[Opt, ...] = (
+    Opt("--model", "ocr", "model to evaluate, by registered name or package.module:function (default: ocr)"),
+    Opt("--model-path", None, "hub id or local directory of the model weights"),
+    Opt("--uiground-device", "auto", "auto (xdist worker gwN takes cuda:(N mod count), CPU without a GPU), cpu, "
+        "cuda, cuda:N, mps", device_spec),
+    Opt("--uiground-batch-size", 1, "samples per model call in a worker", positive_int),
+    Opt("--uiground-limit", None, "run a seeded, stratified subset of N samples per suite (a smoke run)",
+        positive_int, "N"),
+    Opt("--uiground-seed", 0, "seed for --uiground-limit (default 0)", int),
+    Opt("--uiground-report", None, "write samples.jsonl, summary.json and report.html to DIR", None, "DIR"),
+    Opt("--uiground-baselines", None, "baseline root (default: <rootdir>/baselines); each suite uses DIR/<suite>/",
+        None, "DIR"),
+    Opt("--uiground-data-path", None, "local dataset root for suites that need one (see each suite's README)",
+        None, "DIR"),
+    Opt("--uiground-dtype", "auto", "weights dtype: auto (bfloat16 on GPU, float32 on CPU), bfloat16, float16, "
+        "float32", dtype_spec),
+    Opt("--uiground-max-new-tokens", 256, "generation limit per sample", positive_int),
+    Opt("--uiground-cache", None, "prediction cache directory (default: inside the pytest cache dir), or 'off'",
+        cache_spec, "DIR|off"),
+    Opt("--uiground-predictions", None, "--model replay: raw outputs to score", None, "FILE.jsonl"),
+    Opt("--uiground-replay-parser", None, "--model replay: whose parser reads them", None, "NAME"),
+    Opt("--uiground-api-base", None, "--model openai: e.g. http://gpu-node:8000/v1", None, "URL"),
+    Opt("--uiground-api-key-env", "OPENAI_API_KEY", "--model openai: environment variable holding the API key "
+        "(never pass the key itself)", None, "VAR"),
+    Opt("--uiground-served-model", None, "--model openai: the server's model name", None, "NAME"),
+    Opt("--uiground-parser", None, "--model openai: the family parser/prompt to use", None, "NAME"),
+    Opt("--uiground-concurrency", 8, "--model openai: requests in flight per worker", positive_int),
+    Opt("--uiground-request-timeout", 120.0, "--model openai: seconds per request", positive_float),
+    Opt("--uiground-max-retries", 5, "--model openai: retries on 429, 5xx and timeouts", non_negative_int),
+    Opt("--uiground-cropping", "none", "zoom strategy around the model's own answers: none, fixed (3x3 tiles), "
+        "screenseeker (recursive)", choice("none", "fixed", "screenseeker")),
+    Opt("--uiground-cropping-depth", 3, "--uiground-cropping screenseeker: zoom levels", positive_int),
+    Opt("--uiground-judge", None, "judge for free-text (vqa) suites: openai, a registered judge, or "
+        "package.module:factory", None, "NAME"),
+    Opt("--uiground-judge-api-base", None, "--uiground-judge openai: e.g. http://judge:8000/v1", None, "URL"),
+    Opt("--uiground-judge-model", None, "--uiground-judge openai: the served model name", None, "NAME"),
+    Opt("--uiground-judge-api-key-env", "OPENAI_API_KEY", "--uiground-judge openai: environment variable holding "
+        "the judge's API key", None, "VAR"),
+    Opt("--uiground-judge-seed", 0, "the judge's fixed seed (temperature is always 0)", int),
+    Opt("--uiground-judge-max-tokens", 512, "the judge's reply limit", positive_int),
+    Opt("--uiground-judge-concurrency", 8, "judge requests in flight per worker", positive_int),
+    Opt("--uiground-judge-repeat", 1, "ask the judge K times on a seeded subset (--uiground-judge-repeat-samples) "
+        "and report the spread", positive_int, "K"),
+    Opt("--uiground-judge-repeat-samples", 20, "size of the seeded --uiground-judge-repeat subset per suite "
+        "(default 20)", positive_int, "N"),
+    Opt("--uiground-judge-parse-errors", "error", PARSE_ERRORS_HELP, choice(*PARSE_ERROR_MODES)),
+)
+_BY_DEST = {o.dest: o for o in OPTIONS}
+
+
 def add_options(parser: pytest.Parser) -> None:
     group = parser.getgroup("uiground", "GUI grounding suites (pytest-uiground)")
-    group.addoption("--model", default="ocr", help="model to evaluate, by registered name (default: ocr)")
-    group.addoption("--model-path", default=None, help="hub id or local directory of the model weights")
-    group.addoption(
-        "--device", default="auto", type=device_spec,
-        help="auto (xdist worker gwN takes cuda:(N mod count), CPU without a GPU), cpu, cuda, cuda:N, mps",
-    )
-    group.addoption("--batch-size", default=1, type=positive_int, help="samples per model call in a worker")
-    group.addoption(
-        "--uiground-limit", default=None, type=positive_int, metavar="N",
-        help="run a seeded, stratified subset of N samples per suite (a smoke run)",
-    )
-    group.addoption("--uiground-seed", default=0, type=int, help="seed for --uiground-limit (default 0)")
-    group.addoption(
-        "--uiground-report", default=None, metavar="DIR", help="write samples.jsonl and summary.json to DIR"
-    )
-    group.addoption(
-        "--uiground-baselines", default=None, metavar="DIR",
-        help="baseline root (default: <rootdir>/baselines); each suite uses DIR/<suite>/",
-    )
-    group.addoption(
-        "--data-path", default=None, metavar="DIR",
-        help="local dataset root for suites that need one (see each suite's README)",
-    )
-    group.addoption(
-        "--dtype", default="auto", type=dtype_spec,
-        help="weights dtype: auto (bfloat16 on GPU, float32 on CPU), bfloat16, float16, float32",
-    )
-    group.addoption("--max-new-tokens", default=256, type=positive_int, help="generation limit per sample")
-    group.addoption(
-        "--uiground-cache", default=None, type=cache_spec, metavar="DIR|off",
-        help="prediction cache directory (default: inside the pytest cache dir), or 'off'",
-    )
-    group.addoption("--predictions", default=None, metavar="FILE.jsonl", help="--model replay: raw outputs to score")
-    group.addoption("--replay-parser", default=None, metavar="NAME", help="--model replay: whose parser reads them")
-    group.addoption("--api-base", default=None, metavar="URL", help="--model openai: e.g. http://gpu-node:8000/v1")
-    group.addoption(
-        "--api-key-env", default="OPENAI_API_KEY", metavar="VAR",
-        help="--model openai: environment variable holding the API key (never pass the key itself)",
-    )
-    group.addoption("--served-model", default=None, metavar="NAME", help="--model openai: the server's model name")
-    group.addoption("--parser", default=None, metavar="NAME", help="--model openai: the family parser/prompt to use")
-    group.addoption("--concurrency", default=8, type=positive_int, help="--model openai: requests in flight per worker")
-    group.addoption("--request-timeout", default=120.0, type=float, help="--model openai: seconds per request")
-    group.addoption("--max-retries", default=5, type=int, help="--model openai: retries on 429, 5xx and timeouts")
-    group.addoption(
-        "--cropping", default="none", choices=("none", "fixed", "screenseeker"),
-        help="zoom strategy around the model's own answers: none, fixed (3x3 tiles), screenseeker (recursive)",
-    )
-    group.addoption("--cropping-depth", default=3, type=positive_int, help="--cropping screenseeker: zoom levels")
-    group.addoption(
-        "--judge", default=None, metavar="NAME",
-        help="judge for free-text (vqa) suites: openai, a registered judge, or package.module:factory",
-    )
-    group.addoption("--judge-api-base", default=None, metavar="URL", help="--judge openai: e.g. http://judge:8000/v1")
-    group.addoption("--judge-model", default=None, metavar="NAME", help="--judge openai: the served model name")
-    group.addoption("--judge-api-key-env", default="OPENAI_API_KEY", metavar="VAR",
-                    help="--judge openai: environment variable holding the judge's API key")
-    group.addoption("--judge-seed", default=0, type=int, help="the judge's fixed seed (temperature is always 0)")
-    group.addoption("--judge-max-tokens", default=512, type=positive_int, help="the judge's reply limit")
-    group.addoption("--judge-concurrency", default=8, type=positive_int, help="judge requests in flight per worker")
-    group.addoption(
-        "--judge-repeat", default=1, type=positive_int, metavar="K",
-        help="ask the judge K times on a seeded subset (--judge-repeat-samples) and report the spread",
-    )
-    group.addoption("--judge-repeat-samples", default=20, type=positive_int, metavar="N",
-                    help="size of the seeded --judge-repeat subset per suite (default 20)")
-    group.addoption(
-        "--judge-parse-errors", default="error", choices=PARSE_ERROR_MODES,
-        help="an unparseable judge reply: 'error' (default: the sample errors, counted) or 'zero' (the "
-             "reference's silent 0, still counted as a format error)",
-    )
+    for o in OPTIONS:
+        # default=None on the command line: "not given", so the ini key (then the default) applies.
+        group.addoption(o.flag, dest=o.dest, default=None, type=o.type, metavar=o.metavar,
+                        help=f"{o.help} [ini: {o.dest}]")
+        parser.addini(o.dest, help=o.help, default=None)
+
+
+def value(config: pytest.Config, dest: str) -> object:
+    """The setting: the command line's, else the ini file's (parsed and checked), else the default."""
+    o = _BY_DEST[dest]
+    given = config.getoption(dest)
+    if given is not None:
+        return given
+    ini = config.getini(dest)
+    if ini is None or ini == "" or ini == []:
+        return o.default
+    text = str(ini).strip()
+    if o.type is None:
+        return text
+    try:
+        return o.type(text)
+    except (argparse.ArgumentTypeError, ValueError) as exc:
+        raise pytest.UsageError(f"ini option {dest} = {text!r}: {exc}") from None
 
 
 def parse(config: pytest.Config) -> RunOptions:
-    model = config.getoption("--model")
+    def get(name: str) -> Any:
+        return value(config, f"uiground_{name}")
+
+    model = str(get("model"))
     known = registry.known(registry.MODEL_GROUP)
     if model not in known and not registry.is_import_path(model):
         raise pytest.UsageError(
             f"--model: no model named {model!r}; known: {', '.join(sorted(known))} "
             "(or give a factory as package.module:function)"
         )
-    model_path = config.getoption("--model-path")
-    baselines = config.getoption("--uiground-baselines")
-    report = config.getoption("--uiground-report")
-    data_path = config.getoption("--data-path")
     root = config.rootpath
+    baselines, report, data_path = get("baselines"), get("report"), get("data_path")
     return RunOptions(
         model=ModelOptions(
-            name=model,
-            path=model_path,
-            device=config.getoption("--device"),
-            batch_size=config.getoption("--batch-size"),
-            dtype=config.getoption("--dtype"),
-            max_new_tokens=config.getoption("--max-new-tokens"),
-            predictions=config.getoption("--predictions"),
-            replay_parser=config.getoption("--replay-parser"),
-            api_base=config.getoption("--api-base"),
-            api_key_env=config.getoption("--api-key-env"),
-            served_model=config.getoption("--served-model"),
-            parser=config.getoption("--parser"),
-            concurrency=config.getoption("--concurrency"),
-            request_timeout=config.getoption("--request-timeout"),
-            max_retries=config.getoption("--max-retries"),
+            name=model, path=get("model_path"), device=get("device"), batch_size=get("batch_size"),
+            dtype=get("dtype"), max_new_tokens=get("max_new_tokens"), predictions=get("predictions"),
+            replay_parser=get("replay_parser"), api_base=get("api_base"), api_key_env=get("api_key_env"),
+            served_model=get("served_model"), parser=get("parser"), concurrency=get("concurrency"),
+            request_timeout=get("request_timeout"), max_retries=get("max_retries"),
         ),
-        limit=config.getoption("--uiground-limit"),
-        seed=config.getoption("--uiground-seed"),
+        limit=get("limit"),
+        seed=get("seed"),
         report_dir=Path(report).resolve() if report else None,
         baselines_dir=Path(baselines).resolve() if baselines else root / "baselines",
         data_path=Path(data_path).resolve() if data_path else None,
         updating=bool(getattr(config.option, "update_snapshots", False)),
-        cache_dir=_cache_dir(config),
-        cropping=config.getoption("--cropping"),
-        cropping_depth=config.getoption("--cropping-depth"),
+        cache_dir=_cache_dir(config, get("cache")),
+        cropping=get("cropping"),
+        cropping_depth=get("cropping_depth"),
         judge=JudgeOptions(
-            name=config.getoption("--judge"),
-            api_base=config.getoption("--judge-api-base"),
-            model=config.getoption("--judge-model"),
-            api_key_env=config.getoption("--judge-api-key-env"),
-            seed=config.getoption("--judge-seed"),
-            max_tokens=config.getoption("--judge-max-tokens"),
-            concurrency=config.getoption("--judge-concurrency"),
-            request_timeout=config.getoption("--request-timeout"),
-            max_retries=config.getoption("--max-retries"),
-            repeat=config.getoption("--judge-repeat"),
-            repeat_samples=config.getoption("--judge-repeat-samples"),
-            parse_errors=config.getoption("--judge-parse-errors"),
+            name=get("judge"), api_base=get("judge_api_base"), model=get("judge_model"),
+            api_key_env=get("judge_api_key_env"), seed=get("judge_seed"), max_tokens=get("judge_max_tokens"),
+            concurrency=get("judge_concurrency"), request_timeout=get("request_timeout"),
+            max_retries=get("max_retries"), repeat=get("judge_repeat"), repeat_samples=get("judge_repeat_samples"),
+            parse_errors=get("judge_parse_errors"),
         ),
     )
 
 
-def _cache_dir(config: pytest.Config) -> Path | None:
+def _cache_dir(config: pytest.Config, value: object) -> Path | None:
     """``--uiground-cache``: a directory, ``off``, or by default the pytest cache's."""
-    value = config.getoption("--uiground-cache")
     if value == "off":
         return None
     if value:
-        return Path(value).resolve()
+        return Path(str(value)).resolve()
     cache = getattr(config, "cache", None)
     return cache.mkdir("uiground-predictions") if cache is not None else None

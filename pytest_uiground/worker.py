@@ -1,6 +1,6 @@
 """Worker side: predict, score and judge one sample inside its test.
 
-Predictions are made in batches of ``--batch-size`` by looking ahead at the next
+Predictions are made in batches of ``--uiground-batch-size`` by looking ahead at the next
 sample tests of the same suite in this process's item list (:mod:`.xdist_queue`);
 each batch is timed and a batch that raises is retried sample by sample, so one bad
 sample (a corrupt image, an out-of-memory) fails only itself and the worker goes on.
@@ -40,7 +40,7 @@ STATE = pytest.StashKey["WorkerState"]()
 
 
 class JudgeSetupError(Exception):
-    """--judge is missing or wrong: every judged sample fails with this message."""
+    """--uiground-judge is missing or wrong: every judged sample fails with this message."""
 
 
 @dataclass
@@ -84,10 +84,11 @@ class WorkerState:
         jopts = replace(self.options.judge, worker_id=self.worker_id, device=self.options.model.device)
         if not jopts.name:
             raise JudgeSetupError(
-                f"suite {loaded.config.name!r} scores free-text answers with an LLM judge: pass --judge openai "
-                "--judge-api-base URL --judge-model NAME (or --judge module:factory)")
+                f"suite {loaded.config.name!r} scores free-text answers with an LLM judge: pass "
+                "--uiground-judge openai "
+                "--uiground-judge-api-base URL --uiground-judge-model NAME (or --uiground-judge module:factory)")
         if self._backend is None:
-            factory = registry.resolve(registry.JUDGE_GROUP, jopts.name, what="judge", option="--judge")
+            factory = registry.resolve(registry.JUDGE_GROUP, jopts.name, what="judge", option="--uiground-judge")
             self._backend = factory(jopts)
         cache_root = self.options.cache_dir / "judge" if self.options.cache_dir is not None else None
         judge = judge_mod.Judge(backend=self._backend, options=jopts, prompt_hash=loaded.scorer.prompt_hash,

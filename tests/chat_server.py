@@ -330,7 +330,7 @@ class ChatServer:
 
     @property
     def url(self) -> str:
-        """The API base to give the client (``--api-base``)."""
+        """The API base to give the client (``--uiground-api-base``)."""
         return f"http://127.0.0.1:{self.port}/v1"
 
     def start(self) -> ChatServer:

@@ -29,7 +29,7 @@ def run_model(project: Project, model: str, path: Path, report: str, *args: str)
     project.monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     project.write_suite(floor=0.0)  # random weights score ~0: only the machinery is under test
     result = project.pytester.runpytest_subprocess(
-        "suites/mini", "--model", model, "--model-path", str(path), "--max-new-tokens", "12",
+        "suites/mini", "--model", model, "--model-path", str(path), "--uiground-max-new-tokens", "12",
         "--uiground-cache", "off", "--uiground-report", report, "--benchmark-disable", "-p", "no:cacheprovider",
         *args,
     )
@@ -61,8 +61,8 @@ def test_tiny_model_runs_a_suite(project: Project, tiny_models: dict[str, Path],
 
 @pytest.mark.parametrize("model", ["uitars", "tinyclick"])
 def test_batched_outputs_equal_batch_one(project: Project, tiny_models: dict[str, Path], model: str) -> None:
-    one = run_model(project, model, tiny_models[FAMILIES[model]], "b1", "--batch-size", "1")["records"]
-    four = run_model(project, model, tiny_models[FAMILIES[model]], "b4", "--batch-size", "4")["records"]
+    one = run_model(project, model, tiny_models[FAMILIES[model]], "b1", "--uiground-batch-size", "1")["records"]
+    four = run_model(project, model, tiny_models[FAMILIES[model]], "b4", "--uiground-batch-size", "4")["records"]
     assert {k: r["prediction"]["raw"] for k, r in one.items()} == {k: r["prediction"]["raw"] for k, r in four.items()}
     assert len({r["prediction"]["raw"] for r in one.values()}) > 1, "outputs should differ between samples"
 
@@ -71,11 +71,12 @@ def test_generation_cut_off_is_a_counted_format_error(project: Project, tiny_mod
     project.monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     project.write_suite(floor=0.0)
     result = project.pytester.runpytest_subprocess(
-        "suites/mini", "--model", "uground", "--model-path", str(tiny_models["qwen2_vl"]), "--max-new-tokens", "1",
+        "suites/mini", "--model", "uground", "--model-path", str(tiny_models["qwen2_vl"]),
+        "--uiground-max-new-tokens", "1",
         "--uiground-cache", "off", "--uiground-report", "cut", "--benchmark-disable", "-p", "no:cacheprovider")
     assert result.ret == 0
     records = [json.loads(x) for x in (project.root / "cut" / "samples.jsonl").read_text().splitlines()]
-    cut = [r for r in records if "cut off at --max-new-tokens 1" in r["prediction"]["raw"]]
+    cut = [r for r in records if "cut off at --uiground-max-new-tokens 1" in r["prediction"]["raw"]]
     assert cut and all(r["score"]["format_error"] for r in cut)
 
 

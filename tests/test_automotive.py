@@ -130,8 +130,9 @@ def test_replay_matches_the_card_script(auto: Project, dataset: Path, xdist: lis
     lines = card_outputs(rows)
     outputs = auto.root / "model_outputs.jsonl"
     outputs.write_text("".join(json.dumps(line) + "\n" for line in lines))
-    result = run(auto, "--data-path", str(dataset.parent), "--model", "replay", "--predictions", str(outputs),
-                 "--replay-parser", "elam", "--uiground-report", "out", *xdist)
+    result = run(auto, "--uiground-data-path", str(dataset.parent), "--model", "replay", "--uiground-predictions",
+    str(outputs),
+                 "--uiground-replay-parser", "elam", "--uiground-report", "out", *xdist)
     assert result.ret == 0, result.stdout.str()[-3000:]
     m = auto.summary()["metrics"]
     want = card_scores(lines)
@@ -156,7 +157,7 @@ def test_replay_matches_the_card_script(auto: Project, dataset: Path, xdist: lis
 
 
 def test_ocr_model_end_to_end(auto: Project, dataset: Path, xdist: list[str]) -> None:
-    result = run(auto, "--data-path", str(dataset), "--model", "ocr", "--uiground-report", "out", *xdist)
+    result = run(auto, "--uiground-data-path", str(dataset), "--model", "ocr", "--uiground-report", "out", *xdist)
     assert result.ret == 0, result.stdout.str()[-3000:]
     summary = auto.summary()
     assert summary["n_samples"] == ROWS
@@ -167,8 +168,8 @@ def test_ocr_model_end_to_end(auto: Project, dataset: Path, xdist: list[str]) ->
 
 def test_tiny_vlm_end_to_end(auto: Project, dataset: Path, tiny_models: dict[str, Path], xdist: list[str]) -> None:
     pytest.importorskip("torchvision")
-    result = run(auto, "--data-path", str(dataset), "--model", "uitars", "--model-path",
-                 str(tiny_models["qwen2_5_vl"]), "--max-new-tokens", "8", "--batch-size", "4",
+    result = run(auto, "--uiground-data-path", str(dataset), "--model", "uitars", "--model-path",
+                 str(tiny_models["qwen2_5_vl"]), "--uiground-max-new-tokens", "8", "--uiground-batch-size", "4",
                  "--uiground-report", "out", *xdist)
     assert result.ret == 0, result.stdout.str()[-3000:]
     records = [json.loads(x) for x in (auto.root / "out" / "samples.jsonl").read_text().splitlines()]
@@ -183,7 +184,7 @@ def test_save_to_disk_and_data_root_layouts(auto: Project, tmp_path: Path) -> No
 
     folder = write_fixture_save_to_disk(tmp_path / "root" / "AutomotiveUI-Bench-4K", rows=8, seed=2,
                                         width=320, height=180)
-    result = run(auto, "--data-path", str(folder.parent), "--model", "center", "--uiground-report", "out")
+    result = run(auto, "--uiground-data-path", str(folder.parent), "--model", "center", "--uiground-report", "out")
     assert result.ret == 0, result.stdout.str()[-3000:]
     assert auto.summary()["n_samples"] == 8
 
@@ -191,7 +192,7 @@ def test_save_to_disk_and_data_root_layouts(auto: Project, tmp_path: Path) -> No
 def test_bad_rows_fail_alone(auto: Project, tmp_path: Path) -> None:
     data = write_fixture(tmp_path / "bad", rows=12, seed=3, width=320, height=180,
                          bad={1: "null_box", 4: "bad_box", 6: "no_image", 9: "bad_class"})
-    result = run(auto, "--data-path", str(data), "--model", "center", "--uiground-report", "out", "-rf")
+    result = run(auto, "--uiground-data-path", str(data), "--model", "center", "--uiground-report", "out", "-rf")
     assert result.ret == 1
     out = result.stdout.str()
     for row in (1, 4, 6, 9):
@@ -203,9 +204,9 @@ def test_bad_rows_fail_alone(auto: Project, tmp_path: Path) -> None:
 
 def test_missing_dataset_names_every_place_and_the_fix(auto: Project, tmp_path: Path) -> None:
     auto.monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hf"))
-    result = run(auto, "--data-path", str(tmp_path / "nowhere"), "--model", "center")
+    result = run(auto, "--uiground-data-path", str(tmp_path / "nowhere"), "--model", "center")
     assert result.ret != 0
     out = result.stdout.str()
     assert "dataset sparks-solutions/AutomotiveUI-Bench-4K not found" in out
     assert str(tmp_path / "nowhere") in out and "Hugging Face cache" in out and "HF_HUB_OFFLINE" in out
-    assert "huggingface-cli download" in out and "--data-path" in out
+    assert "huggingface-cli download" in out and "--uiground-data-path" in out

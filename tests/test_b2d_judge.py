@@ -186,9 +186,9 @@ def test_openai_judge_needs_its_settings(monkeypatch: pytest.MonkeyPatch) -> Non
     from pytest_uiground.models.base import ModelLoadError
 
     monkeypatch.delenv("NO_SUCH_KEY", raising=False)
-    with pytest.raises(ModelLoadError, match="--judge-api-base"):
+    with pytest.raises(ModelLoadError, match="--uiground-judge-api-base"):
         judge_openai.create(JudgeOptions(name="openai"))
-    with pytest.raises(ModelLoadError, match="--judge-model"):
+    with pytest.raises(ModelLoadError, match="--uiground-judge-model"):
         judge_openai.create(JudgeOptions(name="openai", api_base="http://127.0.0.1:1/v1"))
     with pytest.raises(ModelLoadError, match="NO_SUCH_KEY"):
         judge_openai.create(JudgeOptions(name="openai", api_base="http://127.0.0.1:1/v1", model="m",
@@ -224,5 +224,5 @@ def test_hf_judge_needs_a_model() -> None:
     from pytest_uiground.judges import hf as judge_hf
     from pytest_uiground.models.base import ModelLoadError
 
-    with pytest.raises(ModelLoadError, match="--judge hf needs --judge-model"):
+    with pytest.raises(ModelLoadError, match="--uiground-judge hf needs --uiground-judge-model"):
         judge_hf.create(JudgeOptions(name="hf", device="cpu"))

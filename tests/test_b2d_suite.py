@@ -55,8 +55,9 @@ class B2D:
 
     def run(self, *args: str, overrides: dict[str, str] | None = None) -> pytest.RunResult:
         return self.pytester.runpytest_subprocess(
-            "suites/b2d", "--model", "replay", "--predictions", str(self.answers(overrides)),
-            "--replay-parser", "qwen-vl", "--data-path", str(self.data), "--judge", "scripted_judge:create",
+            "suites/b2d", "--model", "replay", "--uiground-predictions", str(self.answers(overrides)),
+            "--uiground-replay-parser", "qwen-vl", "--uiground-data-path", str(self.data), "--uiground-judge",
+            "scripted_judge:create",
             "-p", "no:cacheprovider", "-p", "no:randomly", *args,
         )
 
@@ -103,15 +104,20 @@ def test_scores_match_the_rules_with_and_without_xdist(b2d: B2D, xdist: list[str
     # Identical requests (the same question and answer in another frame) are asked once, even when
     # in flight at the same time: q7, q19, q8, q43, q50 and q12 ask once, q24 and q28 twice (the object
     # list, then the matched object) = 10; Q8 differs between stopped and moving frames (+1); the
-    # malformed answer is one more distinct request (+1).
-    assert first == 12
+    # malformed answer is one more distinct request (+1). Under xdist the two workers share only the
+    # on-disk cache, so a request both have in flight before either reply is written is asked by each:
+    # at most twice per distinct request (timing decides; asserting exactly 12 there was flaky).
+    if xdist:
+        assert 12 <= first <= 24
+    else:
+        assert first == 12
     assert b2d.judge_calls() == first  # raw replies are cached, the unparseable one too
 
 
 @pytest.mark.slow
 def test_parse_errors_zero_reproduces_the_reference(b2d: B2D) -> None:
     bad = next(i for i in b2d.ids if i.endswith(".q7"))
-    result = b2d.run("--uiground-report", "out", "--judge-parse-errors", "zero", overrides={bad: "MALFORMED"})
+    result = b2d.run("--uiground-report", "out", "--uiground-judge-parse-errors", "zero", overrides={bad: "MALFORMED"})
     doc = b2d.summary()
     assert doc["errors"] == [] and doc["judge_parse_errors"] == [bad]
     assert doc["metrics"]["vqa_score"]["value"] == pytest.approx(expected_mean(b2d.ids, bad), abs=1e-3)
@@ -122,7 +128,8 @@ def test_parse_errors_zero_reproduces_the_reference(b2d: B2D) -> None:
 @pytest.mark.slow
 def test_judge_repeat_reports_the_spread(b2d: B2D) -> None:
     unstable = {i: "UNSTABLE SCORE 40" for i in b2d.ids if i.endswith(".q12")}
-    result = b2d.run("--uiground-report", "out", "--judge-repeat", "3", "--judge-repeat-samples", "100",
+    result = b2d.run("--uiground-report", "out", "--uiground-judge-repeat", "3", "--uiground-judge-repeat-samples",
+    "100",
                      overrides=unstable)
     st = b2d.summary()["judge_stability"]
     assert st["samples"] == len(b2d.ids) and st["repeats"] == 3
@@ -137,17 +144,18 @@ def test_unreachable_judge_stops_the_run_at_the_first_call(b2d: B2D) -> None:
     result = b2d.run()
     assert result.ret != 0
     assert b2d.judge_calls() == 1
-    result.stdout.fnmatch_lines(["*unreachable (first failure on*check --judge-api-base*"])
+    result.stdout.fnmatch_lines(["*unreachable (first failure on*check --uiground-judge-api-base*"])
     assert result.parseoutcomes().get("failed", 0) == 1
 
 
 @pytest.mark.slow
 def test_missing_judge_is_one_clear_error(b2d: B2D) -> None:
     result = b2d.pytester.runpytest_subprocess(
-        "suites/b2d", "--model", "replay", "--predictions", str(b2d.answers()), "--replay-parser", "qwen-vl",
-        "--data-path", str(b2d.data), "-p", "no:cacheprovider", "-p", "no:randomly")
+        "suites/b2d", "--model", "replay", "--uiground-predictions", str(b2d.answers()), "--uiground-replay-parser",
+        "qwen-vl",
+        "--uiground-data-path", str(b2d.data), "-p", "no:cacheprovider", "-p", "no:randomly")
     assert result.parseoutcomes().get("failed", 0) == 1
-    result.stdout.fnmatch_lines(["*scores free-text answers with an LLM judge: pass --judge openai*"])
+    result.stdout.fnmatch_lines(["*scores free-text answers with an LLM judge: pass --uiground-judge openai*"])
 
 
 @pytest.mark.slow
@@ -157,7 +165,7 @@ def test_baseline_from_another_judge_is_not_comparable(b2d: B2D) -> None:
     assert prov["judge"]["settings"]["seed"] == 0
     same = b2d.run()
     assert same.ret == 0
-    other = b2d.run("--judge-seed", "1")
+    other = b2d.run("--uiground-judge-seed", "1")
     assert other.ret != 0
     out = other.stdout.str()
     assert "baseline NOT comparable" in out and '"seed": 1' in out and "different judges are not comparable" in out
@@ -187,5 +195,5 @@ def test_bad_frames_fail_only_their_samples(tmp_path: Path) -> None:
 
 
 def test_loader_needs_a_data_path(tmp_path: Path) -> None:
-    with pytest.raises(ValueError, match="needs the Bench2Drive-VL data: pass --data-path"):
+    with pytest.raises(ValueError, match="needs the Bench2Drive-VL data: pass --uiground-data-path"):
         load({}, LoaderContext("bench2drive_vl", tmp_path, None))

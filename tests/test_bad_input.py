@@ -76,9 +76,9 @@ def test_unknown_model_fails_at_start_listing_known(project: Project) -> None:
 
 @pytest.mark.parametrize("value", ["0", "many"])
 def test_bad_option_values_fail_at_start(project: Project, value: str) -> None:
-    result = project.pytester.runpytest_subprocess("suites/mini", "--batch-size", value)
+    result = project.pytester.runpytest_subprocess("suites/mini", "--uiground-batch-size", value)
     assert result.ret == 4
-    result.stderr.fnmatch_lines([f"*--batch-size*expected a whole number >= 1, got '{value}'*"])
+    result.stderr.fnmatch_lines([f"*--uiground-batch-size*expected a whole number >= 1, got '{value}'*"])
 
 
 def test_malformed_suite_file_names_file_and_field(project: Project) -> None:

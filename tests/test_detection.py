@@ -219,7 +219,7 @@ def test_detection_suite_runs_reports_and_compares(pytester: pytest.Pytester) ->
     pytester.makeini("[pytest]\n")
     base = ("suites/detection", "--model", "ocr", "-p", "no:cacheprovider", "-p", "no:randomly")
     plain = pytester.runpytest_subprocess(*base, "--uiground-report", "out/ocr")
-    crop = pytester.runpytest_subprocess(*base, "--cropping", "fixed", "--uiground-report", "out/ocr-fixed")
+    crop = pytester.runpytest_subprocess(*base, "--uiground-cropping", "fixed", "--uiground-report", "out/ocr-fixed")
     assert plain.ret == 0 and crop.ret == 0
     docs = [json.loads((pytester.path / "out" / d / "summary.json").read_text()) for d in ("ocr", "ocr-fixed")]
     for doc in docs:

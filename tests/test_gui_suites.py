@@ -56,12 +56,12 @@ def run(project: Project, suite: str, data: Path, outputs: Mapping[str, str] | N
     if outputs is not None:
         path = project.root / "outputs.jsonl"
         path.write_text("".join(json.dumps({"sample_id": k, "output": v}) + "\n" for k, v in outputs.items()))
-        replay = ["--model", "replay", "--predictions", str(path), "--replay-parser", "uground"]
+        replay = ["--model", "replay", "--uiground-predictions", str(path), "--uiground-replay-parser", "uground"]
     else:
         replay = ["--model", "center"]
     return project.pytester.runpytest_subprocess(
         f"suites/{suite}", "-p", "no:cacheprovider", "-p", "no:randomly", "--benchmark-disable",
-        "--uiground-cache", "off", "--data-path", str(data), "--uiground-report", "out", *replay, *args)
+        "--uiground-cache", "off", "--uiground-data-path", str(data), "--uiground-report", "out", *replay, *args)
 
 
 def pct(hits: Sequence[bool]) -> float:
@@ -214,7 +214,7 @@ def test_mmbench_wrong_layout_names_the_expected_files(gui: Project, tmp_path: P
     msg = str(err.value)
     for place in (empty, empty / "MMBench-GUI", tmp_path / "lmu-env" / "MMBench-GUI"):
         assert str(place / "L2_annotations.json") in msg
-    assert "utils/download.py" in msg and "--data-path" in msg
+    assert "utils/download.py" in msg and "--uiground-data-path" in msg
     # Annotations without the image folder beside them: the expected folder is named.
     half = tmp_path / "half" / "MMBench-GUI"
     half.mkdir(parents=True)

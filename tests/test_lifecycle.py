@@ -126,7 +126,7 @@ def test_batches_look_ahead_and_a_raising_sample_fails_alone(project: Project) -
     log = project.root / "batches.txt"
     project.monkeypatch.setenv("UIGROUND_BATCHLOG", str(log))
     project.monkeypatch.setenv("UIGROUND_RAISE", ids[5])
-    result = project.run("--batch-size", "4", "--benchmark-disable", "--uiground-report", "out", "-rf",
+    result = project.run("--uiground-batch-size", "4", "--benchmark-disable", "--uiground-report", "out", "-rf",
                          wrong=ids[:1])
     assert result.ret == 1
     result.stdout.fnmatch_lines(["errors (1): " + ids[5], f"FAILED *test_sample[[]{ids[5]}[]]*"])
@@ -154,7 +154,7 @@ def test_batches_under_xdist_predict_each_sample_once(project: Project) -> None:
     ids = project.ids()
     log = project.root / "batches.txt"
     project.monkeypatch.setenv("UIGROUND_BATCHLOG", str(log))
-    result = project.run("--batch-size", "4", "--benchmark-disable", xdist=["-n", "2"])
+    result = project.run("--uiground-batch-size", "4", "--benchmark-disable", xdist=["-n", "2"])
     assert result.ret == 0, result.stdout.str()
     batches = [line.split(",") for line in log.read_text().splitlines()]
     predicted = sorted(sid for b in batches for sid in b)

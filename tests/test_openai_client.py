@@ -335,7 +335,7 @@ def test_a_dead_server_errors_every_sample_quickly(
 def test_truncated_output_says_so(make_model: Callable[..., OpenAIChatModel], samples: list[Sample]) -> None:
     with ChatServer([Reply.ok("The element is at", finish_reason="length")]) as srv:
         [pred] = make_model(srv, max_new_tokens=4).predict([samples[0]])
-    assert pred.format_error and "cut off at --max-new-tokens 4" in pred.raw
+    assert pred.format_error and "cut off at --uiground-max-new-tokens 4" in pred.raw
 
 
 # --- concurrency and order ------------------------------------------------------------------
@@ -382,12 +382,12 @@ def test_pixel_parsers_read_the_smart_resized_size(
 @pytest.mark.parametrize(
     ("changes", "message"),
     [
-        ({"api_base": None}, "--model openai needs --api-base URL"),
+        ({"api_base": None}, "--model openai needs --uiground-api-base URL"),
         ({"api_base": "gpu-node:8000"}, "is not an http(s) URL"),
-        ({"served_model": None}, "--model openai needs --served-model NAME"),
-        ({"parser": None}, "--model openai needs --parser NAME"),
-        ({"parser": "gpt"}, "--parser 'gpt' is unknown; known: elam, molmo"),
-        ({"max_retries": -1}, "--max-retries -1 must be 0 or more"),
+        ({"served_model": None}, "--model openai needs --uiground-served-model NAME"),
+        ({"parser": None}, "--model openai needs --uiground-parser NAME"),
+        ({"parser": "gpt"}, "--uiground-parser 'gpt' is unknown; known: elam, molmo"),
+        ({"max_retries": -1}, "--uiground-max-retries -1 must be 0 or more"),
         ({"api_key_env": "NO_SUCH_KEY_VAR"}, "environment variable NO_SUCH_KEY_VAR, which is not set"),
     ],
 )
@@ -424,7 +424,8 @@ def test_a_missing_key_fails_at_load_and_says_how_to_set_it(
 
 def run_openai(project: Project, url: str, *args: str) -> pytest.RunResult:
     return project.pytester.runpytest_subprocess(
-        "suites/mini", "--model", "openai", "--api-base", url, "--served-model", "m", "--parser", "uground",
+        "suites/mini", "--model", "openai", "--uiground-api-base", url, "--uiground-served-model", "m",
+        "--uiground-parser", "uground",
         "-p", "no:cacheprovider", "-p", "no:randomly", "--uiground-cache", "cache", "--uiground-report", "out",
         "--benchmark-disable", *args,
     )
@@ -445,10 +446,10 @@ def test_end_to_end_concurrent_run_is_cached_and_never_shows_the_key(
 ) -> None:
     project.monkeypatch.setenv("OPENAI_API_KEY", KEY)
     with ChatServer(answering_targets(samples, delay=0.3)) as srv:
-        first = run_openai(project, srv.url, "--concurrency", "8")
+        first = run_openai(project, srv.url, "--uiground-concurrency", "8")
         assert first.ret == 0, first.stdout.str()
         assert srv.count == 12 and srv.max_in_flight == 8
-        second = run_openai(project, srv.url, "--concurrency", "8")
+        second = run_openai(project, srv.url, "--uiground-concurrency", "8")
         assert second.ret == 0 and srv.count == 12, "the rerun comes from the cache"
     summary = project.summary()
     assert summary["metrics"]["grounding_accuracy"]["value"] == pytest.approx(100.0)
@@ -495,7 +496,7 @@ def test_end_to_end_server_dies_mid_run_and_the_rerun_resumes(project: Project, 
         return Reply.ok("(500, 500)", delay=10.0)  # never answered: dropped when the server dies
 
     with ChatServer(dies_after_five) as first_server:
-        first = run_openai(project, first_server.url, "--max-retries", "1")
+        first = run_openai(project, first_server.url, "--uiground-max-retries", "1")
     assert first.ret == 1 and first_server.answered == 5
     first.stdout.fnmatch_lines(["*the model failed: *could not connect to http://127.0.0.1*"])
     summary = project.summary()
@@ -522,6 +523,7 @@ def test_end_to_end_missing_key_fails_before_any_request(project: Project, serve
 def test_end_to_end_missing_api_base_is_named(project: Project) -> None:
     project.monkeypatch.setenv("OPENAI_API_KEY", KEY)
     result = project.pytester.runpytest_subprocess(
-        "suites/mini", "--model", "openai", "--served-model", "m", "--parser", "uground", "-p", "no:cacheprovider")
+        "suites/mini", "--model", "openai", "--uiground-served-model", "m", "--uiground-parser", "uground", "-p",
+        "no:cacheprovider")
     assert result.ret != 0
-    result.stdout.fnmatch_lines(["*--model openai needs --api-base URL*"])
+    result.stdout.fnmatch_lines(["*--model openai needs --uiground-api-base URL*"])

@@ -70,14 +70,16 @@ def _run(project: Project, outputs: Path, override: str) -> dict:  # type: ignor
     path = project.root / "suites" / "mini" / "suite.toml"
     path.write_text(path.read_text() + "\n[models.replay]\n" + override + "\n")
     result = project.pytester.runpytest_subprocess(
-        "suites/mini", "--model", "replay", "--predictions", str(outputs), "--replay-parser", "uground",
+        "suites/mini", "--model", "replay", "--uiground-predictions", str(outputs), "--uiground-replay-parser",
+        "uground",
         "-p", "no:cacheprovider", "--uiground-report", "out")
     assert result.ret == 0, result.stdout.str()[-2000:]
     return project.summary()["metrics"]["grounding_accuracy"]
 
 
 def test_suite_swaps_the_parser_by_family(project: Project) -> None:
-    outputs = _outputs(project, "<loc_{lx}><loc_{ly}>")  # TinyClick's format, replayed with --replay-parser uground
+    outputs = _outputs(project,
+    "<loc_{lx}><loc_{ly}>")  # TinyClick's format, replayed with --uiground-replay-parser uground
     metric = _run(project, outputs, 'parser = "tinyclick"')
     assert metric["value"] == 100.0 and metric["format_errors"] == 0
 

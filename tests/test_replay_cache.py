@@ -29,7 +29,7 @@ def test_replay_scores_outputs_with_the_named_parser(project: Project, xdist: li
     preds = project.root / "outputs.jsonl"
     preds.write_text("\n".join(json.dumps(r) for r in lines) + "\n")
     result = project.pytester.runpytest_subprocess(
-        "suites/mini", "--model", "replay", "--predictions", str(preds), "--replay-parser", "uground",
+        "suites/mini", "--model", "replay", "--uiground-predictions", str(preds), "--uiground-replay-parser", "uground",
         "-p", "no:cacheprovider", "--uiground-report", "out", "-rf", *xdist)
     assert result.ret == 1  # the missing sample fails
     result.stdout.fnmatch_lines([f"*missing: no record for sample '{samples[-1].id}'*"])
@@ -44,7 +44,7 @@ def test_replay_scores_outputs_with_the_named_parser(project: Project, xdist: li
 def test_replay_needs_its_options(project: Project) -> None:
     result = project.pytester.runpytest_subprocess("suites/mini", "--model", "replay", "-p", "no:cacheprovider")
     assert result.ret != 0
-    result.stdout.fnmatch_lines(["*--model replay needs --predictions FILE.jsonl*"])
+    result.stdout.fnmatch_lines(["*--model replay needs --uiground-predictions FILE.jsonl*"])
 
 
 def test_cache_reuses_predictions_and_survives_a_corrupt_entry(project: Project, xdist: list[str]) -> None:

@@ -250,7 +250,7 @@ def test_atomic_writes_are_readable_by_others(tmp_path) -> None:  # type: ignore
 
 def test_cached_prediction_keeps_every_field(tmp_path: Path) -> None:
     """A cached prediction reads back equal, ``attempts`` included (it used to be dropped, so every
-    cached ``--cropping`` prediction scored ``attempts_to_success`` as 1)."""
+    cached ``--uiground-cropping`` prediction scored ``attempts_to_success`` as 1)."""
     from pytest_uiground.cache import PredictionCache
     from pytest_uiground.geometry import Box, Point
     from pytest_uiground.prediction import Prediction

@@ -432,7 +432,7 @@ def build_florence2(path: Path) -> Path:
 
 
 def build_qwen2_lm(path: Path) -> Path:
-    """A tiny text-only ``Qwen2ForCausalLM`` with the Qwen chat template (a local judge for ``--judge hf``)."""
+    """A tiny text-only ``Qwen2ForCausalLM`` with the Qwen chat template (a local judge for ``--uiground-judge hf``)."""
     from transformers import Qwen2Config, Qwen2ForCausalLM
 
     tokenizer = _qwen_tokenizer()

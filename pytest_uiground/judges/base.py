@@ -4,7 +4,7 @@ Judged suites (Bench2Drive-VL) cannot score by rule, so a chat model reads the
 question, the ground truth and the answer and replies with JSON. That judge is part
 of the measurement, so it is treated like one:
 
-* **Pinned.** Temperature 0 and a fixed seed (``--judge-seed``) on every call; the
+* **Pinned.** Temperature 0 and a fixed seed (``--uiground-judge-seed``) on every call; the
   judge's identity, settings and the hash of every prompt template form its
   fingerprint, which goes into the baseline's provenance. A baseline made with
   another judge is flagged as not comparable instead of being compared.
@@ -13,7 +13,7 @@ of the measurement, so it is treated like one:
   resumed run asks nothing twice. Raw replies are cached, not parsed ones, so a
   parser fix needs no new requests.
 * **Loud.** A reply that cannot be parsed is a counted error on its sample, never a
-  silent zero (``--judge-parse-errors zero`` reproduces the reference's zero). An
+  silent zero (``--uiground-judge-parse-errors zero`` reproduces the reference's zero). An
   unreachable judge fails the first sample that needs it with a clear message, stops
   the run, and fails every later call at once: no run of thousands of zeros.
 
@@ -43,7 +43,7 @@ Messages = Sequence[Mapping[str, str]]
 
 @dataclass(frozen=True)
 class JudgeOptions:
-    """``--judge*`` command-line settings."""
+    """``--uiground-judge*`` command-line settings."""
 
     name: str | None = None
     api_base: str | None = None
@@ -58,7 +58,7 @@ class JudgeOptions:
     repeat_samples: int = 20
     parse_errors: str = "error"
     worker_id: str = "master"
-    device: str = "auto"  # for local judges (``hf``): the same rule as --device
+    device: str = "auto"  # for local judges (``hf``): the same rule as --uiground-device
 
     @property
     def settings(self) -> dict[str, Any]:
@@ -246,7 +246,7 @@ class Judge:
             with self._lock:
                 if self._dead is None:
                     self._dead = (f"the judge ({describe(self.backend)}) is unreachable (first failure on "
-                                  f"{request_id}): {exc}; check --judge-api-base and that the server is up")
+                                  f"{request_id}): {exc}; check --uiground-judge-api-base and that the server is up")
             raise JudgeUnreachable(self._dead) from None
 
 

@@ -1,9 +1,9 @@
-"""``--judge hf``: a local transformers chat model as the judge.
+"""``--uiground-judge hf``: a local transformers chat model as the judge.
 
 For teams without a judge server: any causal LM with a chat template (e.g.
-``Qwen/Qwen2.5-7B-Instruct``), given by ``--judge-model`` (hub id or local folder),
-loaded on this worker's device (``--device``), decoded greedily (the transformers
-equivalent of temperature 0; the seed is set anyway) up to ``--judge-max-tokens``.
+``Qwen/Qwen2.5-7B-Instruct``), given by ``--uiground-judge-model`` (hub id or local folder),
+loaded on this worker's device (``--uiground-device``), decoded greedily (the transformers
+equivalent of temperature 0; the seed is set anyway) up to ``--uiground-judge-max-tokens``.
 Requests are served one at a time (a lock): the judging thread pool overlaps requests
 for a server, not for one local model.
 """
@@ -31,8 +31,9 @@ class HFChatJudge:
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
         if not options.model:
-            raise ModelLoadError("--judge hf needs --judge-model: a hub id or a local folder of a chat model, "
-                                 "e.g. --judge-model Qwen/Qwen2.5-7B-Instruct")
+            raise ModelLoadError("--uiground-judge hf needs --uiground-judge-model: a hub id or a local folder "
+                                 "of a chat model, "
+                                 "e.g. --uiground-judge-model Qwen/Qwen2.5-7B-Instruct")
         self.options, self.device = options, device
         self.path = resolve_model_path(options.model)
         self.dtype = resolve_dtype("auto", device)
@@ -40,9 +41,10 @@ class HFChatJudge:
             self.tokenizer: Any = AutoTokenizer.from_pretrained(self.path)
             self.model: Any = AutoModelForCausalLM.from_pretrained(self.path, dtype=getattr(torch, self.dtype))
         except OSError as exc:
-            raise ModelLoadError(f"--judge-model {options.model!r} could not be loaded: {exc}") from exc
+            raise ModelLoadError(f"--uiground-judge-model {options.model!r} could not be loaded: {exc}") from exc
         if not getattr(self.tokenizer, "chat_template", None):
-            raise ModelLoadError(f"--judge-model {options.model!r} has no chat template: use an instruction-tuned "
+            raise ModelLoadError(f"--uiground-judge-model {options.model!r} has no chat template: use an "
+                                 "instruction-tuned "
                                  "(chat) model")
         self.model.to(device).eval()  # type: ignore[arg-type]
         self._lock = threading.Lock()

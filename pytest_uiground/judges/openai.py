@@ -1,10 +1,10 @@
-"""``--judge openai``: a judge behind any OpenAI-compatible chat endpoint.
+"""``--uiground-judge openai``: a judge behind any OpenAI-compatible chat endpoint.
 
 It reuses the ``openai`` model adapter's client, so the judge gets the same retry
 policy (429/5xx/timeouts with backoff and ``Retry-After``), the same key handling
-(read only from ``--judge-api-key-env``, never printed) and the same fast failure
-once the server is down. Requests are pinned: temperature 0, ``--judge-seed``,
-``--judge-max-tokens``.
+(read only from ``--uiground-judge-api-key-env``, never printed) and the same fast failure
+once the server is down. Requests are pinned: temperature 0, ``--uiground-judge-seed``,
+``--uiground-judge-max-tokens``.
 """
 
 from __future__ import annotations
@@ -45,15 +45,15 @@ def create(options: JudgeOptions) -> OpenAIJudge:
 
     base = options.api_base
     if not base:
-        raise ModelLoadError("--judge openai needs --judge-api-base URL, e.g. http://judge-node:8000/v1")
+        raise ModelLoadError("--uiground-judge openai needs --uiground-judge-api-base URL, e.g. http://judge-node:8000/v1")
     if urlsplit(base).scheme not in ("http", "https") or not urlsplit(base).hostname:
-        raise ModelLoadError(f"--judge-api-base {public_url(base)!r} is not an http(s) URL; "
+        raise ModelLoadError(f"--uiground-judge-api-base {public_url(base)!r} is not an http(s) URL; "
                              "e.g. http://judge-node:8000/v1")
     if not options.model:
-        raise ModelLoadError("--judge openai needs --judge-model NAME: the model the server serves, "
+        raise ModelLoadError("--uiground-judge openai needs --uiground-judge-model NAME: the model the server serves, "
                              "e.g. Qwen/Qwen2.5-72B-Instruct (GET <api-base>/models lists them)")
     var = options.api_key_env
-    key = api_key_from_env(var, who="--judge openai", option="--judge-api-key-env")
+    key = api_key_from_env(var, who="--uiground-judge openai", option="--uiground-judge-api-key-env")
     client = OpenAIChatModel(
         api_base=base, api_key=key, served_model=options.model, parser=None,
         max_new_tokens=options.max_tokens, concurrency=options.concurrency,

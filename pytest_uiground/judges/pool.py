@@ -1,15 +1,15 @@
 """Worker side of judged suites: score answers with the judge, in parallel, safely.
 
 The runner predicts a batch of samples at once; :class:`JudgedScorer` then sends the
-batch's answers to the judge on a small thread pool (``--judge-concurrency``), so a
+batch's answers to the judge on a small thread pool (``--uiground-judge-concurrency``), so a
 remote judge's latency overlaps instead of adding up. Each sample's test waits only
 for its own score. What a judge failure costs is decided here:
 
 * unparseable reply → the sample's error by default (counted as
-  ``judge_parse_error``); with ``--judge-parse-errors zero`` a 0 scored as a format
+  ``judge_parse_error``); with ``--uiground-judge-parse-errors zero`` a 0 scored as a format
   error, as the reference does;
 * unreachable judge → the sample's error, and the session is told to stop;
-* samples in the seeded ``--judge-repeat`` subset are scored K times; the spread is
+* samples in the seeded ``--uiground-judge-repeat`` subset are scored K times; the spread is
   kept in the sample's score notes for the summary.
 """
 
@@ -93,7 +93,7 @@ class JudgedScorer:
             if self.parse_errors == "zero":
                 return Judged(Score(0.0, None, True, notes=notes))
             return Judged(None, f"the judge's reply could not be parsed ({exc.problem}); reply: {raw!r}. "
-                                "Scored 0 and counted; --judge-parse-errors zero scores it 0 silently, as the "
+                                "Scored 0 and counted; --uiground-judge-parse-errors zero scores it 0 silently, as the "
                                 "reference does", notes=notes)
 
     def close(self) -> None:

@@ -57,7 +57,7 @@ class ModelAdapter:
     * :meth:`use_overrides`: receive a suite's ``[models.<name>]`` overrides (prompt
       templates, preprocessing, parser) before predicting that suite's samples.
     * :attr:`preferred_batch_size`: the smallest batch worth a call (an HTTP client keeps
-      that many requests in flight); the harness uses ``max(--batch-size, this)``.
+      that many requests in flight); the harness uses ``max(--uiground-batch-size, this)``.
     * :meth:`clear_cache`: forget per-image work so ``test_latency`` times real work.
     * :meth:`close`: release the weights, threads or connections at the end of the session.
 

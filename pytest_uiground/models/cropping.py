@@ -10,7 +10,7 @@ wrapped model never sees the ground truth (each sample it gets has an empty targ
 and regions are computed from predictions alone. OpenAdapt's "ScreenSeekeR" cropped
 around the ground-truth click, which leaks the answer; this module cannot.
 
-Strategies (``--cropping``):
+Strategies (``--uiground-cropping``):
 
 * ``none``: one call on the full screen.
 * ``fixed``: a 3 x 3 grid of overlapping half-size tiles. The full-screen answer
@@ -18,7 +18,7 @@ Strategies (``--cropping``):
   If the full screen gives no answer, the tiles are tried in order until one does.
 * ``screenseeker``: a recursive search in the spirit of ScreenSeekeR (ScreenSpot-Pro):
   the model's answer proposes a region, the region is cropped and zoomed, the model
-  is asked again inside it, up to ``--cropping-depth`` levels (default 3), each level
+  is asked again inside it, up to ``--uiground-cropping-depth`` levels (default 3), each level
   half the size of the one before; it stops early when the answer stops moving. With
   no answer on the full screen, it searches the four quadrants in order.
 """
@@ -143,9 +143,9 @@ class CroppingModel(DelegatingAdapter):
 
     def __init__(self, inner: Any, strategy: str, depth: int = 3) -> None:
         if strategy not in STRATEGIES:
-            raise ValueError(f"--cropping {strategy!r} is unknown; use one of {', '.join(STRATEGIES)}")
+            raise ValueError(f"--uiground-cropping {strategy!r} is unknown; use one of {', '.join(STRATEGIES)}")
         if depth < 1:
-            raise ValueError(f"--cropping-depth {depth} must be 1 or more")
+            raise ValueError(f"--uiground-cropping-depth {depth} must be 1 or more")
         super().__init__(inner)
         self.strategy, self.depth = strategy, depth
         # (sample id, region) of the latest model calls: what was cropped (bounded for long runs).
@@ -241,7 +241,7 @@ class CroppingModel(DelegatingAdapter):
 
 
 def wrap(model: ModelAdapter, strategy: str, depth: int) -> ModelAdapter:
-    """``--cropping``: the model itself for ``none``, else the wrapper."""
+    """``--uiground-cropping``: the model itself for ``none``, else the wrapper."""
     if strategy == "none":
         return model
     return CroppingModel(model, strategy, depth)

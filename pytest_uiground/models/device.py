@@ -22,7 +22,7 @@ def cuda_device_count() -> int:
 
 
 def resolve_device(spec: str, worker_id: str, count: Callable[[], int] = cuda_device_count) -> str:
-    """Turn ``--device`` into a concrete device for this process.
+    """Turn ``--uiground-device`` into a concrete device for this process.
 
     ``auto`` gives worker gwN ``cuda:(N mod count)`` and falls back to ``cpu``
     without a GPU; ``cuda`` alone is treated like ``auto`` restricted to CUDA.
@@ -31,7 +31,7 @@ def resolve_device(spec: str, worker_id: str, count: Callable[[], int] = cuda_de
         n = count()
         if n == 0:
             if spec == "cuda":
-                raise RuntimeError("--device cuda: no CUDA device is visible; use --device cpu")
+                raise RuntimeError("--uiground-device cuda: no CUDA device is visible; use --uiground-device cpu")
             return "cpu"
         return f"cuda:{worker_index(worker_id) % n}"
     return spec

@@ -4,7 +4,7 @@ One class does what every native ``transformers`` family needs: resolve
 ``--model-path`` (a hub id or a local directory, honouring ``HF_HUB_OFFLINE`` and the
 local cache), place the model on this worker's device with the right dtype, build a
 left-padded batch, generate greedily, decode only the new tokens, notice generations
-cut off by ``--max-new-tokens``, and parse each output with the family's parser
+cut off by ``--uiground-max-new-tokens``, and parse each output with the family's parser
 using the input size the processor really used. Families override only the hooks
 that differ (prompt wrapping, input sizes, decoding).
 
@@ -176,7 +176,7 @@ class HFVisionModel(ModelAdapter):
         parsed = self.overrides.parse(self.family, text, sample.task, ctx)
         raw = text
         if parsed.format_error and truncated:
-            raw = f"{text} [cut off at --max-new-tokens {self.generation['max_new_tokens']} without an answer]"
+            raw = f"{text} [cut off at --uiground-max-new-tokens {self.generation['max_new_tokens']} without an answer]"
         return parsers.to_prediction(parsed, raw)
 
     def cache_key(self, sample: Sample) -> dict[str, Any]:

@@ -6,7 +6,7 @@ removed ``GenerationMixin._extract_past_from_model_output`` is put back, which t
 module does; it fails on 4.57 and 5.x in several places. So the version is checked
 before anything is downloaded, and the error names the working versions and the
 alternative (serve the model with vLLM, which supports Molmo natively, and score
-its outputs with ``--model replay --replay-parser elam``).
+its outputs with ``--model replay --uiground-replay-parser elam``).
 
 Inference follows the card: ``processor.process`` per image, a batch of one,
 ``generate_from_batch`` with ``stop_strings="<|endoftext|>"``, points in percent.
@@ -47,7 +47,7 @@ def check_transformers(version: str) -> bool:
         f"Molmo v1 / ELAM remote code does not run on transformers {version}: it needs {WORKING_VERSIONS}. "
         f"Install a working version in a separate environment ({INSTALL_HINT}), or serve the model with vLLM "
         "(`vllm serve sparks-solutions/ELAM-7B --trust-remote-code`) and score its outputs here with "
-        "`--model replay --predictions outputs.jsonl --replay-parser elam`"
+        "`--model replay --uiground-predictions outputs.jsonl --uiground-replay-parser elam`"
     )
 
 

@@ -195,8 +195,8 @@ class OcrGrounder(ModelAdapter):
         options = options or ModelOptions(name="ocr")
         if options.device not in ("auto", "cpu"):
             raise ValueError(
-                f"model 'ocr': --device {options.device!r} is not supported; the ocr model runs "
-                "on the CPU only (use --device cpu or leave the default, auto)"
+                f"model 'ocr': --uiground-device {options.device!r} is not supported; the ocr model runs "
+                "on the CPU only (use --uiground-device cpu or leave the default, auto)"
             )
         if options.path is not None:
             raise ValueError(

@@ -1,28 +1,28 @@
 """``openai``: any OpenAI-compatible chat-completions server (vLLM, SGLang, TGI, hosted APIs).
 
 Serving a model with vLLM is often the only practical way to run a 7B+ grounding
-model, so this adapter sends each sample to ``--api-base`` as one chat request and
-scores the raw text with the family's own parser (``--parser``, the same prompt the
+model, so this adapter sends each sample to ``--uiground-api-base`` as one chat request and
+scores the raw text with the family's own parser (``--uiground-parser``, the same prompt the
 native adapter would use). The server returns the underlying model's raw text, so
 the plugin — not the server — stays in charge of prompts and coordinate conventions.
 
 Options and why:
 
-* ``--api-base URL`` and ``--served-model NAME`` say where and what; ``--parser NAME``
+* ``--uiground-api-base URL`` and ``--uiground-served-model NAME`` say where and what; ``--uiground-parser NAME``
   says which family's prompt and parser to use (the server cannot tell us).
-* The key is read only from the environment variable named by ``--api-key-env``
+* The key is read only from the environment variable named by ``--uiground-api-key-env``
   (default ``OPENAI_API_KEY``), so it never lands in shell history, pytest's
   command-line echo, reports or caches. A local vLLM without ``--api-key`` accepts
   anything: ``export OPENAI_API_KEY=EMPTY``. The key is kept out of the fingerprint,
   the cache key, predictions and every error message (redacted if a server echoes it).
-* ``--concurrency N`` requests are in flight at once (a thread pool of N), and the
+* ``--uiground-concurrency N`` requests are in flight at once (a thread pool of N), and the
   model asks the harness for batches of N (``preferred_batch_size``) so the server
   stays saturated; results keep sample order.
-* Greedy and seeded (``temperature=0``, ``seed=0``, ``max_tokens=--max-new-tokens``):
+* Greedy and seeded (``temperature=0``, ``seed=0``, ``max_tokens=--uiground-max-new-tokens``):
   the settings are part of the fingerprint and of every cache key.
 
 Retry policy, per sample (the harness is never asked to retry): 429, 5xx, timeouts,
-connection errors and malformed 200 responses are retried up to ``--max-retries``
+connection errors and malformed 200 responses are retried up to ``--uiground-max-retries``
 times with exponential backoff and jitter seeded by the sample id (reproducible, yet
 different samples spread out); a ``Retry-After`` header (seconds, HTTP date, or
 ``retry-after-ms``) replaces the backoff, capped at :data:`MAX_RETRY_AFTER_S`. Any
@@ -365,7 +365,7 @@ class OpenAIChatModel(ModelAdapter):
         import openai
 
         if parser is not None and parser not in parsers.FAMILIES:
-            raise ModelLoadError(f"--parser {parser!r} is unknown; known: {', '.join(parsers.FAMILIES)}")
+            raise ModelLoadError(f"--uiground-parser {parser!r} is unknown; known: {', '.join(parsers.FAMILIES)}")
         self.endpoint = public_url(api_base)
         self.served_model, self.parser, self.api_key_env = served_model, parser, api_key_env
         self.concurrency, self.request_timeout, self.max_retries = concurrency, request_timeout, max_retries
@@ -503,7 +503,8 @@ class OpenAIChatModel(ModelAdapter):
 
     def _family(self) -> str:
         if self.parser is None:
-            raise ValueError("this client was built for text-only chat (a judge): it has no --parser for samples")
+            raise ValueError("this client was built for text-only chat (a judge): it has no --uiground-parser "
+                             "for samples")
         return self.parser
 
     def chat_text(self, messages: Sequence[Mapping[str, str]], request_id: str) -> tuple[str | None, str, bool]:
@@ -521,7 +522,7 @@ class OpenAIChatModel(ModelAdapter):
         parsed = parsers.parse(self._family(), text, sample.task, ctx)
         raw = text
         if parsed.format_error and finish == "length":
-            raw = f"{text} [cut off at --max-new-tokens {self.generation['max_tokens']} without an answer]"
+            raw = f"{text} [cut off at --uiground-max-new-tokens {self.generation['max_tokens']} without an answer]"
         return parsers.to_prediction(parsed, raw)
 
     # -- HTTP with retries ----------------------------------------------------------------
@@ -544,7 +545,8 @@ class OpenAIChatModel(ModelAdapter):
                     self._unreachable.set()
                 retries = attempts - 1
                 return _Attempt(error=f"gave up after {attempts} attempt{'s' * (attempts > 1)} ({retries} "
-                                      f"retr{'ies' if retries != 1 else 'y'}, --max-retries {self.max_retries}): "
+                                      f"retr{'ies' if retries != 1 else 'y'}, --uiground-max-retries "
+                                      f"{self.max_retries}): "
                                       f"{result.error}", unreachable=result.unreachable)
             if result.retry_after is not None:
                 wait = min(result.retry_after, self.retry_after_cap_s)
@@ -568,12 +570,14 @@ class OpenAIChatModel(ModelAdapter):
             if status == 429 or status >= 500:
                 return _Attempt(error=error, retry_after=parse_retry_after(exc.response.headers))
             if status == 404:
-                error += " (check --api-base: it usually ends in /v1; and --served-model: GET /v1/models lists names)"
+                error += (" (check --uiground-api-base: it usually ends in /v1; and --uiground-served-model: GET "
+                          "/v1/models lists names)")
             elif status in (401, 403):
                 error += f" (check the key in ${self.api_key_env})"
             return _Attempt(error=error, final=True)
         except openai.APITimeoutError:
-            return _Attempt(error=f"no answer from {self.endpoint} within --request-timeout {self.request_timeout:g}s")
+            return _Attempt(error=f"no answer from {self.endpoint} within --uiground-request-timeout "
+                                  f"{self.request_timeout:g}s")
         except openai.APIConnectionError as exc:
             cause = f" ({type(exc.__cause__).__name__}: {exc.__cause__})" if exc.__cause__ is not None else ""
             return _Attempt(error=f"could not connect to {self.endpoint}{cause}", unreachable=True)
@@ -628,35 +632,36 @@ def create(options: ModelOptions) -> OpenAIChatModel:
     known = ", ".join(parsers.FAMILIES)
     if not options.api_base:
         raise ModelLoadError(
-            "--model openai needs --api-base URL: the server's OpenAI-compatible base URL, "
-            "e.g. --api-base http://gpu-node:8000/v1 for vLLM or SGLang"
+            "--model openai needs --uiground-api-base URL: the server's OpenAI-compatible base URL, "
+            "e.g. --uiground-api-base http://gpu-node:8000/v1 for vLLM or SGLang"
         )
     if urlsplit(options.api_base).scheme not in ("http", "https") or not urlsplit(options.api_base).hostname:
         raise ModelLoadError(
-            f"--api-base {public_url(options.api_base)!r} is not an http(s) URL; e.g. http://gpu-node:8000/v1"
+            f"--uiground-api-base {public_url(options.api_base)!r} is not an http(s) URL; e.g. http://gpu-node:8000/v1"
         )
     if not options.served_model:
         raise ModelLoadError(
-            "--model openai needs --served-model NAME: the model name the server serves "
+            "--model openai needs --uiground-served-model NAME: the model name the server serves "
             "(vLLM: its --served-model-name or model path; GET <api-base>/models lists them)"
         )
     if not options.parser:
         raise ModelLoadError(
-            "--model openai needs --parser NAME: the model family whose prompts and parser to use "
+            "--model openai needs --uiground-parser NAME: the model family whose prompts and parser to use "
             f"(the server returns the model's raw text); known: {known}"
         )
     if options.parser not in parsers.FAMILIES:
-        raise ModelLoadError(f"--parser {options.parser!r} is unknown; known: {known}")
+        raise ModelLoadError(f"--uiground-parser {options.parser!r} is unknown; known: {known}")
     if options.max_retries < 0:
-        raise ModelLoadError(f"--max-retries {options.max_retries} must be 0 or more")
+        raise ModelLoadError(f"--uiground-max-retries {options.max_retries} must be 0 or more")
     if not options.request_timeout > 0:
-        raise ModelLoadError(f"--request-timeout {options.request_timeout:g} must be a positive number of seconds")
+        raise ModelLoadError(f"--uiground-request-timeout {options.request_timeout:g} must be a positive number "
+                             "of seconds")
     if options.concurrency < 1:
-        raise ModelLoadError(f"--concurrency {options.concurrency} must be 1 or more")
+        raise ModelLoadError(f"--uiground-concurrency {options.concurrency} must be 1 or more")
     resize = resize_rule_from_env()
     backoff = _backoff_from_env()
     var = options.api_key_env
-    key = api_key_from_env(var, who="--model openai", option="--api-key-env")
+    key = api_key_from_env(var, who="--model openai", option="--uiground-api-key-env")
     try:
         return OpenAIChatModel(
             api_base=options.api_base, api_key=key, served_model=options.served_model, parser=options.parser,

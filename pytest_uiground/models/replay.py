@@ -69,7 +69,8 @@ class ReplayModel(ModelAdapter):
         input_size = rec.get("model_input_size")
         if self.parser in NEEDS_INPUT_SIZE and input_size is None and sample.task not in TEXT_TASKS:
             raise ValueError(
-                f"record for {sample.id!r} has no model_input_size: --replay-parser {self.parser} reads absolute "
+                f"record for {sample.id!r} has no model_input_size: --uiground-replay-parser {self.parser} "
+                "reads absolute "
                 "pixels of the resized image the model saw, and the plugin never guesses that size; add "
                 "model_input_size [w, h] (image_grid_thw[1:] * 14) to each record"
             )
@@ -100,17 +101,18 @@ class ReplayModel(ModelAdapter):
 
 def create(options: ModelOptions) -> ReplayModel:
     if not options.predictions:
-        raise ModelLoadError("--model replay needs --predictions FILE.jsonl (records with sample_id and output)")
+        raise ModelLoadError("--model replay needs --uiground-predictions FILE.jsonl (records with sample_id "
+                             "and output)")
     path = Path(options.predictions)
     if not path.is_file():
-        raise ModelLoadError(f"--predictions {options.predictions!r}: no such file")
+        raise ModelLoadError(f"--uiground-predictions {options.predictions!r}: no such file")
     if not options.replay_parser:
         raise ModelLoadError(
-            f"--model replay needs --replay-parser NAME, the family whose parser reads the outputs; "
+            f"--model replay needs --uiground-replay-parser NAME, the family whose parser reads the outputs; "
             f"known: {', '.join(parsers.FAMILIES)}"
         )
     if options.replay_parser not in parsers.FAMILIES:
         raise ModelLoadError(
-            f"--replay-parser {options.replay_parser!r} is unknown; known: {', '.join(parsers.FAMILIES)}"
+            f"--uiground-replay-parser {options.replay_parser!r} is unknown; known: {', '.join(parsers.FAMILIES)}"
         )
     return ReplayModel(path, options.replay_parser)

@@ -10,7 +10,7 @@ memory. A malformed row (null or malformed box, no image, unknown class) becomes
 sample that fails with its row index; the other rows run.
 
 Where the data is looked for, in order:
-1. ``--data-path DIR``: ``DIR`` itself, then ``DIR/AutomotiveUI-Bench-4K`` (a data root
+1. ``--uiground-data-path DIR``: ``DIR`` itself, then ``DIR/AutomotiveUI-Bench-4K`` (a data root
    shared by several suites). Each may be the downloaded repository layout
    (``data/test-*.parquet``), a folder of ``test-*.parquet`` files, or a
    ``save_to_disk`` folder.
@@ -37,7 +37,7 @@ META_COLUMNS = ["box", "class", "test_action", "expectation", "conclusion", "lan
 CLASSES = {"Test Action": "point", "Expected Result": "verdict"}
 HOW_TO_GET = (
     f"download it with `huggingface-cli download {HUB_ID} --repo-type dataset --local-dir /data/{FOLDER}` "
-    f"and pass `--data-path /data/{FOLDER}` (or a folder that contains {FOLDER}/), or run online so that "
+    f"and pass `--uiground-data-path /data/{FOLDER}` (or a folder that contains {FOLDER}/), or run online so that "
     "`datasets` fetches it into the Hugging Face cache"
 )
 

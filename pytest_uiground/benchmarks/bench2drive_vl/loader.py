@@ -46,7 +46,7 @@ def _root(options: Mapping[str, Any], ctx: LoaderContext) -> Path:
         path = Path(str(options["path"]))
         return path if path.is_absolute() else ctx.suite_dir / path
     raise ValueError(
-        f"suite {ctx.suite_name!r} needs the Bench2Drive-VL data: pass --data-path DIR, a folder holding "
+        f"suite {ctx.suite_name!r} needs the Bench2Drive-VL data: pass --uiground-data-path DIR, a folder holding "
         "vqa/<scenario>/<frame>.json and images/<scenario>/camera/rgb_front/<frame>.jpg "
         "(see suites/bench2drive_vl/README.md)"
     )
@@ -207,7 +207,8 @@ def load(options: Mapping[str, Any], ctx: LoaderContext) -> list[Sample]:
     camera = str(options.get("camera", "rgb_front"))
     ext = str(options.get("image_ext", "jpg")).lstrip(".")
     if not vqa_dir.is_dir():
-        raise ValueError(f"no VQA folder {vqa_dir}: expected vqa/<scenario>/<frame:05d>.json under --data-path "
+        raise ValueError(f"no VQA folder {vqa_dir}: expected vqa/<scenario>/<frame:05d>.json under "
+                         "--uiground-data-path "
                          f"{root} (or set [loader.options] vqa_dir)")
     qids = {int(q) for q in options.get("qids", [])}
     samples: list[Sample] = []

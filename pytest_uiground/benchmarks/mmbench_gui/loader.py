@@ -30,7 +30,7 @@ record's ``index``; L1: the running number over flattened questions), so outputs
 the reference harness replay with ``--model replay`` keyed by that index.
 
 A malformed record becomes an ``invalid`` sample naming the record and the field, and only
-that sample fails. The data is looked for in ``--data-path`` (the ``MMBench-GUI`` folder or
+that sample fails. The data is looked for in ``--uiground-data-path`` (the ``MMBench-GUI`` folder or
 a root holding it), then in ``$LMUData/MMBench-GUI`` (``~/LMUData`` when unset, as
 VLMEvalKit does); a miss names every file looked for and how to get the data.
 """
@@ -69,7 +69,7 @@ DIFFICULTIES = ("easy", "medium", "hard")
 LETTERS = "ABCDEF"
 HOW_TO_GET = (
     "clone https://github.com/open-compass/MMBench-GUI and run `LMUData=/data python utils/download.py`, "
-    f"then pass `--data-path /data` (or `--data-path /data/{FOLDER}`)"
+    f"then pass `--uiground-data-path /data` (or `--uiground-data-path /data/{FOLDER}`)"
 )
 
 

@@ -80,7 +80,7 @@ class BadValue(ValueError):
 
 # -- shared helpers --------------------------------------------------------------------------------
 def resolve_path(value: Any, ctx: LoaderContext, option: str) -> Path:
-    """``value`` relative to ``--data-path`` when given, else to the suite's folder."""
+    """``value`` relative to ``--uiground-data-path`` when given, else to the suite's folder."""
     if not isinstance(value, str) or not value:
         raise ValueError(f"loader option {option}: expected a path, got {value!r}")
     path = Path(value).expanduser()
@@ -91,8 +91,9 @@ def resolve_path(value: Any, ctx: LoaderContext, option: str) -> Path:
 
 def _base_note(ctx: LoaderContext) -> str:
     if ctx.data_path is not None:
-        return f"relative paths are read from --data-path {ctx.data_path}"
-    return f"relative paths are read from the suite folder {ctx.suite_dir} (pass --data-path to read elsewhere)"
+        return f"relative paths are read from --uiground-data-path {ctx.data_path}"
+    return (f"relative paths are read from the suite folder {ctx.suite_dir} (pass --uiground-data-path to read "
+            "elsewhere)")
 
 
 def unique_id(raw: str, used: set[str], fallback: str) -> str:
@@ -396,7 +397,7 @@ def load(options: Mapping[str, Any], ctx: LoaderContext) -> list[Sample]:
     """OpenAdapt annotations: one ``detect`` sample per element, either annotation form.
 
     Options: ``annotations`` (the JSON file; default ``annotations.json``, relative to
-    ``--data-path`` when given, else to the suite folder) and ``dataset`` (the
+    ``--uiground-data-path`` when given, else to the suite folder) and ``dataset`` (the
     ``meta["dataset"]`` value; default the file's ``dataset`` or ``name``, else
     ``curated``).
     """
@@ -490,7 +491,7 @@ def load_recorded(options: Mapping[str, Any], ctx: LoaderContext) -> list[Sample
     """Recorded sessions: one ``detect`` sample per line of the click log.
 
     Options: ``session`` (the folder of screenshots; default ``.``, relative to
-    ``--data-path`` when given, else to the suite folder), ``clicks`` (the log's file name
+    ``--uiground-data-path`` when given, else to the suite folder), ``clicks`` (the log's file name
     in that folder; default ``clicks.jsonl``) and ``dataset`` (default ``recorded``).
     Sample ids are ``{image stem}.{k}``, ``k`` counting the clicks on that screenshot.
     """

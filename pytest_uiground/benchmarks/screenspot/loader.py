@@ -22,8 +22,8 @@ changes no score, it only lets a box that overhangs the screenshot by a pixel th
 bbox, a box outside the image, no instruction, a missing image) becomes an ``invalid``
 sample naming the file, the record and the field; the other records run.
 
-``--data-path DIR`` is the dataset folder itself or a data root holding ``ScreenSpot-v2/``
-or ``ScreenSpot-Pro/`` (one ``--data-path`` for several suites). A missing layout raises
+``--uiground-data-path DIR`` is the dataset folder itself or a data root holding ``ScreenSpot-v2/``
+or ``ScreenSpot-Pro/`` (one ``--uiground-data-path`` for several suites). A missing layout raises
 an error naming every place looked and what was expected there.
 """
 
@@ -58,14 +58,14 @@ V2_IMAGE_DIRS = ("screenspotv2_image", "images")
 V2_HOW_TO_GET = (
     "download it with `huggingface-cli download OS-Copilot/ScreenSpot-v2 --repo-type dataset "
     f"--local-dir /data/{V2_FOLDER}`, unzip screenspotv2_image.zip there, and pass "
-    f"`--data-path /data/{V2_FOLDER}` (or a folder that contains {V2_FOLDER}/)"
+    f"`--uiground-data-path /data/{V2_FOLDER}` (or a folder that contains {V2_FOLDER}/)"
 )
 PRO_FOLDER = "ScreenSpot-Pro"
 PRO_LANGUAGES = {"en": "instruction", "cn": "instruction_cn"}
 PRO_META = ("group", "application", "ui_type", "platform")
 PRO_HOW_TO_GET = (
     "download it with `huggingface-cli download likaixin/ScreenSpot-Pro --repo-type dataset "
-    f"--local-dir /data/{PRO_FOLDER}` and pass `--data-path /data/{PRO_FOLDER}` (or a folder that "
+    f"--local-dir /data/{PRO_FOLDER}` and pass `--uiground-data-path /data/{PRO_FOLDER}` (or a folder that "
     f"contains {PRO_FOLDER}/)"
 )
 
@@ -78,7 +78,7 @@ def locate_v2(data_path: Path | None, splits: Sequence[str]) -> tuple[Path, Path
     """The folder holding the split files and the image folder, or a :class:`LayoutError`."""
     looked: list[str] = []
     if data_path is None:
-        raise LayoutError(f"ScreenSpot-v2 needs --data-path (no default location). To get it: {V2_HOW_TO_GET}")
+        raise LayoutError(f"ScreenSpot-v2 needs --uiground-data-path (no default location). To get it: {V2_HOW_TO_GET}")
     for folder in candidates(data_path, V2_FOLDER):
         present = [s for s in V2_SPLITS if (folder / _v2_file(s)).is_file()]
         if not present:
@@ -155,7 +155,8 @@ def load_v2(options: Mapping[str, Any], ctx: LoaderContext) -> list[Sample]:
 def locate_pro(data_path: Path | None) -> tuple[list[Path], Path]:
     """The annotation files and the image folder, or a :class:`LayoutError`."""
     if data_path is None:
-        raise LayoutError(f"ScreenSpot-Pro needs --data-path (no default location). To get it: {PRO_HOW_TO_GET}")
+        raise LayoutError("ScreenSpot-Pro needs --uiground-data-path (no default location). To get it: "
+                          f"{PRO_HOW_TO_GET}")
     looked: list[str] = []
     for folder in candidates(data_path, PRO_FOLDER):
         files = sorted((folder / "annotations").glob("*.json"))
