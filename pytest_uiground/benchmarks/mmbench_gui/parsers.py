@@ -30,7 +30,7 @@ import math
 import re
 
 from pytest_uiground.geometry import Point
-from pytest_uiground.models.parsers import Parsed, ParseContext
+from pytest_uiground.models.parsers import ParseContext, Parsed
 
 # utils/misc.py: parser_answers_into_option, in its order; pattern 4 as intended (see above).
 OPTION_PATTERNS = (

@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 
 from pytest_uiground.geometry import Point
-from pytest_uiground.models.parsers import Parsed, ParseContext
+from pytest_uiground.models.parsers import ParseContext, Parsed
 
 _NUMBER = re.compile(r"-?\d+\.?\d*")
 _QWEN_BOX = re.compile(r"<\|box_start\|>\((\d+),(\d+)\),\((\d+),(\d+)\)<\|box_end\|>")
