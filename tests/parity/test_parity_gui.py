@@ -262,6 +262,28 @@ def test_screenspot_v2_seeclick_every_figure(project: Project, tmp_path: Path) -
     assert {"correct", "wrong", "wrong_format"} <= set(codes)
 
 
+def test_screenspot_v2_empty_split_and_cell(project: Project, tmp_path: Path) -> None:
+    """The SeeClick script divides by zero on an empty split and logs 0 for an empty text/icon
+    list (which a six-cell mean then counts); here neither has a slice and ``average`` is the
+    mean of the cells that have samples."""
+    splits, outputs = v2_dataset()
+    splits["desktop"], outputs["desktop"] = [], []
+    splits["web"] = [{**r, "data_type": "text"} for r in splits["web"]]
+    pg.write_screenspot_v2(tmp_path, splits, V2_SIZES)
+    with pytest.raises(ZeroDivisionError):
+        rs.score_screenspot_v2(splits, outputs, V2_SIZES)
+    ref = rs.score_screenspot_v2({k: v for k, v in splits.items() if v}, outputs, V2_SIZES)
+    assert ref["per_task"]["web"]["Icon Acc"] == 0
+    replay = {f"ssv2-{s}-{i}": t for s, texts in outputs.items() for i, t in enumerate(texts)}
+    m = run_suite(project, "screenspot/v2", tmp_path, replay, "seeclick")
+    assert "split=desktop" not in m["accuracy"]["slices"]
+    assert "cell=web/icon" not in m["average"]["slices"]
+    present = [ref["per_task"]["mobile"]["Text Acc"], ref["per_task"]["mobile"]["Icon Acc"],
+               ref["per_task"]["web"]["Text Acc"]]
+    assert m["average"]["value"] == pytest.approx(pct(sum(present) / 3), abs=TOL)
+    assert m["average"]["value"] != pytest.approx(pct(ref["paper_average (not printed by the script)"]), abs=TOL)
+
+
 # -- ScreenSpot-Pro (Qwen2-VL) --------------------------------------------------------------------
 PRO_APPS = (("vscode", "windows", "Dev"), ("vscode", "macos", "Dev"), ("photoshop", "windows", "Creative"),
             ("autocad", "windows", "CAD"), ("blender", "linux", "Creative"))
