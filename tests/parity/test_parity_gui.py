@@ -359,6 +359,37 @@ def test_screenspot_pro_qwen2vl_every_table(project: Project, tmp_path: Path, xd
     assert {r["correctness"] for r in results} == {"correct", "wrong", "wrong_format"}
 
 
+# -- the suites' parsers against the reference parsers, case by case -----------------------------
+def _xy(parsed: parsers.Parsed) -> tuple[float, float] | None:
+    return (parsed.point.x, parsed.point.y) if parsed.point is not None else None
+
+
+@pytest.mark.parametrize("case,text", mo.L2_UITARS_CASES + mo.PRO_QWEN2VL_CASES + mo.V2_SEECLICK_CASES)
+def test_point_parsers_read_every_messy_output_as_the_reference(case: str, text: str) -> None:
+    from pytest_uiground.benchmarks.mmbench_gui.parsers import parse_uitars
+    from pytest_uiground.benchmarks.screenspot.parsers import parse_pro_qwen2vl, parse_seeclick
+
+    ctx720 = parsers.ParseContext(image_size=(1280, 720), model_input_size=(9, 9))  # the input size is not used
+    pairs = {"l2": (parse_uitars, lambda t: rm.uitars_parse(t, 1280, 720), mo.L2_UITARS_TEXTS),
+             "pro": (parse_pro_qwen2vl, rs.qwen2vl_parse, mo.PRO_QWEN2VL_TEXTS),
+             "v2": (parse_seeclick, rs.seeclick_parse, mo.V2_SEECLICK_TEXTS)}
+    for ours, theirs, texts in pairs.values():
+        if text in texts:
+            got = ours(text, "point", ctx720)
+            assert _xy(got) == theirs(text)
+            assert got.format_error == (theirs(text) is None) and (got.note or got.point)
+
+
+@pytest.mark.parametrize("case,text", mo.L1_CASES)
+def test_l1_parser_is_the_reference_but_for_pattern_4(case: str, text: str) -> None:
+    from pytest_uiground.benchmarks.mmbench_gui.parsers import parse_l1
+
+    got = parse_l1(text, "option", parsers.ParseContext(image_size=(1, 1)))
+    assert got.option == rm.intended_parse_option(text)
+    if case not in ("based_on_sentence", "clicking_sentence"):
+        assert got.option == rm.parse_option(text)
+
+
 # -- the override tables, the replay, and records in the wrong layout -----------------------------
 def test_l1_reads_every_text_answering_model_with_the_reference_parser() -> None:
     tables = tomllib.loads((SUITES / "mmbench_gui" / "l1" / "suite.toml").read_text())["models"]
