@@ -85,7 +85,7 @@ def test_q19_a_repeated_mention_counts_again_and_ndcg_is_capped() -> None:
 
 
 def test_q19_extra_objects_weigh_half_the_smallest_weight_per_mention() -> None:
-    w, extra = f.q19_weights(GT, INFOS)
+    _, extra = f.q19_weights(GT, INFOS)
     got = f.ranked_objects_score(GT, INFOS, ["A", "ghost", "B", "C", "ghost"])
     assert got.score == pytest.approx(100 * _f1(1.0, 2 * extra, 0.0))  # each mention of the extra counts
 

@@ -12,7 +12,6 @@ from chat_server import ChatServer, Reply, prompt_of
 from pytest_uiground.benchmarks.bench2drive_vl.loader import Annotations, load, load_frame
 from pytest_uiground.benchmarks.bench2drive_vl.scorer import score_vqa
 from pytest_uiground.image import ImageRef
-from pytest_uiground.loading import LoaderContext
 from pytest_uiground.judges.base import (
     Judge,
     JudgeOptions,
@@ -23,6 +22,7 @@ from pytest_uiground.judges.base import (
     reply_list,
     reply_score,
 )
+from pytest_uiground.loading import LoaderContext
 from pytest_uiground.prediction import Prediction
 from pytest_uiground.sample import Sample
 
@@ -229,9 +229,12 @@ def test_parse_errors_zero_is_the_reference_zero_per_call(tmp_path: Path) -> Non
 
 
 def test_judge_reply_forms_the_reference_crashes_on_are_read(tmp_path: Path) -> None:
-    from pytest_uiground.benchmarks.bench2drive_vl.scorer import reply_keys, reply_score
+    from pytest_uiground.benchmarks.bench2drive_vl.scorer import reply_keys, reply_names, reply_score
 
     assert reply_score('{"score": "85"}') == 85.0  # the reference: TypeError at round()
+    assert reply_score('```json\n{"reason": "ok", "score": 85}\n```') == 85.0  # the reference: 0 (strict JSON)
+    assert reply_score('{"score": 130}') == 130.0  # not clamped, as the reference
+    assert reply_names('Sure: {"list": ["a", "a", {"x": 1}]}') == ["a", "a", '{"x": 1}']
     assert reply_keys("['CHANGE_LANE_LEFT', 'KEEP']") == ["CHANGE_LANE_LEFT", "KEEP"]  # its own example form
     assert reply_keys('{"Direction_key": "TURN_LEFT", "speed_key": null}') == ["TURN_LEFT"]
     assert reply_keys("42") == []
