@@ -356,3 +356,17 @@ def test_hf_judge_needs_a_model() -> None:
 
     with pytest.raises(ModelLoadError, match="--uiground-judge hf needs --uiground-judge-model"):
         judge_hf.create(JudgeOptions(name="hf", device="cpu"))
+
+
+def test_bad_data_met_while_scoring_fails_only_that_sample(tmp_path: Path) -> None:
+    """A Q42 answer reaching past the recorded annotations: the reference crashes its worker; here
+    the sample gets an error naming the file (judges/pool.py catches what the scorer raises)."""
+    from parity import published_b2d as pub
+
+    from pytest_uiground.judges.pool import JudgedScorer
+
+    pub.write_dataset(tmp_path / "d")
+    q42 = next(s for s in load({}, LoaderContext("b2d", tmp_path, tmp_path / "d")) if s.id.endswith("00005.q42"))
+    judged = JudgedScorer(_judge(), score_vqa).judge_one(q42, Prediction(answer="x", raw='{"10.0s": [1.0, 0.0]}'))
+    assert judged.score is None and judged.error is not None
+    assert "scoring failed" in judged.error and "00105.json.gz does not exist" in judged.error
