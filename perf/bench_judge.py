@@ -2,8 +2,9 @@
 
     python perf/bench_judge.py [--frames 40] [--delay 0.2] [--concurrency 1 8 32]
 
-Each frame of the generated fixture has 8 questions needing 11 judge requests in all
-(Q24 and Q28 ask once more per matched object). Every answer is made unique per frame,
+Each frame of the generated fixture has 9 questions needing 11 judge requests in all
+(Q24 and Q28 ask once more per object_tags entry, Q43 asks for the ground truth's keys and the
+answer's; Q42 and Q50 are scored without the judge). Every answer is made unique per frame,
 so the judge cache never serves a request twice. The judge is ``tests/chat_server.py``
 in its own process taking ``--delay`` seconds per request, reached through the real
 ``--uiground-judge openai`` backend; the scorer runs as in a worker: the batch's answers are
@@ -37,7 +38,7 @@ from pytest_uiground.prediction import Prediction
 
 ANSWERS = {7: "SCORE 90", 19: "OBJECTS obj1,obj2,obj3", 24: "OBJECTS obj1,extra OBJSCORE 50",
            28: "OBJECTS obj1,extra OBJSCORE 80", 8: "SCORE 70", 43: "KEYS DECELERATE,FOLLOW_LANE",
-           50: "KEYS ACCELERATE,FOLLOW_LANE", 12: "SCORE 40"}
+           50: "FOLLOW_LANE, ACCELERATE", 12: "SCORE 40", 42: '{"0.5s": [1.5, 0.0]}'}
 
 
 def _serve(delay: float, port_out: multiprocessing.connection.Connection) -> None:

@@ -9,7 +9,7 @@ import pytest
 import scripted_judge
 from chat_server import ChatServer, Reply, prompt_of
 
-from pytest_uiground.benchmarks.bench2drive_vl.loader import load_frame
+from pytest_uiground.benchmarks.bench2drive_vl.loader import Annotations, load, load_frame
 from pytest_uiground.benchmarks.bench2drive_vl.scorer import score_vqa
 from pytest_uiground.image import ImageRef
 from pytest_uiground.judges.base import (
@@ -22,6 +22,7 @@ from pytest_uiground.judges.base import (
     reply_list,
     reply_score,
 )
+from pytest_uiground.loading import LoaderContext
 from pytest_uiground.prediction import Prediction
 from pytest_uiground.sample import Sample
 
@@ -71,45 +72,174 @@ class Counting:
         return {"judge": "counting", "model": "m"}
 
 
-def _samples(tmp_path: Path) -> dict[int, Sample]:
+def _samples(tmp_path: Path, doc: dict | None = None, anno: Path | None = None) -> dict[int, Sample]:
     from pytest_uiground.benchmarks.bench2drive_vl.fixture import frame_doc
 
     path = tmp_path / "00000.json"
-    path.write_text(json.dumps(frame_doc()))
-    return {int(s.meta["qid"]): s for s in load_frame(path, "Scn_1", ImageRef.from_path(tmp_path / "x.jpg"),
-                                                       tmp_path / "none.json.gz")}
+    path.write_text(json.dumps(doc or frame_doc()))
+    annos = Annotations(anno or tmp_path / "no-anno")
+    return {int(s.meta["qid"]): s for s in load_frame(path, "Scn_1", ImageRef.from_path(tmp_path / "x.jpg"), annos)
+            if s.invalid is None}
+
+
+def _judge(parse_errors: str = "error", backend: object | None = None) -> Judge:
+    return Judge(backend=backend or Counting(), options=JudgeOptions(name="counting", parse_errors=parse_errors),
+                 prompt_hash="h")
 
 
 def test_scorer_applies_each_rule(tmp_path: Path) -> None:
     qs = _samples(tmp_path)
     backend = Counting()
-    judge = Judge(backend=backend, options=JudgeOptions(name="counting"), prompt_hash="h")
+    judge = _judge(backend=backend)
 
     def run(qid: int, answer: str) -> float:
         return score_vqa(qs[qid], Prediction(answer=answer), judge).value
 
     assert run(12, "SCORE 40") == 40.0
+    assert run(12, "SCORE 120") == 120.0  # not clamped: the reference averages what the judge says
     assert run(19, "OBJECTS obj1,obj2,obj3") == pytest.approx(100.0)
-    # Q28: the pedestrian (dangerous, b 3) plus one extra at 1.5, judged 80: F1 0.8 x 80.
+    # Q28: GT the pedestrian (dangerous, 3); named plus one extra at 1.5: F1 0.8, judged 80.
     s28 = score_vqa(qs[28], Prediction(answer="OBJECTS obj1,extra OBJSCORE 80"), judge)
     assert s28.value == pytest.approx(64.0)
-    assert s28.notes["judge_calls"] == 2  # the object list, then one per matched object
-    # Q50: ground truth KEEP, GO_STRAIGHT read off the answer text; no judge call for it.
-    s50 = score_vqa(qs[50], Prediction(answer="KEYS ACCELERATE,FOLLOW_LANE"), judge)
-    assert s50.value == pytest.approx(60.0)
-    assert s50.notes["judge_calls"] == 1
-    empty = score_vqa(qs[12], Prediction(answer="  "), judge)
-    assert (empty.value, empty.format_error, empty.notes["judge_calls"]) == (0.0, True, 0)
+    assert s28.notes["judge_calls"] == 2  # the object list, then one per object_tags entry
+    # Q24: two object_tags, both judged even though the answer names only one (1 + 2 calls).
+    s24 = score_vqa(qs[24], Prediction(answer="OBJECTS obj1 OBJSCORE 50"), judge)
+    assert s24.notes["judge_calls"] == 3
+    # GT: sedan (role, 3), pedestrian (dangerous, 3); named the sedan: F1 2/3; object score 50*3/3.
+    assert s24.value == pytest.approx(round(100 * (2 / 3) * 0.5, 2))
+    # Q50: regex on both texts, no judge; GT GO_STRAIGHT, KEEP.
+    s50 = score_vqa(qs[50], Prediction(answer="FOLLOW_LANE, ACCELERATE"), judge)
+    assert (s50.value, s50.notes["judge_calls"]) == (60.0, 0)
+    # Q43: the judge reads the keys of the GT sentence (GO_STRAIGHT, DECELERATE) and of the answer.
+    s43 = score_vqa(qs[43], Prediction(answer="KEYS GO_STRAIGHT,DECELERATE"), judge)
+    assert (s43.value, s43.notes["judge_calls"]) == (100.0, 2)
+    # An empty answer is judged as the reference judges it (the judge gives it 0 here), and flagged.
+    empty = score_vqa(qs[12], Prediction(answer=None, raw="  ", format_error=True), judge)
+    assert (empty.value, empty.format_error, empty.notes["judge_calls"]) == (0.0, True, 1)
 
 
-def test_guidance_goes_to_q8_only_when_stopped_and_to_q7(tmp_path: Path) -> None:
+def test_each_score_is_rounded_to_two_digits(tmp_path: Path) -> None:
+    qs = _samples(tmp_path)
+    s = score_vqa(qs[24], Prediction(answer="OBJECTS obj1 OBJSCORE 50"), _judge())
+    assert s.value == 33.33  # 33.333... as evaluator.py: round(score, 2)
+
+
+def test_the_judge_gets_the_reference_messages(tmp_path: Path) -> None:
     from pytest_uiground.benchmarks.bench2drive_vl import prompts
+    from pytest_uiground.benchmarks.bench2drive_vl import reference_prompts as rp
 
-    assert prompts.BRAKING_GUIDANCE in prompts.score_prompt("q", "t", "a", 8, 0.2)[1]["content"]
-    assert prompts.BRAKING_GUIDANCE not in prompts.score_prompt("q", "t", "a", 8, 3.0)[1]["content"]
-    assert prompts.BRAKING_GUIDANCE not in prompts.score_prompt("q", "t", "a", 8, None)[1]["content"]
-    assert prompts.SPEED_LIMIT_GUIDANCE in prompts.score_prompt("q", "t", "a", 7, None)[1]["content"]
-    assert prompts.SPEED_LIMIT_GUIDANCE not in prompts.score_prompt("q", "t", "a", 15, None)[1]["content"]
+    sent: list[list[dict[str, str]]] = []
+
+    class Recording(Counting):
+        def chat(self, messages, request_id):  # type: ignore[no-untyped-def]
+            sent.append(list(messages))
+            return super().chat(messages, request_id)
+
+    qs = _samples(tmp_path)
+    score_vqa(qs[12], Prediction(raw="SCORE 5 ", answer="SCORE 5"), _judge(backend=Recording()))
+    qa = qs[12].context
+    assert sent[-1] == [{"role": "system", "content": rp.SYSTEM_PROMPT + rp.NORMAL_EXAMPLE},
+                        {"role": "user", "content": f"question: {qa['Q']}\ngt: {qa['A']}\nanswer from VLM: SCORE 5 "}]
+    score_vqa(qs[24], Prediction(answer="OBJECTS obj2"), _judge(backend=Recording()))
+    assert json.loads(sent[-3][1]["content"]) == {"list": list(qs[24].context["gt_objects"]),
+                                                  "sentence": "OBJECTS obj2"}
+    assert sent[-1][1]["content"].endswith(
+        "answer from VLM: OBJECTS obj2focus: the pedestrian that is to the front left of the ego vehicle"
+        "<c102<CAM_FRONT,300.0,500.0><CAM_FRONT_LEFT,1500.0,520.0>>")
+    assert sent[-1][0]["content"] == rp.LISTED_PROMPT + rp.LISTED_EXAMPLE
+    assert prompts.system_for(7) == rp.SYSTEM_PROMPT + rp.SPEED_LIMIT_NOTE
+    assert prompts.system_for(15) == rp.SYSTEM_PROMPT
+    assert prompts.system_for(31).endswith(rp.EGO_LANES_NOTE) and prompts.system_for(30).endswith(rp.OTHER_LANES_NOTE)
+    assert prompts.system_for(8, 0.2).endswith("low speed (0.20 m/s), it is reasonable for the VLM to omit braking, "
+                                               "even if the ground truth indicates deceleration or stopping.")
+    assert prompts.system_for(8, 0.5) == prompts.system_for(8, None) == rp.SYSTEM_PROMPT + rp.NORMAL_EXAMPLE
+
+
+@pytest.mark.parametrize(("name", "sha"), [
+    ("SYSTEM_PROMPT", "cc9adc47bff92286570b6a01032c9c18476b7327fd976132fb3ca8b9e15347ef"),
+    ("NORMAL_EXAMPLE", "3f20be9ef68d2f16f39be71184137dda5490c9635be7d720fc7e057386227ba8"),
+    ("LISTED_PROMPT", "1fa65e29bcff65404c918f346d7de07a1ae9bd59c00a3f760be6e806bc83e8ef"),
+    ("LISTED_EXAMPLE", "9a8b076917e11a7834eb5671d1632fb496e5410e9414f7cd8c938c6eda225630"),
+    ("IMPORTANT_OBJECT_PROMPT2", "4cae013cbde6c43c7e2298c117ef56b0734d3b2186f4ec734c7f581a075d74ff"),
+    ("KEY_43_GT_PROMPT", "6698c8e4ced5d73bcf471556a255bafdef444d0949ad120dc986d79dbfa8d54b"),
+    ("KEY_43_A_PROMPT", "943f5c1d1dc2d50eb0deb287a1156ad5ded24e16d3c0bf6279a17f8ed95c2c2d"),
+])
+def test_prompts_are_the_reference_text_verbatim(name: str, sha: str) -> None:
+    import hashlib
+
+    from pytest_uiground.benchmarks.bench2drive_vl import reference_prompts as rp
+
+    assert hashlib.sha256(getattr(rp, name).encode("utf-8")).hexdigest() == sha
+
+
+def test_q8_speed_is_the_ego_record_not_the_top_level_speed(tmp_path: Path) -> None:
+    from parity import published_b2d as pub
+
+    data = pub.write_dataset(tmp_path / "d", top_level_speed={("ParkedObstacle_Town12_Route1300_Weather0", 5): 0.1},
+                             no_ego=[("ParkedObstacle_Town12_Route1300_Weather0", 10)])
+    samples = {s.id: s for s in load({}, LoaderContext("b2d", tmp_path, tmp_path / "d"))}
+    route = "ParkedObstacle_Town12_Route1300_Weather0"
+    assert samples[f"{route}.00005.q8"].context["ego_speed"] == 5.0  # top-level 0.1 ignored
+    assert samples["ParkedObstacle_Town12_Route1301_Weather1.00005.q8"].context["ego_speed"] == pytest.approx(0.2)
+    bad = samples[f"{route}.00010.q8"].invalid or ""
+    assert "00010.json.gz" in bad and "QA.planning[0]" in bad and "ego_vehicle" in bad
+    (data.b2d_root / route / "anno" / "00005.json.gz").unlink()
+    again = {s.id: s for s in load({}, LoaderContext("b2d", tmp_path, tmp_path / "d"))}
+    assert again[f"{route}.00005.q8"].context["ego_speed"] == 4.0  # evaluator.py: brake_eval's default
+
+
+def test_q42_is_scored_by_the_offline_simulation(tmp_path: Path) -> None:
+    from parity import published_b2d as pub
+
+    pub.write_dataset(tmp_path / "d")
+    route = "ParkedObstacle_Town12_Route1300_Weather0"
+    q42 = next(s for s in load({}, LoaderContext("b2d", tmp_path, tmp_path / "d")) if s.id == f"{route}.00005.q42")
+    judge = _judge()
+
+    def run(answer: str) -> float:
+        return score_vqa(q42, Prediction(answer=answer, raw=answer), judge).value
+
+    assert run(json.dumps(pub.gt_waypoints(5, 5.0))) == 100.0
+    # 28 m straight ahead runs into the parked car (x = 30): collision 0.5 -> 0.6 * 0.5 + 0.4 = 70.
+    assert run(json.dumps({f"{k * 0.5:.1f}s": [3.5 * k, 0.0] for k in range(1, 9)})) == 70.0
+    assert run("```json\n" + json.dumps(pub.gt_waypoints(5, 5.0)) + "\n```") == 100.0
+    assert run("<think>x</think>{}") == 0.0  # not JSON
+    # Standing still for 4 s when the ego drove 20 m: efficiency 0 -> 60.
+    assert run(json.dumps({"4.0s": [0.0, 0.0]})) == 60.0
+    with pytest.raises(ValueError, match=r"00105.json.gz does not exist"):
+        score_vqa(q42, Prediction(answer='{"10.0s": [1.0, 0.0]}', raw='{"10.0s": [1.0, 0.0]}'), judge)
+
+
+def test_parse_errors_zero_is_the_reference_zero_per_call(tmp_path: Path) -> None:
+    qs = _samples(tmp_path)
+
+    class HalfBroken(Counting):
+        def chat(self, messages, request_id):  # type: ignore[no-untyped-def]
+            _, focus, about = messages[-1]["content"].partition("focus:")
+            if focus and "pedestrian" in about:
+                return "it is fine"
+            return super().chat(messages, request_id)
+
+    answer = Prediction(answer="OBJECTS obj1,obj2 OBJSCORE 90")
+    with pytest.raises(JudgeParseError):
+        score_vqa(qs[24], answer, _judge(backend=HalfBroken()))
+    s = score_vqa(qs[24], answer, _judge("zero", HalfBroken()))
+    # Only the pedestrian's call counts 0: (90 * 3 + 0 * 3) / 6 = 45, F1 1 (reference: 45.0).
+    assert s.value == 45.0 and s.format_error and s.notes["judge_parse_error"] is True
+
+
+def test_judge_reply_forms_the_reference_crashes_on_are_read(tmp_path: Path) -> None:
+    from pytest_uiground.benchmarks.bench2drive_vl.scorer import reply_keys, reply_names, reply_score
+
+    assert reply_score('{"score": "85"}') == 85.0  # the reference: TypeError at round()
+    assert reply_score('```json\n{"reason": "ok", "score": 85}\n```') == 85.0  # the reference: 0 (strict JSON)
+    assert reply_score('{"score": 130}') == 130.0  # not clamped, as the reference
+    assert reply_names('Sure: {"list": ["a", "a", {"x": 1}]}') == ["a", "a", '{"x": 1}']
+    assert reply_keys("['CHANGE_LANE_LEFT', 'KEEP']") == ["CHANGE_LANE_LEFT", "KEEP"]  # its own example form
+    assert reply_keys('{"Direction_key": "TURN_LEFT", "speed_key": null}') == ["TURN_LEFT"]
+    assert reply_keys("42") == []
+    with pytest.raises(JudgeParseError):
+        reply_keys("go straight and keep speed")
 
 
 def test_replies_are_cached_and_repeats_are_new_requests(tmp_path: Path) -> None:
@@ -226,3 +356,17 @@ def test_hf_judge_needs_a_model() -> None:
 
     with pytest.raises(ModelLoadError, match="--uiground-judge hf needs --uiground-judge-model"):
         judge_hf.create(JudgeOptions(name="hf", device="cpu"))
+
+
+def test_bad_data_met_while_scoring_fails_only_that_sample(tmp_path: Path) -> None:
+    """A Q42 answer reaching past the recorded annotations: the reference crashes its worker; here
+    the sample gets an error naming the file (judges/pool.py catches what the scorer raises)."""
+    from parity import published_b2d as pub
+
+    from pytest_uiground.judges.pool import JudgedScorer
+
+    pub.write_dataset(tmp_path / "d")
+    q42 = next(s for s in load({}, LoaderContext("b2d", tmp_path, tmp_path / "d")) if s.id.endswith("00005.q42"))
+    judged = JudgedScorer(_judge(), score_vqa).judge_one(q42, Prediction(answer="x", raw='{"10.0s": [1.0, 0.0]}'))
+    assert judged.score is None and judged.error is not None
+    assert "scoring failed" in judged.error and "00105.json.gz does not exist" in judged.error

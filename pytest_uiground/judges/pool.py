@@ -95,6 +95,8 @@ class JudgedScorer:
             return Judged(None, f"the judge's reply could not be parsed ({exc.problem}); reply: {raw!r}. "
                                 "Scored 0 and counted; --uiground-judge-parse-errors zero scores it 0 silently, as the "
                                 "reference does", notes=notes)
+        except Exception as exc:  # bad data the scorer reads while scoring (e.g. a missing annotation file)
+            return Judged(None, f"scoring failed: {type(exc).__name__}: {exc}")
 
     def close(self) -> None:
         """Stop the pool; the backend is shared between suites and closed by its owner."""

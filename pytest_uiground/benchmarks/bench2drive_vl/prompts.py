@@ -1,103 +1,88 @@
-"""The judge's prompts for Bench2Drive-VL, and their hash.
+"""The judge's messages for Bench2Drive-VL, built exactly as the reference builds them.
 
-Every reply is asked for as one JSON object so that it can be parsed or reported as
-unparseable. The templates' hash (:data:`PROMPT_HASH`) is part of the judge's
-fingerprint: change a word here and old baselines are flagged as made with another
-judge.
+The texts are the reference's (:mod:`.reference_prompts`), so judged numbers are
+comparable with published tables made with the same judge model. Message shapes follow
+Thinklab-SJTU/Bench2Drive-VL @5896a851 ``B2DVL_Adapter/evaluator.py``: ``single_eval``
+(``question: ...\\ngt: ...\\nanswer from VLM: ...``), ``single_eval_in_list`` (the same plus
+``focus: ...`` with no newline before it: the reference's), ``important_obj_eval`` /
+``listed_eval`` (``json.dumps({"list": names, "sentence": answer})``) and
+``extract_keys_by_llm`` (``json.dumps(text)``). The system prompt per question follows
+``evaluate_question``'s dispatch. :data:`PROMPT_HASH` covers every text and template; it
+joins the judge's fingerprint, so a baseline judged with other prompts is never compared.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Sequence
 
-from .formulas import BRAKING_QID, CONTROL_KEYS, SPEED_LIMIT_QID, STOPPED_SPEED_MPS
-
-SYSTEM = (
-    "You are a strict, consistent evaluator of answers to questions about a driving scene seen from the ego "
-    "vehicle. You never add commentary outside the JSON object you are asked for."
+from . import reference_prompts as ref
+from .formulas import (
+    BRAKING_QID,
+    DEFAULT_EGO_SPEED,
+    LOW_SPEED_MPS,
+    NO_EXAMPLE_QIDS,
+    SPEED_LIMIT_QID,
 )
 
-SCORE = (
-    "Question: {question}\n"
-    "Ground-truth answer: {truth}\n"
-    "Answer to evaluate: {answer}\n"
-    "{guidance}"
-    "Score how well the answer to evaluate agrees with the ground-truth answer, from 0 (wrong or "
-    "unrelated) to 100 (fully correct). Reply with exactly one JSON object: "
-    '{{"reason": "<one sentence>", "score": <integer 0..100>}}'
-)
+Messages = list[dict[str, str]]
 
-OBJECTS = (
-    "Question: {question}\n"
-    "Answer to evaluate: {answer}\n"
-    "Objects of the ground truth (id: description):\n{objects}\n"
-    "List the objects the answer to evaluate mentions, in the order it mentions them. Use the id of a listed "
-    'object when the answer refers to it, and write "extra" once for each object it mentions that is not '
-    "listed. Reply with exactly one JSON object: "
-    '{{"reason": "<one sentence>", "objects": ["obj2", "extra", ...]}}'
-)
-
-ONE_OBJECT = (
-    "Question: {question}\n"
-    "Ground-truth answer: {truth}\n"
-    "Answer to evaluate: {answer}\n"
-    "Consider only what the answer to evaluate says about this object: {object}.\n"
-    "Score how well that part agrees with what the ground-truth answer says about the same object, from 0 to "
-    '100. Reply with exactly one JSON object: {{"reason": "<one sentence>", "score": <integer 0..100>}}'
-)
-
-KEYS = (
-    "Question: {question}\n"
-    "Text: {answer}\n"
-    "Which control keys does the text imply for the ego vehicle? Choose only from: {keys}. Use one speed key "
-    "(KEEP, ACCELERATE, DECELERATE, STOP) and the direction keys that apply. Reply with exactly one JSON "
-    'object: {{"reason": "<one sentence>", "keys": ["KEEP", "FOLLOW_LANE"]}}'
-)
-
-BRAKING_GUIDANCE = (
-    "Note: the ego vehicle is already (almost) stopped, so an answer saying that no braking is needed because "
-    "the vehicle is stopped is also correct.\n"
-)
-SPEED_LIMIT_GUIDANCE = (
-    "Note: overestimating the speed limit is a more serious error than underestimating it; score an "
-    "overestimate lower than an underestimate of the same size.\n"
-)
-
-_TEMPLATES = (SYSTEM, SCORE, OBJECTS, ONE_OBJECT, KEYS, BRAKING_GUIDANCE, SPEED_LIMIT_GUIDANCE)
-PROMPT_VERSION = "b2d-1"
-PROMPT_HASH = hashlib.sha256("\0".join((PROMPT_VERSION, *_TEMPLATES)).encode()).hexdigest()[:16]
+PLAIN_USER = "question: {Q}\ngt: {gt}\nanswer from VLM: {A}"
+LISTED_USER = PLAIN_USER + "focus: {focus}"
+LISTED_SYSTEM = ref.LISTED_PROMPT + ref.LISTED_EXAMPLE
 
 
-def messages(user: str) -> list[dict[str, str]]:
-    return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
-
-
-def guidance(qid: int, ego_speed: float | None) -> str:
-    """Extra guidance the reference code gives its judge for some questions.
-
-    Q8 (braking) accepts "no braking needed" only when the ego speed is known and
-    below 0.5 m/s. code: the speed-limit guidance goes with Q7 (the docs say Q15).
-    """
-    if qid == BRAKING_QID and ego_speed is not None and ego_speed < STOPPED_SPEED_MPS:
-        return BRAKING_GUIDANCE
+def system_for(qid: int, ego_speed: float | None = None) -> str:
+    """evaluate_question's system prompt for a judge-scored question (LOOK_FUTURE off, the
+    reference's default): Q7 speed-limit note without the example; Q2/3/4/15 without the
+    example; Q8 the low-speed note below 0.5 m/s; Q30/Q31 the lane-count notes."""
     if qid == SPEED_LIMIT_QID:
-        return SPEED_LIMIT_GUIDANCE
-    return ""
+        return ref.SYSTEM_PROMPT + ref.SPEED_LIMIT_NOTE
+    if qid in NO_EXAMPLE_QIDS:
+        return ref.SYSTEM_PROMPT
+    plain = ref.SYSTEM_PROMPT + ref.NORMAL_EXAMPLE
+    if qid == BRAKING_QID:
+        speed = DEFAULT_EGO_SPEED if ego_speed is None else ego_speed
+        return plain + (ref.braking_note(speed) if speed < LOW_SPEED_MPS else "")
+    if qid == 31:
+        return plain + ref.EGO_LANES_NOTE
+    if qid == 30:
+        return plain + ref.OTHER_LANES_NOTE
+    return plain
 
 
-def score_prompt(question: str, truth: str, answer: str, qid: int, ego_speed: float | None) -> list[dict[str, str]]:
-    return messages(SCORE.format(question=question, truth=truth, answer=answer, guidance=guidance(qid, ego_speed)))
+def _chat(system: str, user: str) -> Messages:
+    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 
-def objects_prompt(question: str, answer: str, descriptions: Sequence[str]) -> list[dict[str, str]]:
-    listed = "\n".join(f"obj{i + 1}: {d}" for i, d in enumerate(descriptions)) or "(none)"
-    return messages(OBJECTS.format(question=question, answer=answer, objects=listed))
+def score_messages(qid: int, question: str, truth: str, answer: str, ego_speed: float | None = None) -> Messages:
+    return _chat(system_for(qid, ego_speed), PLAIN_USER.format(Q=question, gt=truth, A=answer))
 
 
-def one_object_prompt(question: str, truth: str, answer: str, description: str) -> list[dict[str, str]]:
-    return messages(ONE_OBJECT.format(question=question, truth=truth, answer=answer, object=description))
+def objects_messages(gt_names: Sequence[str], answer: str) -> Messages:
+    """The object-extraction request: the judge names the answer's objects with the GT names."""
+    return _chat(ref.IMPORTANT_OBJECT_PROMPT2, json.dumps({"list": list(gt_names), "sentence": answer}))
 
 
-def keys_prompt(question: str, text: str) -> list[dict[str, str]]:
-    return messages(KEYS.format(question=question, answer=text, keys=", ".join(CONTROL_KEYS)))
+def object_score_messages(question: str, truth: str, answer: str, focus: str) -> Messages:
+    return _chat(LISTED_SYSTEM, LISTED_USER.format(Q=question, gt=truth, A=answer, focus=focus))
+
+
+def keys_messages(text: str, *, answer: bool) -> Messages:
+    """Q43: the ground truth's keys (no CHANGE_LANE) or the answer's (CHANGE_LANE allowed)."""
+    return _chat(ref.KEY_43_A_PROMPT if answer else ref.KEY_43_GT_PROMPT, json.dumps(text))
+
+
+def _hash() -> str:
+    h = hashlib.sha256()
+    parts = (ref.SYSTEM_PROMPT, ref.NORMAL_EXAMPLE, ref.LISTED_PROMPT, ref.LISTED_EXAMPLE,
+             ref.IMPORTANT_OBJECT_PROMPT2, ref.KEY_43_GT_PROMPT, ref.KEY_43_A_PROMPT, ref.SPEED_LIMIT_NOTE,
+             ref.EGO_LANES_NOTE, ref.OTHER_LANES_NOTE, ref.braking_note(0.0), PLAIN_USER, LISTED_USER)
+    for part in parts:
+        h.update(part.encode("utf-8") + b"\0")
+    return h.hexdigest()[:16]
+
+
+#: Every text and template the judge sees; part of the judge's fingerprint.
+PROMPT_HASH = _hash()

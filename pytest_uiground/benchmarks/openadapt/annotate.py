@@ -6,6 +6,10 @@ add what was missed) and exporting the result in the annotation format the ``ope
 loader reads. Doing this by hand in a JSON editor loses work and produces pixel boxes
 where fractions belong; this command asks one question at a time and writes a valid file.
 
+(About 470 lines, over the project's usual ~400: it is one interactive command whose parts,
+the answer script, the review loop and the resumable output, share one small state machine;
+split, each part would only be read together with the others.)
+
 * **Detector.** ``--detector ocr`` (the default) proposes every text RapidOCR reads (the
   offline ``ocr`` model's engine, no download); ``--detector module:function`` names any
   callable ``(PIL.Image) -> [objects with .text, .box (normalized Box), .score]``, so a
