@@ -169,8 +169,9 @@ def compute(spec: MetricSpec, results: Iterable[SampleResult], score_of: ScoreOf
 
 def mean_of(spec: MetricSpec, done: Mapping[str, MetricResult]) -> MetricResult:
     """A headline defined as the unweighted mean of other metrics (e.g. MMBench-GUI's
-    average of Basic and Advanced); its samples are the union of theirs."""
-    parts = [done[name].overall for name in spec.mean_of]
+    average of Basic and Advanced); its samples are the union of theirs. A part with no
+    samples (a run of one level only) is left out of the mean rather than making it NaN."""
+    parts = [p for p in (done[name].overall for name in spec.mean_of) if p.n > 0]
     ids = tuple(sorted({i for p in parts for i in p.ids}))
     value = sum(p.value for p in parts) / len(parts) if parts else float("nan")
     return MetricResult(spec=spec, overall=Aggregate(

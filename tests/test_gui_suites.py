@@ -389,8 +389,9 @@ def test_screenspot_v2_layout_and_bad_records(tmp_path: Path) -> None:
     assert "record 3: field 'bbox'" in (samples["ssv2-mobile-3"].invalid or "")
     assert "outside the image" in (samples["ssv2-mobile-3"].invalid or "")
     assert "record 4: field 'data_type'" in (samples["ssv2-mobile-4"].invalid or "")
-    # A box overhanging the screenshot is clipped (points are clipped to [0, 1]: no hit changes).
-    assert samples["ssv2-desktop-0"].target.box == pytest.approx((60 / 64, 40 / 48, 1.0, 1.0))
+    # A box overhanging the screenshot is kept as SeeClick computes it (no clipping: the reference
+    # clips no point either, so a point just beyond the edge hits it there too).
+    assert samples["ssv2-desktop-0"].target.box == pytest.approx((60 / 64, 40 / 48, 70 / 64, 60 / 48))
 
 
 # -- ScreenSpot-Pro ---------------------------------------------------------------------------------
@@ -412,8 +413,12 @@ def test_screenspot_pro_slices_by_hand(gui: Project, tmp_path: Path) -> None:
     for key in ("group", "application", "ui_type", "platform"):
         values = {s: str(r[key]) for s, r in rec.items()}
         expected |= {f"{key}={k}": v for k, v in group_pct(rec, values.__getitem__, hits).items()}
-    expected |= {f"cell={k}": v for k, v in group_pct(rec, lambda s: f"{rec[s]['group']}/{rec[s]['ui_type']}",
-                                                      hits).items()}
+    combined = {"cell": ("group", "ui_type"), "application_type": ("application", "ui_type"),
+                "platform_type": ("platform", "ui_type"), "platform_application": ("platform", "application"),
+                "platform_application_type": ("platform", "application", "ui_type")}
+    for name, keys in combined.items():  # one slice key per table the reference prints
+        expected |= {f"{name}={k}": v for k, v in group_pct(
+            rec, lambda s, keys=keys: "/".join(str(rec[s][k]) for k in keys), hits).items()}
     assert acc["slices"] == pytest.approx(expected, abs=1e-3)
     assert "application=office 365" in acc["slices"]
 

@@ -68,7 +68,7 @@ def _outputs(project: Project, fmt: str) -> Path:
 
 def _run(project: Project, outputs: Path, override: str) -> dict:  # type: ignore[type-arg]
     path = project.root / "suites" / "mini" / "suite.toml"
-    path.write_text(path.read_text() + "\n[models.replay]\n" + override + "\n")
+    path.write_text(path.read_text() + "\n[models.uground]\n" + override + "\n")  # the replayed family's table
     result = project.pytester.runpytest_subprocess(
         "suites/mini", "--model", "replay", "--uiground-predictions", str(outputs), "--uiground-replay-parser",
         "uground",

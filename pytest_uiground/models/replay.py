@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -25,10 +26,10 @@ from .overrides import NONE, Overrides
 
 NEEDS_INPUT_SIZE = ("uitars", "qwen-vl")
 TEXT_TASKS = ("option", "answer", "vqa")  # no coordinates to read, so no model input size needed
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")
 
 
 class ReplayModel(ModelAdapter):
-    name = "replay"
     overrides: Overrides = NONE
 
     def use_overrides(self, overrides: Overrides) -> None:
@@ -37,6 +38,7 @@ class ReplayModel(ModelAdapter):
 
     def __init__(self, path: Path, parser: str) -> None:
         self.path, self.parser = path, parser
+        self.name = parser  # the suite's [models.<parser>] overrides apply (see the module docstring)
         self.records: dict[str, dict[str, Any]] = {}
         self.bad_lines: list[str] = []
         raw = path.read_bytes()
@@ -67,7 +69,8 @@ class ReplayModel(ModelAdapter):
         if not (isinstance(size, list | tuple) and len(size) == 2):
             size = sample.image.load().size
         input_size = rec.get("model_input_size")
-        if self.parser in NEEDS_INPUT_SIZE and input_size is None and sample.task not in TEXT_TASKS:
+        if (self.parser in NEEDS_INPUT_SIZE and input_size is None and sample.task not in TEXT_TASKS
+                and not self.overrides.parser):
             raise ValueError(
                 f"record for {sample.id!r} has no model_input_size: --uiground-replay-parser {self.parser} "
                 "reads absolute "
@@ -87,6 +90,12 @@ class ReplayModel(ModelAdapter):
                 out.append(Prediction(error=f"missing: no record for sample {s.id!r} in {self.path}"))
                 continue
             text = rec["output"]
+            if self.parser not in parsers.FAMILIES and not self.overrides.parser:
+                out.append(Prediction(raw=text, error=(
+                    f"--uiground-replay-parser {self.parser!r} is not a model family ({', '.join(parsers.FAMILIES)}) "
+                    f"and this suite has no [models.{self.parser}] parser to read it; use a family, or a suite "
+                    "that declares that parser")))
+                continue
             try:
                 parsed = self.overrides.parse(self.parser, text, s.task, self._context(s, rec))
             except ValueError as exc:
@@ -96,7 +105,7 @@ class ReplayModel(ModelAdapter):
         return out
 
     def fingerprint(self) -> dict[str, Any]:
-        return {"model": self.name, "parser": self.parser, "file": str(self.path), "sha256": self.sha256}
+        return {"model": "replay", "parser": self.parser, "file": str(self.path), "sha256": self.sha256}
 
 
 def create(options: ModelOptions) -> ReplayModel:
@@ -111,8 +120,9 @@ def create(options: ModelOptions) -> ReplayModel:
             f"--model replay needs --uiground-replay-parser NAME, the family whose parser reads the outputs; "
             f"known: {', '.join(parsers.FAMILIES)}"
         )
-    if options.replay_parser not in parsers.FAMILIES:
+    if options.replay_parser not in parsers.FAMILIES and not _NAME.fullmatch(options.replay_parser):
         raise ModelLoadError(
-            f"--uiground-replay-parser {options.replay_parser!r} is unknown; known: {', '.join(parsers.FAMILIES)}"
+            f"--uiground-replay-parser {options.replay_parser!r} is unknown; known: {', '.join(parsers.FAMILIES)}, "
+            "or a name a suite declares a parser for in [models.<name>] (letters, digits, - and _)"
         )
     return ReplayModel(path, options.replay_parser)

@@ -52,15 +52,18 @@ def parse_option(text: str) -> str | None:
 _THINK = re.compile(r"<think>.*?(?:</think>|$)", re.DOTALL | re.IGNORECASE)
 
 
-def intended_parse_option(text: str, strip_think: bool = True) -> str | None:
-    """What pattern 4's comment says it does ("the first letter in a row: A. or A:"): the
-    letter must be followed by ``.``/``:`` or stand alone on its line, so a capitalised word
-    ("Based", "A button", "Clicking") is never an answer. Optionally drops ``<think>`` blocks
-    (the reference reads letters inside them). Everything else as the reference."""
+def intended_parse_option(text: str, strip_think: bool = False) -> str | None:
+    """What pattern 4 was meant to read ("the first letter in a row: A. or A:"): an option
+    letter leading its line, not the first letter of a word -- ``^[ \t]*([A-F])\b`` -- so a
+    capitalised word ("Based on", "Clicking", "answer is D") is never an answer while "A",
+    "E is the best choice" and "A) x" still read as the reference reads them. This is the
+    smallest change that removes the bug; the suite's parser
+    (pytest_uiground/benchmarks/mmbench_gui/parsers.py) implements it. ``strip_think`` (off
+    by default, as the reference) optionally drops ``<think>`` blocks."""
     if strip_think:
         text = _THINK.sub("", text)
     patterns = list(OPTION_PATTERNS)
-    patterns[3] = r"^[ \t]*([A-F])(?:[\.:]|[ \t]*$)"
+    patterns[3] = r"^[ \t]*([A-F])\b"
     for pattern in patterns:
         m = re.search(pattern, text, _FLAGS)
         if m:

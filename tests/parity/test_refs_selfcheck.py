@@ -32,8 +32,8 @@ REF_OPTION = {
     "markdown_bold": "C", "final_answer_line": "D", "leading_spaces_letter": "F", "number_only": None,
     "chinese_answer": "C", "letter_then_word": "E", "each_line_word": "B",
 }
-INTENDED_DIFFERS = {"based_on_sentence": "C", "clicking_sentence": "D", "think_then_letter": "C",
-                    "think_unclosed": None, "two_letters": "B", "letter_then_word": None}
+INTENDED_DIFFERS = {"based_on_sentence": "C", "clicking_sentence": "D"}  # only a word's first letter changes
+INTENDED_THINK_STRIPPED = {"think_then_letter": "C", "think_unclosed": None}
 
 
 @pytest.mark.parametrize("case_id,text", mo.L1_CASES, ids=[c for c, _ in mo.L1_CASES])
@@ -44,6 +44,8 @@ def test_l1_reference_option_parser(case_id, text):
 @pytest.mark.parametrize("case_id,text", mo.L1_CASES, ids=[c for c, _ in mo.L1_CASES])
 def test_l1_intended_option_parser(case_id, text):
     assert mm.intended_parse_option(text) == INTENDED_DIFFERS.get(case_id, REF_OPTION[case_id])
+    want = {**INTENDED_DIFFERS, **INTENDED_THINK_STRIPPED}.get(case_id, REF_OPTION[case_id])
+    assert mm.intended_parse_option(text, strip_think=True) == want
 
 
 def test_messy_lists_are_long_enough():

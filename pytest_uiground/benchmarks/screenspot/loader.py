@@ -15,12 +15,23 @@ a normalized box, so each loader normalizes at load time:
   normalized with the record's ``img_size``, as the reference scorer does, so no image is
   opened at collection. Sample ``sspro-{id}`` (the id made safe for pytest).
 
-Boxes are clipped to the image. Every predicted point is clipped to [0, 1] by the parsers,
-so a point is inside the clipped box exactly when it is inside the original one: clipping
-changes no score, it only lets a box that overhangs the screenshot by a pixel through
-:func:`~pytest_uiground.geometry.make_box`. A record the reference would crash on (no
-bbox, a box outside the image, no instruction, a missing image) becomes an ``invalid``
-sample naming the file, the record and the field; the other records run.
+Boxes are kept as the references compute them, NOT clipped to the image: neither
+reference clips the predicted point either (the suites' reference parsers,
+:mod:`pytest_uiground.benchmarks.screenspot.parsers`), so a point just beyond the image edge
+hits a box that overhangs the screenshot there, exactly as in the reference. A box with
+negative size or wholly outside the image is refused. A record the reference would crash
+on (no bbox, a box outside the image, no instruction, a missing image) becomes an
+``invalid`` sample naming the file, the record and the field; the other records run.
+
+Slice keys (``meta``), for every figure the references print:
+
+* v2: ``split``, ``data_type``, ``data_source`` and ``cell`` = ``{split}/{text|icon}``; the
+  SeeClick script counts every ``data_type`` other than exactly ``text`` as icon.
+* Pro: ``group``, ``application``, ``platform``, ``ui_type``, ``cell`` = ``{group}/{ui_type}``
+  (text/icon accuracy per group), ``application_type`` = ``{application}/{ui_type}`` (per
+  application, the reference's ``leaderboard_detailed_style``), ``platform_type`` =
+  ``{platform}/{ui_type}`` (``seeclick_style``), ``platform_application`` =
+  ``{platform}/{application}`` and ``platform_application_type`` (``fine_grained``).
 
 ``--uiground-data-path DIR`` is the dataset folder itself or a data root holding ``ScreenSpot-v2/``
 or ``ScreenSpot-Pro/`` (one ``--uiground-data-path`` for several suites). A missing layout raises
@@ -33,6 +44,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from pytest_uiground.geometry import Box
 from pytest_uiground.image import ImageRef
 from pytest_uiground.loading import (
     LayoutError,
@@ -63,11 +75,26 @@ V2_HOW_TO_GET = (
 PRO_FOLDER = "ScreenSpot-Pro"
 PRO_LANGUAGES = {"en": "instruction", "cn": "instruction_cn"}
 PRO_META = ("group", "application", "ui_type", "platform")
+#: Combined slice keys (meta key -> the keys joined with "/"), one per table the reference prints.
+PRO_SLICES = {
+    "cell": ("group", "ui_type"),
+    "application_type": ("application", "ui_type"),
+    "platform_type": ("platform", "ui_type"),
+    "platform_application": ("platform", "application"),
+    "platform_application_type": ("platform", "application", "ui_type"),
+}
 PRO_HOW_TO_GET = (
     "download it with `huggingface-cli download likaixin/ScreenSpot-Pro --repo-type dataset "
     f"--local-dir /data/{PRO_FOLDER}` and pass `--uiground-data-path /data/{PRO_FOLDER}` (or a folder that "
     f"contains {PRO_FOLDER}/)"
 )
+
+def unclipped_box(x0: float, y0: float, x1: float, y1: float, field: str) -> Box:
+    """The normalized box as the reference computes it (no clipping), refusing a box of
+    negative size or one wholly outside the image (:func:`clipped_box`'s checks)."""
+    clipped_box(x0, y0, x1, y1, field)
+    return Box(x0, y0, x1, y1)
+
 
 # -- ScreenSpot-v2 ----------------------------------------------------------------------------------
 def _v2_file(split: str) -> str:
@@ -117,8 +144,8 @@ def v2_record_to_sample(split: str, i: int, record: Any, images: Path,
     name = record.get("img_filename")
     image = ImageRef.from_path(images / name) if isinstance(name, str) and name else ImageRef(key=sid)
     meta.update(known_meta(record, ("data_type", "data_source")))
-    if "data_type" in meta:
-        meta["cell"] = f"{split}/{meta['data_type']}"
+    if "data_type" in meta:  # screenspot_test.py: data_type == 'text' -> text, anything else -> icon
+        meta["cell"] = f"{split}/{'text' if meta['data_type'] == 'text' else 'icon'}"
     try:
         for key in ("data_type", "data_source"):
             meta_field(record, key)
@@ -130,7 +157,8 @@ def v2_record_to_sample(split: str, i: int, record: Any, images: Path,
         if isinstance(size, str):
             raise RecordError("img_filename", f"{size}")
         width, height = size
-        box = clipped_box(x / width, y / height, (x + w) / width, (y + h) / height, "bbox")
+        # SeeClick pretrain/screenspot_test.py: [x, y, w, h] -> [x, y, x+w, y+h], / the opened image size
+        box = unclipped_box(x / width, y / height, (x + w) / width, (y + h) / height, "bbox")
     except RecordError as exc:
         return invalid_sample(sid, image, "point", meta, f"{where}: {exc}")
     return Sample(id=sid, image=image, instruction=instruction, task="point", target=Target(box=box), meta=meta)
@@ -192,8 +220,9 @@ def pro_record_to_sample(file: Path, i: int, record: Any, images: Path, language
     name = record.get("img_filename")
     image = ImageRef.from_path(images / name) if isinstance(name, str) and name else ImageRef(key=sid)
     meta.update(known_meta(record, PRO_META))
-    if "group" in meta and "ui_type" in meta:
-        meta["cell"] = f"{meta['group']}/{meta['ui_type']}"
+    for key, parts in PRO_SLICES.items():
+        if all(p in meta for p in parts):
+            meta[key] = "/".join(meta[p] for p in parts)
     try:
         if raw_id is None or str(raw_id) == "":
             raise RecordError("id", "missing")
@@ -206,7 +235,8 @@ def pro_record_to_sample(file: Path, i: int, record: Any, images: Path, language
         if width <= 0 or height <= 0:
             raise RecordError("img_size", f"expected a positive [w, h], got {record.get('img_size')!r}")
         x0, y0, x1, y1 = numbers(record.get("bbox"), 4, "bbox")
-        box = clipped_box(x0 / width, y0 / height, x1 / width, y1 / height, "bbox")
+        # eval_screenspot_pro.py eval_sample_positive_gt: bbox / the record's img_size, unclipped
+        box = unclipped_box(x0 / width, y0 / height, x1 / width, y1 / height, "bbox")
     except RecordError as exc:
         return invalid_sample(sid, image, "point", meta, f"{where}: {exc}")
     return Sample(id=sid, image=image, instruction=instruction, task="point", target=Target(box=box), meta=meta)
