@@ -158,7 +158,9 @@ def apply_overrides(model: Model, loaded: LoadedSuite) -> dict[str, Any]:
     """Hand the suite's overrides for this model to it; their key joins the cache key."""
     from .models import overrides
 
-    ov = overrides.resolve(loaded.config.name, model.name, loaded.config.models.get(model.name))
+    wanted = model.overrides_table
+    table = wanted if wanted is not None and wanted in loaded.config.models else model.name
+    ov = overrides.resolve(loaded.config.name, table, loaded.config.models.get(table))
     model.use_overrides(ov)
     return {} if ov.empty else {"overrides": ov.key()}
 

@@ -67,6 +67,9 @@ class ModelAdapter:
 
     name: str = "model"
     preferred_batch_size: int = 1
+    #: Which ``[models.<name>]`` table of a suite applies; None: the model's own ``name``. A replay of
+    #: another model's outputs reads that model's table (its reference parser, say).
+    overrides_table: str | None = None
 
     def predict(self, samples: Sequence[Sample]) -> list[Prediction]:
         """One prediction per sample, in order, in the internal convention. May raise: the
@@ -98,6 +101,7 @@ class DelegatingAdapter(ModelAdapter):
         self.inner: ModelAdapter = adapt(inner)
         self.name = self.inner.name
         self.preferred_batch_size = self.inner.preferred_batch_size
+        self.overrides_table = self.inner.overrides_table
 
     def predict(self, samples: Sequence[Sample]) -> list[Prediction]:
         return self.inner.predict(samples)

@@ -38,7 +38,8 @@ class ReplayModel(ModelAdapter):
 
     def __init__(self, path: Path, parser: str) -> None:
         self.path, self.parser = path, parser
-        self.name = parser  # the suite's [models.<parser>] overrides apply (see the module docstring)
+        self.name = "replay"
+        self.overrides_table = parser  # the suite's [models.<parser>] overrides apply (see the module docstring)
         self.records: dict[str, dict[str, Any]] = {}
         self.bad_lines: list[str] = []
         raw = path.read_bytes()
