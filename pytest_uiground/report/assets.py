@@ -137,7 +137,8 @@ BROWSER_JS = r"""
     detail.appendChild(el("div", {}, "raw output:"));
     detail.appendChild(el("pre", {"class": "raw"}, s.raw === "" ? "(empty)" : s.raw));
     if (scroll) row.scrollIntoView({block: "nearest"});
-    if (location.hash !== "#sample=" + encodeURIComponent(s.id)) history.replaceState(null, "", "#sample=" + encodeURIComponent(s.id));
+    var hash = "#sample=" + encodeURIComponent(s.id);
+    try { if (location.hash !== hash) history.replaceState(null, "", hash); } catch (e) { /* file: URLs */ }
   }
 
   function step(d) {
@@ -174,8 +175,8 @@ BROWSER_CSS = """
 .filters select,.filters input{font:inherit;padding:.1em .3em}
 .browse{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:1em;align-items:start}
 .tablewrap{max-height:80vh;overflow:auto;border:1px solid #ddd}
-#samples{margin:0;width:100%}#samples td{padding:.15em .45em;cursor:pointer}
-#samples td.id{max-width:22em;overflow:hidden;text-overflow:ellipsis}
+#samples{margin:0;width:100%;font-size:.85em}#samples td{padding:.15em .4em;cursor:pointer}
+#samples td.id{max-width:15em;overflow:hidden;text-overflow:ellipsis}
 #samples thead th{position:sticky;top:0;z-index:1}
 #samples tr.sel td{background:#e8f0fe}#samples tr:hover td{background:#f3f6fb}
 #samples td.t,#samples th.t{width:72px;padding:1px}#samples img.thumb{height:44px;max-width:72px;display:block}

@@ -29,7 +29,7 @@ COMPARE_CSS = """
 font-size:.85em;width:340px}.flip .pair{display:flex;gap:4px}.flip .pair div{flex:1;text-align:center}
 .flip img{max-width:100%;max-height:140px;display:block;margin:auto}.flip b{word-break:break-all}
 .sw{display:inline-block;width:.8em;height:.8em;margin-right:.3em;vertical-align:-.05em}
-td.num{font-variant-numeric:tabular-nums}
+td.num{font-variant-numeric:tabular-nums}td.wrap{white-space:normal;max-width:28em;font-size:.85em}
 """
 
 
@@ -58,7 +58,7 @@ def runs_table(suite: str, runs: Sequence[Run]) -> str:
         colour = pl.PALETTE[i % len(pl.PALETTE)]
         body.append(f'<tr><td class="l"><span class="sw" style="background:{colour}"></span>{esc(r.label)}'
                     f'{" (reference)" if i == 0 else ""}</td><td class="l">{esc(s.model or "-")}</td>'
-                    f'<td class="l">{esc(short(s.model_fingerprint, 80))}</td>'
+                    f'<td class="l wrap">{esc(short(s.model_fingerprint, 160))}</td>'
                     f'<td class="l">{esc(s.provenance.get("date") or "-")}</td><td class="l">{esc(r.path)}</td>'
                     f"<td>{s.n_samples}</td><td>{fmt(p50, digits=1)}</td><td>{fmt(p95, digits=1)}</td></tr>")
     return "<table>" + head + "".join(body) + "</table>"

@@ -135,8 +135,9 @@ def banner(summary: SuiteSummary) -> str:
     if base is None:
         against = "no baseline: run with <code>--snapshot-update</code> to record one"
     else:
-        against = (f"<b>{esc(base.get('model') or '?')}</b> \u00b7 fingerprint {esc(short(base.get('model_fingerprint')))}"
-                   f" \u00b7 {esc(base.get('date') or '?')} \u00b7 {esc(base.get('n_samples', '?'))} samples")
+        against = (f"<b>{esc(base.get('model') or '?')}</b> \u00b7 fingerprint "
+                   f"{esc(short(base.get('model_fingerprint')))} \u00b7 {esc(base.get('date') or '?')} \u00b7 "
+                   f"{esc(base.get('n_samples', '?'))} samples")
     extra = []
     if summary.errors:
         extra.append(f"{len(summary.errors)} sample error(s)")
@@ -240,7 +241,7 @@ def metrics_table(summary: SuiteSummary, records: Sequence[SampleResult]) -> str
             row = next(rows)
             comp = summary.comparison(name, label)
             cls = "all" if label is None else "slice"
-            what = (f'{esc(name)} <span class="unit">{esc(unit.axis)}, {units.direction(entry.higher_is_better)}'
+            what = (f'{esc(name)}<br><span class="unit">{esc(unit.axis)}, {units.direction(entry.higher_is_better)}'
                     "</span>") if label is None else ""
             cells = [f'<td class="l">{what}</td>', f'<td class="l">{esc(row[1])}</td>']
             cells += [f"<td>{esc(c)}</td>" for c in row[2:6]]

@@ -99,7 +99,8 @@ def _legend(chart: Chart, y: float, has_marker: bool, has_interval: bool) -> tup
         x += 30 + 7 * len(name)
     if has_marker:
         out.append(f'<line x1="{x + 6:.1f}" x2="{x + 6:.1f}" y1="{y - 12:.1f}" y2="{y + 2:.1f}" stroke="#222" '
-                   f'stroke-width="3"/><text x="{x + 14:.1f}" y="{y:.1f}" font-size="12">{esc(chart.marker_name)}</text>')
+                   f'stroke-width="3"/><text x="{x + 14:.1f}" y="{y:.1f}" font-size="12">'
+                   f"{esc(chart.marker_name)}</text>")
         x += 30 + 7 * len(chart.marker_name)
     if has_interval:
         out.append(f'<path d="M{x:.1f} {y - 4:.1f}h22M{x:.1f} {y - 9:.1f}v10M{x + 22:.1f} {y - 9:.1f}v10" '
@@ -148,9 +149,10 @@ def bar_chart(chart: Chart) -> str:
                             "no value</text>")
                 continue
             x1 = x_of(v)
+            who = chart.series[i] if i < len(chart.series) else ""
             body.append(f'<rect x="{LABEL_W}" y="{by:.1f}" width="{max(x1 - LABEL_W, 0.8):.1f}" '
-                        f'height="{bar_h - 2}" fill="{colour}"><title>{esc(chart.series[i] if i < len(chart.series) else "")}'
-                        f": {esc(chart.unit.label(v))}</title></rect>")
+                        f'height="{bar_h - 2}" fill="{colour}"><title>{esc(who)}: {esc(chart.unit.label(v))}'
+                        "</title></rect>")
             end = x1
             iv = r.intervals[i] if i < len(r.intervals) else None
             if iv is not None and _finite(iv[0]) and _finite(iv[1]):
@@ -189,7 +191,8 @@ def histogram(values: Sequence[float], p50: float, p95: float, title: str = "lat
     """Counts of per-sample latencies, with p50 and p95 marked."""
     finite = [v for v in values if _finite(v)]
     width, left, bottom_pad = 720, 56, 44
-    plot_w, plot_h, top_y = width - left - 20, 180, 40
+    plot_w, plot_h, top_y = width - left - 20, 180, 44
+    mid = top_y + plot_h / 2
     top = nice_max(max(finite) * 1.02) if finite else 1.0
     n_bins = min(40, max(5, 2 * int(math.sqrt(len(finite))))) if finite else 5
     counts = [0] * n_bins
@@ -202,12 +205,14 @@ def histogram(values: Sequence[float], p50: float, p95: float, title: str = "lat
         h = plot_h * c / cmax
         parts.append(f'<rect x="{left + i * bw + 0.5:.1f}" y="{top_y + plot_h - h:.1f}" width="{bw - 1:.1f}" '
                      f'height="{h:.1f}" fill="#72b7b2"><title>{c} samples</title></rect>')
-    for q, v, dash in (("p50", p50, "5 3"), ("p95", p95, "2 2")):
+    keys = []
+    for q, v, dash in (("p50", p50, "6 3"), ("p95", p95, "2 2")):
         if _finite(v):
             x = left + plot_w * min(v, top) / top
-            parts.append(f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{top_y - 6}" y2="{top_y + plot_h}" stroke="#e45756" '
-                         f'stroke-width="2" stroke-dasharray="{dash}"/><text x="{x + 4:.1f}" y="{top_y - 8 + (12 if q == "p95" else 0)}" '
-                         f'font-size="11" fill="#b03030">{q} {v:.1f} ms</text>')
+            parts.append(f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{top_y}" y2="{top_y + plot_h}" stroke="#c03030" '
+                         f'stroke-width="2" stroke-dasharray="{dash}"><title>{q} {v:.1f} ms</title></line>')
+            keys.append(f"{q} {v:.1f} ms ({'dashed' if q == 'p50' else 'dotted'})")
+    parts.append(f'<text x="0" y="32" font-size="12" fill="#b03030">{esc(", ".join(keys))}</text>')
     for t in _ticks(top):
         x = left + plot_w * t / top
         parts.append(f'<text x="{x:.1f}" y="{top_y + plot_h + 14}" font-size="11" text-anchor="middle" fill="#555">'
@@ -215,7 +220,7 @@ def histogram(values: Sequence[float], p50: float, p95: float, title: str = "lat
     parts.append(f'<line x1="{left}" x2="{left + plot_w}" y1="{top_y + plot_h}" y2="{top_y + plot_h}" stroke="#999"/>'
                  f'<text x="{left + plot_w / 2}" y="{top_y + plot_h + 32}" font-size="12" text-anchor="middle">'
                  "milliseconds per sample</text>"
-                 f'<text x="14" y="{top_y + plot_h / 2}" font-size="12" transform="rotate(-90 14 {top_y + plot_h / 2})" '
+                 f'<text x="14" y="{mid}" font-size="12" transform="rotate(-90 14 {mid})" '
                  f'text-anchor="middle">samples</text><text x="{left - 6}" y="{top_y + 4}" font-size="11" '
                  f'text-anchor="end" fill="#555">{cmax}</text>')
     return _svg("latency distribution", top_y + plot_h + bottom_pad, parts, width)
@@ -224,13 +229,14 @@ def histogram(values: Sequence[float], p50: float, p95: float, title: str = "lat
 def scatter(title: str, unit: Unit, higher_is_better: bool, points: Sequence[tuple[float, float, str]]) -> str:
     """Labelled points: x = p50 latency (ms), y = the headline metric in its unit."""
     width, left, plot_w, plot_h, top_y = 720, 64, 600, 260, 40
+    mid = top_y + plot_h / 2
     pts = [p for p in points if _finite(p[0]) and _finite(p[1])]
     xmax = nice_max(max((p[0] for p in pts), default=1.0) * 1.15)
     ymax = 100.0 if unit.bounded else nice_max(max((p[1] for p in pts), default=1.0) * 1.15)
     way = "higher is better" if higher_is_better else "lower is better"
     parts = [f'<text x="0" y="16" font-size="15" font-weight="600">{esc(title)}</text>',
-             f'<text x="0" y="32" font-size="12" fill="#444">up and to the left is better' if higher_is_better
-             else f'<text x="0" y="32" font-size="12" fill="#444">down and to the left is better']
+             '<text x="0" y="32" font-size="12" fill="#444">up and to the left is better' if higher_is_better
+             else '<text x="0" y="32" font-size="12" fill="#444">down and to the left is better']
     parts[-1] += f" ({esc(way)}, faster is better)</text>"
     for t in _ticks(xmax):
         x = left + plot_w * t / xmax
@@ -239,7 +245,8 @@ def scatter(title: str, unit: Unit, higher_is_better: bool, points: Sequence[tup
     for t in _ticks(ymax):
         y = top_y + plot_h - plot_h * t / ymax
         parts.append(f'<line x1="{left}" x2="{left + plot_w}" y1="{y:.1f}" y2="{y:.1f}" stroke="#eee"/>'
-                     f'<text x="{left - 6}" y="{y + 4:.1f}" font-size="11" text-anchor="end">{_tick_text(t, unit)}</text>')
+                     f'<text x="{left - 6}" y="{y + 4:.1f}" font-size="11" text-anchor="end">'
+                     f"{_tick_text(t, unit)}</text>")
     for i, (x, y, label) in enumerate(pts):
         px, py = left + plot_w * x / xmax, top_y + plot_h - plot_h * min(y, ymax) / ymax
         parts.append(f'<circle cx="{px:.1f}" cy="{py:.1f}" r="6" fill="{PALETTE[i % len(PALETTE)]}">'
@@ -247,6 +254,6 @@ def scatter(title: str, unit: Unit, higher_is_better: bool, points: Sequence[tup
                      f'<text x="{px + 9:.1f}" y="{py - 7:.1f}" font-size="12">{esc(label)}</text>')
     parts.append(f'<text x="{left + plot_w / 2}" y="{top_y + plot_h + 32}" font-size="12" text-anchor="middle">'
                  "p50 latency per sample (ms)</text>"
-                 f'<text x="14" y="{top_y + plot_h / 2}" font-size="12" transform="rotate(-90 14 {top_y + plot_h / 2})" '
+                 f'<text x="14" y="{mid}" font-size="12" transform="rotate(-90 14 {mid})" '
                  f'text-anchor="middle">{esc(unit.axis)}</text>')
     return _svg("accuracy vs latency", top_y + plot_h + 44, parts, width)
