@@ -395,3 +395,12 @@ def test_write_reports_lays_out_several_suites_and_survives_a_failing_page(
     (path,) = htmlreport.write_reports(tmp_path / "one", pages[:1], warn=warnings.append)
     assert path == tmp_path / "one" / "report.html"
     assert "ValueError: no plots today" in path.read_text() and "no plots today" in warnings[0]
+
+
+def test_a_card_shows_only_the_fields_its_task_is_scored_on() -> None:
+    """A grounder that also fills a default verdict and option shows only its point on a point task."""
+    pred = Prediction(point=Point(0.5, 0.5), box=None, verdict="passed", option="A", attempts=2, raw="x")
+    assert browse.prediction_fields(pred, "point") == {"point": [0.5, 0.5]}
+    assert browse.prediction_fields(pred, "detect") == {"point": [0.5, 0.5], "attempts": 2}
+    assert browse.prediction_fields(pred, "verdict") == {"verdict": "passed"}
+    assert browse.prediction_fields(None, "point") == {}

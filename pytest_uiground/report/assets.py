@@ -176,7 +176,7 @@ BROWSER_CSS = """
 .browse{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:1em;align-items:start}
 .tablewrap{max-height:80vh;overflow:auto;border:1px solid #ddd}
 #samples{margin:0;width:100%;font-size:.85em}#samples td{padding:.15em .4em;cursor:pointer}
-#samples td.id{max-width:15em;overflow:hidden;text-overflow:ellipsis}
+#samples td.id{max-width:13em;overflow:hidden;text-overflow:ellipsis}
 #samples thead th{position:sticky;top:0;z-index:1}
 #samples tr.sel td{background:#e8f0fe}#samples tr:hover td{background:#f3f6fb}
 #samples td.t,#samples th.t{width:72px;padding:1px}#samples img.thumb{height:44px;max-width:72px;display:block}

@@ -79,14 +79,21 @@ def _jsonable(value: object) -> object:
     return _clip(str(value), _NOTE_LIMIT)
 
 
-def prediction_fields(pred: Prediction | None) -> dict[str, Any]:
-    """Only what the model returned: a point task shows its point, a detector its box, a VQA its answer."""
+#: The prediction fields each task kind is scored on; a model may fill others (a grounder's
+#: default verdict), which say nothing about this sample and are left out.
+RELEVANT = {"point": ("point", "box"), "detect": ("box", "point", "attempts"), "verdict": ("verdict",),
+            "option": ("option",), "answer": ("answer",), "vqa": ("answer",)}
+
+
+def prediction_fields(pred: Prediction | None, task: str) -> dict[str, Any]:
+    """Only what the model returned that the task scores: a point task its point, a detector its box."""
     if pred is None:
         return {}
     out: dict[str, Any] = {"point": [round(v, 5) for v in pred.point] if pred.point is not None else None,
                            "box": gallery.box_list(pred.box), "verdict": pred.verdict, "option": pred.option,
                            "answer": pred.answer, "attempts": pred.attempts}
-    return {k: v for k, v in out.items() if v is not None and v == v}
+    keep = RELEVANT.get(task, tuple(out))
+    return {k: v for k, v in out.items() if k in keep and v is not None and v == v}
 
 
 def truth_fields(sample: Sample | None) -> dict[str, Any]:
@@ -132,7 +139,7 @@ def sample_entry(record: SampleResult, sample: Sample | None, screens: _Screens)
         "id": record.id, "task": record.task, "meta": dict(record.meta), "outcome": outcome_of(record),
         "value": _jsonable(record.value), "correct": record.correct, "latency": _jsonable(record.latency_ms),
         "format_error": record.format_error, "error": _clip(record.error) if record.error else None,
-        "raw": _clip(record.raw), "pred": prediction_fields(record.prediction),
+        "raw": _clip(record.raw), "pred": prediction_fields(record.prediction, record.task),
         "components": _jsonable(record.score.components), "notes": _jsonable(record.score.notes),
         "instruction": sample.instruction if sample is not None else None, "truth": truth_fields(sample),
         "click": [round(v, 5) for v in sample.click] if sample is not None and sample.click is not None else None,
@@ -163,11 +170,11 @@ def _row(i: int, record: SampleResult, keys: Sequence[str], crop_src: str, lazy:
     outcome = outcome_of(record)
     thumb = (f'<img class="thumb" alt="" src="{esc(crop_src)}"{" loading=lazy" if lazy else ""}>'
              if crop_src else "")
-    cells = [f'<td class="t">{thumb}</td>', f'<td class="l id">{esc(record.id)}</td>']
-    cells += [f'<td class="l">{esc(record.meta.get(k, ""))}</td>' for k in keys]
     latency = record.latency_ms if record.latency_ms is not None and is_number(record.latency_ms) else None
-    cells += [f'<td class="l"><span class="tag {esc(outcome)}">{esc(outcome)}</span></td>',
-              f"<td>{esc(fmt(record.value, digits=1))}</td>", f"<td>{esc(fmt(latency, digits=1))}</td>"]
+    cells = [f'<td class="t">{thumb}</td>', f'<td class="l id" title="{esc(record.id)}">{esc(record.id)}</td>',
+             f'<td class="l"><span class="tag {esc(outcome)}">{esc(outcome)}</span></td>',
+             f"<td>{esc(fmt(record.value, digits=1))}</td>", f"<td>{esc(fmt(latency, digits=1))}</td>"]
+    cells += [f'<td class="l">{esc(record.meta.get(k, ""))}</td>' for k in keys]
     return f'<tr data-i="{i}" data-o="{esc(outcome)}" id="row-{i}">' + "".join(cells) + "</tr>"
 
 
@@ -201,8 +208,8 @@ def browser(summary: SuiteSummary, records: Sequence[SampleResult], lookup: Look
         entry, crop_src = sample_entry(r, lookup(r.id) if lookup is not None else None, screens)
         entries.append(entry)
         rows.append(_row(i, r, keys, crop_src, lazy=not images.inline))
-    head = ('<tr><th class="t">zoom</th><th class="l">id</th>' + "".join(f'<th class="l">{esc(k)}</th>' for k in keys)
-            + '<th class="l">outcome</th><th>score</th><th>latency (ms)</th></tr>')
+    head = ('<tr><th class="t">zoom</th><th class="l">id</th><th class="l">outcome</th><th>score</th><th>ms</th>'
+            + "".join(f'<th class="l">{esc(k)}</th>' for k in keys) + "</tr>")
     legend = ('<p class="legend"><span class="sw g"></span>ground truth <span class="sw r"></span>prediction '
               '<span class="sw b"></span>input click &nbsp; Click a row (or use j/k) for the screenshot, the '
               "zoomed crop, the instruction and the raw output.</p>")
