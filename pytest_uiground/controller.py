@@ -28,6 +28,7 @@ from .collect import SuiteFile
 from .loading import LoadedSuite, load_suite
 from .metrics import MetricResult, compute_all
 from .options import RunOptions
+from .report import details
 from .report import summary as summary_mod
 from .results import PROPERTY, SampleResult
 from .snapshot import extension_for
@@ -169,8 +170,11 @@ class Controller:
         root = self.options.report_dir
         assert root is not None
         docs = {
-            o.loaded.config.name: summary(o.loaded.config.name, o.model, o.results, o.metric_results, o.checks,
-                                          o.latency, self.provenance(o))
+            o.loaded.config.name: details.complete(
+                summary(o.loaded.config.name, o.model, o.results, o.metric_results, o.checks, o.latency,
+                        self.provenance(o)),
+                o.loaded.config.metrics, o.results, o.baseline.provenance if o.baseline is not None else None,
+                baseline_mod.suite_dir(self.options.baselines_dir, o.loaded.config.name) / baseline_mod.SNAPSHOT_DIR)
             for o in self.outcomes
         }
         if len(docs) == 1:

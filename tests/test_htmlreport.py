@@ -1,20 +1,17 @@
-"""report.html: a self-contained page per run, from real runs and from hand-written records."""
+"""report.html: verdict, unit-aware charts and every sample browsable, from real runs and hand-written records."""
 
 from __future__ import annotations
 
 import base64
 import io
-import shutil
-import subprocess
+import json
+import re
 from collections.abc import Callable
 from dataclasses import replace
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import Any
 
-# matplotlib's modules are imported here, not first inside a test: pytester restores sys.modules after
-# each test, and a second copy of matplotlib's classes breaks the next figure.
-import matplotlib.backends.backend_agg
-import matplotlib.figure  # noqa: F401
 import pytest
 from conftest import Project
 from PIL import Image
@@ -22,41 +19,58 @@ from PIL import Image
 from pytest_uiground import stats
 from pytest_uiground.geometry import Box, Point
 from pytest_uiground.image import ImageRef
-from pytest_uiground.loading import load_suite
 from pytest_uiground.prediction import Prediction
-from pytest_uiground.report import gallery
+from pytest_uiground.report import browse, details, gallery, units
 from pytest_uiground.report import html as htmlreport
+from pytest_uiground.report import plots as pl
 from pytest_uiground.report.summary import Comparison, MetricSummary, SuiteSummary
 from pytest_uiground.results import SampleResult
 from pytest_uiground.sample import Sample, Target
 from pytest_uiground.score import Score
+from pytest_uiground.suite import MetricSpec
 
 GREEN = gallery.TRUTH_RGB
 RED = gallery.PREDICTION_RGB
 
 
 class Page(HTMLParser):
-    """The parts of a page these tests check: images, scripts and every src/href."""
+    """The parts of a page these tests check: images, SVG plots, scripts, table rows and every src/href."""
 
     def __init__(self, text: str) -> None:
         super().__init__()
         self.text = text
         self.imgs: list[dict[str, str]] = []
+        self.svgs: list[dict[str, str]] = []
         self.scripts: list[dict[str, str]] = []
+        self.rows: list[dict[str, str]] = []
+        self.ids: set[str] = set()
         self.urls: list[str] = []
         self.feed(text)
         self.close()
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         a = {k: v or "" for k, v in attrs}
+        if "id" in a:
+            self.ids.add(a["id"])
         if tag == "img":
             self.imgs.append(a)
+        if tag == "svg" and a.get("class") == "plot":
+            self.svgs.append(a)
         if tag == "script":
             self.scripts.append(a)
+        if tag == "tr" and "data-i" in a:
+            self.rows.append(a)
         self.urls += [a[k] for k in ("src", "href") if k in a]
 
     def images(self, cls: str) -> list[dict[str, str]]:
         return [a for a in self.imgs if a.get("class") == cls]
+
+    def data(self) -> dict[str, Any]:
+        """The sample browser's JSON block."""
+        m = re.search(r'<script type="application/json" id="uig-data">(.*?)</script>', self.text, re.S)
+        assert m is not None, "no sample data block"
+        out: dict[str, Any] = json.loads(m.group(1))
+        return out
 
 
 def decode(uri: str) -> Image.Image:
@@ -67,13 +81,27 @@ def decode(uri: str) -> Image.Image:
     return img.convert("RGB")
 
 
-def check_self_contained(page: Page) -> list[Image.Image]:
-    """No script, nothing fetched; every image decodes. Returns the decoded images."""
-    assert page.scripts == []
+NAN = re.compile(r"\b(NaN|nan|Infinity|inf)\b")
+
+
+def check_self_contained(page: Page, base: Path | None = None) -> list[Image.Image]:
+    """Nothing fetched from the network, no NaN shown, every image (tags and browser data) decodes."""
     assert not [u for u in page.urls if u.startswith(("http://", "https://", "//"))]
-    assert "url(" not in page.text and "@import" not in page.text
-    assert page.imgs and all(a["src"].startswith("data:image/") for a in page.imgs)
-    return [decode(a["src"]) for a in page.imgs]
+    assert "@import" not in page.text and "url(" not in page.text
+    visible = re.sub(r"<script>.*?</script>", "", page.text, flags=re.S)  # the page's own code, not data
+    assert not NAN.search(visible), NAN.search(visible)
+    sources = [a["src"] for a in page.imgs]
+    if "uig-data" in page.ids:
+        sources += [s["src"] for s in page.data()["screens"]]
+    out = []
+    for src in sources:
+        if src.startswith("data:"):
+            out.append(decode(src))
+        else:
+            assert base is not None and not src.startswith("/"), src
+            with Image.open(base / src) as img:
+                out.append(img.convert("RGB"))
+    return out
 
 
 def read_page(path: Path) -> Page:
@@ -92,18 +120,6 @@ def near(img: Image.Image, xy: tuple[float, float], rgb: tuple[int, int, int], r
     return False
 
 
-def check_truth_box(thumb: Image.Image, sample: Sample) -> None:
-    """The thumbnail has the ground-truth box drawn in green where the screenshot itself is not green."""
-    box = sample.target.box
-    assert box is not None
-    w, h = thumb.size
-    plain = sample.image.load().resize((w, h))
-    edges = [((box.x0 + box.x1) / 2 * w, box.y0 * h), (box.x0 * w, (box.y0 + box.y1) / 2 * h)]
-    for xy in edges:
-        assert near(thumb, xy, GREEN), f"no ground-truth green at {xy} in {sample.id}"
-        assert not near(plain, xy, GREEN, radius=0), "the screenshot is green there by itself"
-
-
 # -- real runs ----------------------------------------------------------------------
 
 @pytest.mark.slow
@@ -113,29 +129,29 @@ def test_report_of_real_runs_without_and_with_baseline(project: Project) -> None
     assert first.ret == 0, first.stdout.str()
     page = read_page(project.root / "first" / "report.html")
     check_self_contained(page)
-    assert len(page.images("plot")) == 2  # accuracy by slice and latency: no baseline yet
-    assert [a["data-id"] for a in page.images("thumb")] == ids[:1]
+    assert 'class="banner pass"' in page.text and "no baseline: run with" in page.text
+    assert len(page.svgs) == 2  # grounding_accuracy, latency distribution
+    assert len(page.rows) == len(ids)
 
     regressed, garbled = ids[1:4], ids[5]
     worse = project.run("--uiground-report", "out", wrong=[ids[0], *regressed], garbled=[garbled])
     assert worse.ret == 1
     summary = project.summary()
     assert summary["regressed"] == sorted([*regressed, garbled])
+    assert summary["metrics"]["grounding_accuracy"]["unit"] == "accuracy"
+    assert summary["baseline"]["model"] == "scripted" and summary["baseline"]["date"]
     page = read_page(project.root / "out" / "report.html")
-    images = check_self_contained(page)
-    assert len(images) == 3 + 5  # accuracy, latency, baseline vs current; 4 regressions + 1 known failure
-    assert len(page.images("plot")) == 3
-    thumbs = page.images("thumb")
-    assert [a["data-id"] for a in thumbs] == [*summary["regressed"], ids[0]]  # regressions first
-    for sid in summary["regressed"]:
-        assert f'id="sample-{sid}"' in page.text
-    assert "&lt;&lt;garbage&gt;&gt;" in page.text and "<<garbage>>" not in page.text
-    assert "mini" in page.text and "scripted" in page.text and "wrong-no-baseline" not in page.text
-
-    samples = {s.id: s for s in load_suite(project.root / "suites" / "mini" / "suite.toml").samples}
-    first_thumb = decode(thumbs[0]["src"])
-    assert first_thumb.width <= gallery.THUMB_WIDTH
-    check_truth_box(first_thumb, samples[thumbs[0]["data-id"]])
+    check_self_contained(page)
+    assert 'class="banner fail"' in page.text and "FAILED: 1 of" in page.text
+    assert f"{summary['baseline']['date']}" in page.text  # the baseline is named, with its date
+    data = page.data()
+    assert len(page.rows) == len(data["samples"]) == len(ids)
+    order = [s["id"] for s in data["samples"]]
+    assert order[:4] == summary["regressed"]  # regressions first
+    assert "&lt;&lt;garbage&gt;&gt;" not in page.text and "<<garbage>>" not in page.text
+    assert next(s for s in data["samples"] if s["id"] == garbled)["raw"] == "<<garbage>>"  # JSON, escaped for HTML
+    crops = sorted((project.root / "out" / gallery.FILES_DIR / "crops").iterdir())
+    assert len(crops) == len(ids)  # one per sample, for compare
 
 
 @pytest.mark.slow
@@ -157,15 +173,17 @@ def test_a_failing_renderer_leaves_the_json_and_says_so(project: Project) -> Non
 # -- hand-written records -----------------------------------------------------------
 
 def screenshot() -> Image.Image:
-    img = Image.new("RGB", (800, 600), (240, 240, 240))
-    img.paste((60, 60, 200), (300, 200, 500, 260))
+    img = Image.new("RGB", (1600, 1000), (240, 240, 240))
+    img.paste((60, 60, 200), (600, 333, 1000, 433))
     return img
+
+
+TRUTH = Box(0.375, 1 / 3, 0.625, 0.433)
 
 
 def make_sample(sid: str, image: ImageRef) -> Sample:
     return Sample(id=sid, image=image, instruction=f"click <the> button & {sid}", task="point",
-                  target=Target(box=Box(0.375, 1 / 3, 0.625, 260 / 600)), meta={"size": "gt100"},
-                  click=Point(0.1, 0.1))
+                  target=Target(box=TRUTH), meta={"size": "gt100"}, click=Point(0.1, 0.1))
 
 
 def record(sid: str, outcome: str, size: str, *, correct: bool, raw: str = "", latency: float = 10.0,
@@ -180,87 +198,181 @@ RECORDS = [
     record("ok-1", "pass", "lt32", correct=True, latency=12.0),
     record("ok-2", "pass", "gt100", correct=True, latency=30.0),
     record("wrong-1", "known-failure", "lt32", correct=False, raw="<b>bold</b>", point=(0.9, 0.9)),
-    record("reg-1", "regression", "gt100", correct=False, raw="<script>alert('x')</script>", point=(0.05, 0.95)),
+    record("reg-1", "regression", "gt100", correct=False, raw="</script><script>alert('x')</script>",
+           point=(0.7, 0.5)),
     record("err-1", "error", "gt100", correct=False, error="<img src=x onerror=alert(1)>", latency=5.0),
 ]
 
 SUMMARY = SuiteSummary(
-    suite="hand", model="m<1>", model_fingerprint=None, n_samples=5, format_errors=0, errors=("err-1",),
-    regressed=("reg-1",), fixed=(), latency_ms=None, judge={"model": "judge-7b"},
-    metrics={"acc": MetricSummary(value=40.0, n=5, interval=(11.8, 76.9),
+    suite="hand", model="m<1>", model_fingerprint={"model": "m<1>", "revision": "abc123"}, n_samples=5,
+    format_errors=0, errors=("err-1",), regressed=("reg-1",), fixed=(), latency_ms=None, judge={"model": "judge-7b"},
+    metrics={"acc": MetricSummary(value=40.0, n=5, interval=(11.8, 76.9), unit="accuracy",
                                   slices={"size=lt32": 50.0, "size=gt100": 33.3333},
                                   slice_n={"size=lt32": 2, "size=gt100": 3})},
     baseline_comparison={
-        "acc": Comparison(value=40.0, baseline=60.0, delta=-20.0, delta_interval=(-40.0, 0.0), verdict="FAIL"),
+        "acc": Comparison(value=40.0, baseline=60.0, delta=-20.0, delta_interval=(-40.0, 0.0), mcnemar_p=0.5,
+                          verdict="FAIL"),
         "acc.size=lt32": Comparison(value=50.0, baseline=50.0, delta=0.0, verdict="ok"),
         "acc.size=gt100": Comparison(value=33.3333, baseline=66.6667, delta=-33.3333, verdict="ok"),
     },
-    provenance={"model": "m<1>", "date": "2024-01-01T00:00:00+00:00", "packages": {"pytest": "8"},
+    provenance={"model": "m<1>", "date": "2024-01-02T00:00:00+00:00", "packages": {"pytest": "8"},
                 "judge": {"model": "judge-7b"}},
     judge_parse_errors=("ok-2",), judge_stability={"samples": 2, "unstable": ["ok-1"]},
+    baseline={"model": "base-model", "model_fingerprint": {"revision": "old999"}, "date": "2023-12-31T00:00:00+00:00",
+              "n_samples": 5},
 )
 
 
 def hand_lookup() -> Callable[[str], Sample | None]:
     good = ImageRef.from_source("mem:good", screenshot)
     broken = ImageRef.from_path("/nonexistent/screen.png")
-    samples = {"reg-1": make_sample("reg-1", good), "wrong-1": make_sample("wrong-1", broken)}
+    samples = {"reg-1": make_sample("reg-1", good), "ok-1": make_sample("ok-1", good),
+               "wrong-1": make_sample("wrong-1", broken)}
     return samples.get
 
 
-def test_render_escapes_model_output_and_degrades_to_text_cards() -> None:
+def test_page_names_the_verdict_the_model_and_the_baseline() -> None:
     page = Page(htmlreport.render(SUMMARY, RECORDS, hand_lookup()))
-    images = check_self_contained(page)
-    assert len(page.images("plot")) == 3 and len(images) == 4
-    assert "<script>" not in page.text and "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;" in page.text
-    assert "onerror=alert" not in page.text.replace("&lt;img src=x onerror=alert(1)&gt;", "")
-    assert "<b>bold</b>" not in page.text and "click &lt;the&gt; button &amp; reg-1" in page.text
-    assert "m&lt;1&gt;" in page.text and "FAIL" in page.text
-    assert page.text.count("judge-7b") == 1 and "<dt>judge parse errors</dt><dd>1</dd>" in page.text
-    assert "target box: [0.375, 0.333, 0.625, 0.433]" in page.text
-    order = [page.text.index(f'id="sample-{sid}"') for sid in ("reg-1", "err-1", "wrong-1")]
-    assert order == sorted(order)  # regressions, then errors, then wrong answers
-    assert 'id="sample-ok-1"' not in page.text
-    assert "image unavailable: ImageError" in page.text  # wrong-1's image is missing
-    assert "the sample is not in the loaded suite" in page.text  # err-1 has no sample at all
+    check_self_contained(page)
+    banner = page.text[page.text.index('id="verdict"'):page.text.index("</div></div>", page.text.index('id="verdict"'))]
+    assert 'banner fail' in page.text and "FAILED: 1 of 3 checks failed (acc)" in banner
+    assert "m&lt;1&gt;" in banner and "revision=abc123" in banner and "2024-01-02" in banner
+    assert "base-model" in banner and "revision=old999" in banner and "2023-12-31" in banner
 
-    (thumb,) = page.images("thumb")
-    img = decode(thumb["src"])
-    assert img.size == (480, 360)
-    assert near(img, (0.375 * 480, 0.39 * 360), GREEN) and near(img, (0.05 * 479, 0.95 * 359), RED)
-    assert near(img, (0.1 * 480, 0.1 * 360), gallery.CLICK_RGB)
+    ok = {k: replace(c, verdict="ok") for k, c in SUMMARY.baseline_comparison.items()}
+    assert htmlreport.verdict(replace(SUMMARY, baseline_comparison=ok))[0] == "warn"
+    assert htmlreport.verdict(replace(SUMMARY, baseline_comparison=ok, regressed=()))[0] == "pass"
+    assert "no baseline: run with" in htmlreport.banner(replace(SUMMARY, baseline=None))
 
 
-def test_slice_intervals_are_wilson_from_samples_or_from_the_value() -> None:
-    lt32 = [r for r in RECORDS if r.meta["size"] == "lt32"]
-    assert htmlreport.slice_interval(50.0, 2, lt32) == stats.wilson_interval(1, 2)
-    assert htmlreport.slice_interval(33.3333, 3, []) == stats.wilson_interval(1, 3)
-    assert htmlreport.slice_interval(41.7, 3, []) is None  # graded: no honest interval
+def test_metric_table_has_value_baseline_delta_interval_and_check() -> None:
     rows = htmlreport.metric_rows(SUMMARY, RECORDS)
-    low, high = stats.wilson_interval(1, 3)
-    assert rows[2][:5] == ["acc", "size=gt100", "33.33", "3", f"[{low:.2f}, {high:.2f}]"]
-    assert rows[0][5:] == ["60.00", "-20.00", "[-40.00, +0.00]", "FAIL"]
-
-
-def test_slice_intervals_the_metric_computed_are_shown() -> None:
-    """``slice_intervals`` (what the terminal prints) win; a graded slice without one shows none."""
-    iou = MetricSummary(value=41.7, n=3, interval=(20.1, 63.0), slices={"size=gt100": 41.7},
-                        slice_n={"size=gt100": 3}, slice_intervals={"size=gt100": (12.5, 70.0)})
-    acc = replace(SUMMARY.metrics["acc"], slice_intervals={"size=lt32": (9.45, 90.55), "size=gt100": None})
-    graded = replace(SUMMARY, metrics={"acc": acc, "mean_iou": iou})
-    rows = htmlreport.metric_rows(graded, RECORDS)
-    assert rows[1][:5] == ["acc", "size=lt32", "50.00", "2", "[9.45, 90.55]"]  # the summary's, not Wilson(1, 2)
-    low, high = stats.wilson_interval(1, 3)
-    assert rows[2][:5] == ["acc", "size=gt100", "33.33", "3", f"[{low:.2f}, {high:.2f}]"]  # none given: Wilson
-    assert rows[4][:5] == ["mean_iou", "size=gt100", "41.70", "3", "[12.50, 70.00]"]
-    bare = replace(graded, metrics={"mean_iou": replace(iou, slice_intervals={})})
+    assert rows[0] == ["acc", "(all)", "5", "40.00", "[11.80, 76.90]", "60.00", "-20.00", "[-40.00, +0.00]", "0.5",
+                       "FAIL"]
+    low, high = stats.wilson_interval(1, 3)  # no slice interval given: Wilson from the slice's samples
+    assert rows[2][:5] == ["acc", "size=gt100", "3", "33.33", f"[{low:.2f}, {high:.2f}]"]
+    iou = MetricSummary(value=41.7, n=3, unit="iou", slices={"size=gt100": 41.7}, slice_n={"size=gt100": 3},
+                        slice_intervals={"size=gt100": (12.5, 70.0)})
+    rows = htmlreport.metric_rows(replace(SUMMARY, metrics={"mean_iou": iou}), RECORDS)
+    assert rows[1][4] == "[12.50, 70.00]"  # the interval the metric computed, as the terminal prints it
+    bare = replace(SUMMARY, metrics={"mean_iou": replace(iou, slice_intervals={})})
     assert htmlreport.metric_rows(bare, RECORDS)[1][4] == "-"  # graded: no honest Wilson interval
 
-    page = Page(htmlreport.render(graded, RECORDS, hand_lookup()))
-    check_self_contained(page)
-    assert "<td>[12.50, 70.00]</td>" in page.text and "<td>[9.45, 90.55]</td>" in page.text
-    assert [a["alt"] for a in page.images("plot")] == ["acc by slice", "mean_iou by slice", "latency distribution",
-                                                       "acc baseline vs current"]
+
+def test_every_sample_is_a_row_with_its_data_and_the_output_stays_text() -> None:
+    page = Page(htmlreport.render(SUMMARY, RECORDS, hand_lookup()))
+    data = page.data()
+    assert [r["data-o"] for r in page.rows] == ["regression", "error", "known-failure", "pass", "pass"]
+    assert [s["id"] for s in data["samples"]] == ["reg-1", "err-1", "wrong-1", "ok-1", "ok-2"]
+    # untrusted text never becomes markup: exactly our two script elements, the JSON escapes every "<"
+    assert len(page.scripts) == 2 and page.text.count("</script>") == 2
+    assert "alert(" not in page.text.replace("\\u003cscript\\u003ealert(", "").replace(
+        "\\u003cimg src=x onerror=alert(", "")
+    reg = data["samples"][0]
+    assert reg["raw"] == "</script><script>alert('x')</script>" and reg["instruction"] == "click <the> button & reg-1"
+    assert reg["pred"] == {"point": [0.7, 0.5]}  # a point task: only what the model returned
+    assert reg["truth"] == {"box": [round(v, 5) for v in TRUTH]}
+    assert "screen" in reg and data["screens"][reg["screen"]]["W"] == 1600
+    assert data["samples"][2]["img_note"].startswith("image unavailable: ImageError")  # wrong-1's file is missing
+    assert data["samples"][1]["img_note"] == "image unavailable: the sample is not in the loaded suite"
+    assert len(data["screens"]) == 1  # reg-1 and ok-1 share a screenshot: stored once
+
+
+def test_the_zoomed_crop_shows_truth_and_prediction_enlarged() -> None:
+    page = Page(htmlreport.render(SUMMARY, RECORDS, hand_lookup()))
+    reg = page.data()["samples"][0]
+    crop = decode(page.rows[0] and next(a["src"] for a in page.images("thumb")))
+    x0, y0, x1, y1 = reg["rect"]
+    assert x0 <= TRUTH.x0 and x1 >= 0.7 and y0 <= TRUTH.y0 and y1 >= TRUTH.y1  # truth and prediction inside
+    assert max(crop.size) == gallery.CROP_SIZE
+    scale = crop.width / ((x1 - x0) * 1600)
+    assert scale > 0.35  # ~1,000 px screenshot region at 320 px: far larger than a 1600 -> 480 px thumbnail
+
+    def at(x: float, y: float) -> tuple[float, float]:
+        return ((x - x0) * 1600 * scale, (y - y0) * 1000 * scale)
+
+    assert near(crop, at(TRUTH.x0, (TRUTH.y0 + TRUTH.y1) / 2), GREEN, radius=2)
+    assert near(crop, at(0.7 + 6 / 1600 / scale, 0.5), RED, radius=2)
+    screen = decode(page.data()["screens"][0]["src"])
+    assert max(screen.size) <= max(gallery.SCREEN_MAX) and not near(screen, (0.375 * screen.width, 400 / 1000 *
+                                                                              screen.height), GREEN, radius=0)
+
+
+def test_one_chart_per_metric_in_its_own_unit() -> None:
+    def metric(unit: str, value: float, hib: bool = True, **slices: float) -> MetricSummary:
+        return MetricSummary(value=value, n=10, unit=unit, higher_is_better=hib,
+                             slices={f"size={k}": v for k, v in slices.items()},
+                             slice_n={f"size={k}": 5 for k in slices})
+
+    doc = replace(SUMMARY, baseline_comparison={
+        "latency_ms": Comparison(value=1238.0, baseline=700.0, delta=538.0)}, metrics={
+        "detection_rate": metric("rate", 63.0, lt32=15.0, gt100=68.0),
+        "false_positive_rate": metric("rate", 9.9, False, lt32=5.0),
+        "mean_iou": metric("iou", 88.4), "attempts_to_success": metric("count", 1.0, False, lt32=1.0),
+        "latency_ms": metric("ms", 1238.0, False, lt32=90.0, gt100=2288.0)})
+    page = Page(htmlreport.render(doc, RECORDS, hand_lookup()))
+    charts = re.findall(r'<svg class="plot".*?</svg>', page.text, re.S)
+    assert [c.split('aria-label="')[1].split('"')[0] for c in charts] == [
+        "detection_rate by slice", "false_positive_rate by slice", "mean_iou by slice",
+        "attempts_to_success by slice", "latency_ms by slice", "latency distribution"]
+    fp, latency = charts[1], charts[4]
+    assert "accuracy" not in fp and "share of samples (%)" in fp and "lower is better" in fp
+    assert "milliseconds per sample" in latency and "2288 ms" in latency and "\u25b6" not in latency  # not clipped
+    ticks = [float(t) for t in re.findall(r'text-anchor="middle" fill="#555">([\d.]+)</text>', latency)]
+    assert max(ticks) >= 2288.0 and max(ticks) < 2 * 2288  # the axis follows the data, not 0-110
+    assert "baseline: 700 ms" in latency  # the stored baseline drawn as a tick
+    counts = [float(t) for t in re.findall(r'text-anchor="middle" fill="#555">([\d.]+)</text>', charts[3])]
+    assert max(counts) < 5  # 1.0 attempts is not flattened on a 0-100 axis
+    assert "IoU (\u00d7100)" in charts[2]
+
+
+def test_units_are_inferred_from_the_score_component() -> None:
+    assert units.infer("latency_ms", "latency_ms") == "ms"
+    assert units.infer("attempts_to_success", "attempts", [1, 2]) == "count"
+    assert units.infer("mean_iou", "iou", [88.2]) == "iou"
+    assert units.infer("false_positive_rate", "false_positive", [True, False]) == "rate"
+    assert units.infer("grounding_accuracy", None) == "accuracy"
+    assert units.by_name("iou_over_50") == "rate" and units.by_name("latency_ms") == "ms"
+    assert pl.nice_max(2288 * 1.05) == 2500.0 and pl.nice_max(1.05) == 2.0
+
+
+def test_latency_baseline_is_the_stored_snapshot_not_the_current_value(tmp_path: Path) -> None:
+    """The per-sample baseline keeps scores, not timings, so the paired check's "baseline" latency is the
+    current one (+0.00); the summary shows the value stored in the aggregate snapshot instead."""
+    snaps = tmp_path / "snapshots"
+    snaps.mkdir()
+    (snaps / "test_aggregate[latency_ms].json").write_text(json.dumps({"metric": "latency_ms", "value": 144.06}))
+    (snaps / "test_aggregate[latency_ms.size=lt32].json").write_text(json.dumps({"value": 38.49}))
+    same = Comparison(value=713.5, baseline=713.5, delta=0.0, delta_interval=(0.0, 0.0), regressed=0, fixed=0,
+                      mcnemar_p=1.0)
+    doc = replace(SUMMARY, metrics={"latency_ms": MetricSummary(value=713.5, n=2, higher_is_better=False,
+                                                                slices={"size=lt32": 90.2})},
+                  baseline_comparison={"latency_ms": same, "latency_ms.size=lt32": replace(same, value=90.2)})
+    spec = MetricSpec(name="latency_ms", score="latency_ms", higher_is_better=False, slices=("size",))
+    out = details.complete(doc, [spec], RECORDS, {"model": "ocr", "date": "2026-01-01", "packages": {"x": 1}}, snaps)
+    comp = out.comparison("latency_ms")
+    assert comp is not None and comp.baseline == 144.06 and comp.delta == round(713.5 - 144.06, 4)
+    assert comp.mcnemar_p is None and comp.delta_interval is None  # no paired statistics without per-sample times
+    assert out.comparison("latency_ms", "size=lt32") == replace(comp, value=90.2, baseline=38.49,
+                                                                delta=round(90.2 - 38.49, 4))
+    assert out.metrics["latency_ms"].unit == "ms" and out.metrics["latency_ms"].selection == {"score": "latency_ms"}
+    assert out.baseline == {"model": "ocr", "date": "2026-01-01"}  # identity only, not the package list
+    row = htmlreport.metric_rows(out, RECORDS)[0]
+    assert row[5:7] == ["144.1", "+569.4"]
+    assert SuiteSummary.from_json(json.loads(json.dumps(out.to_json()))) == out
+
+
+def test_large_runs_write_images_beside_the_page_and_load_them_lazily(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(gallery, "INLINE_MAX_SAMPLES", 3)
+    path = htmlreport.write(tmp_path / "report.html", SUMMARY, RECORDS, hand_lookup())
+    page = read_page(path)
+    thumbs = page.images("thumb")
+    assert len(thumbs) == 2 and all(a["src"].startswith("report_files/crops/") for a in thumbs)
+    assert all("loading" in a for a in thumbs)
+    assert page.data()["screens"][0]["src"] == "report_files/screens/0.jpg"
+    check_self_contained(page, tmp_path)  # every referenced file exists and decodes
+    assert browse.inline_images(RECORDS[:3]) and not browse.inline_images(RECORDS)
 
 
 def test_write_reports_lays_out_several_suites_and_survives_a_failing_page(
@@ -273,6 +385,7 @@ def test_write_reports_lays_out_several_suites_and_survives_a_failing_page(
     assert written == [tmp_path / "a" / "report.html", tmp_path / "b" / "report.html", tmp_path / "report.html"]
     index = read_page(tmp_path / "report.html")
     assert index.urls == ["a/report.html", "b/report.html"] and "50.00" in index.text
+    check_self_contained(read_page(tmp_path / "a" / "report.html"))
 
     def boom(*args: object) -> str:
         raise ValueError("no plots today")
@@ -284,15 +397,10 @@ def test_write_reports_lays_out_several_suites_and_survives_a_failing_page(
     assert "ValueError: no plots today" in path.read_text() and "no plots today" in warnings[0]
 
 
-def test_page_renders_in_headless_chromium(tmp_path: Path) -> None:
-    browser = shutil.which("chromium") or shutil.which("chromium-browser")
-    if browser is None:
-        pytest.skip("no chromium or chromium-browser on PATH to render the page headless")
-    html_path = htmlreport.write(tmp_path / "report.html", SUMMARY, RECORDS, hand_lookup())
-    shot = tmp_path / "shot.png"
-    subprocess.run([browser, "--headless", "--disable-gpu", "--no-sandbox", "--hide-scrollbars",
-                    f"--screenshot={shot}", "--window-size=1280,2400", html_path.as_uri()],
-                   check=True, capture_output=True, timeout=120)
-    img = Image.open(shot).convert("RGB")
-    colours = img.getcolors(maxcolors=1 << 20)
-    assert colours is not None and len(colours) > 50, "the screenshot is blank"
+def test_a_card_shows_only_the_fields_its_task_is_scored_on() -> None:
+    """A grounder that also fills a default verdict and option shows only its point on a point task."""
+    pred = Prediction(point=Point(0.5, 0.5), box=None, verdict="passed", option="A", attempts=2, raw="x")
+    assert browse.prediction_fields(pred, "point") == {"point": [0.5, 0.5]}
+    assert browse.prediction_fields(pred, "detect") == {"point": [0.5, 0.5], "attempts": 2}
+    assert browse.prediction_fields(pred, "verdict") == {"verdict": "passed"}
+    assert browse.prediction_fields(None, "point") == {}

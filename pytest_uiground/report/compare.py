@@ -1,16 +1,20 @@
-"""``python -m pytest_uiground compare DIR... [--html OUT.html] [--labels a,b]``.
+"""``python -m pytest_uiground compare A B [C...] [--html OUT.html] [--labels a,b,c]``.
 
-Choosing between models (or checkpoints, prompts, quantisations) means reading
-several ``--uiground-report`` runs side by side: the same metrics in one table, and
-the trade-offs a single run cannot show, accuracy by element size per method and
-accuracy against latency. Numbers from different suites measure different things,
-so runs of different suites are refused outright rather than tabulated together.
+Choosing between models (or checkpoints, prompts, quantisations) means asking what
+changed from run A: for each metric and slice, each run's value and its delta
+against the first, whether the change is more than noise (the paired bootstrap
+interval of the difference and the exact McNemar p-value on the samples both runs
+scored, computed the way the baseline checks compute them), which samples flipped
+(fixed, regressed), and what each run costs in latency. Numbers from different
+suites measure different things, so runs of different suites are refused outright.
 
-Only ``summary.json`` (and ``samples.jsonl`` when present, for latencies the summary
-lacks) is read, through the same types the run wrote them with
-(:mod:`pytest_uiground.report.summary`, :class:`~pytest_uiground.results.SampleResult`):
-comparing needs no model, no dataset and no GPU. A file that does not read as those
-types is refused by name (and, for ``samples.jsonl``, by line), never half-used.
+Only ``summary.json`` and ``samples.jsonl`` are read, through the types the run
+wrote them with (:mod:`pytest_uiground.report.summary`,
+:class:`~pytest_uiground.results.SampleResult`); flipped samples show the crops each
+run's report wrote under ``report_files/crops/``. Comparing needs no model, no
+dataset and no GPU. A file that does not read as those types is refused by name
+(and, for ``samples.jsonl``, by line), never half-used. The HTML page is
+:mod:`~pytest_uiground.report.comparepage`.
 """
 
 from __future__ import annotations
@@ -23,16 +27,17 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pytest_uiground import stats
 from pytest_uiground.baseline import atomic_write_text
+from pytest_uiground.metrics import compute, correct_of, value_of
 from pytest_uiground.results import SampleResult
+from pytest_uiground.suite import MetricSpec
 
-from . import plots as pl
 from . import summary as summary_mod
+from . import units
 from .html import latency_percentiles, split_slice
-from .markup import esc, fmt, is_number, page
-from .summary import SuiteSummary
-
-SIZE_KEY = "size"
+from .markup import fmt, is_number
+from .summary import MetricSummary, SuiteSummary
 
 
 class CompareError(Exception):
@@ -99,20 +104,28 @@ def read_records(path: Path) -> list[SampleResult]:
     return out
 
 
-def default_label(path: Path, suites: Mapping[str, SuiteSummary]) -> str:
-    models = sorted({s.model for s in suites.values() if s.model})
-    name = path.resolve().name or str(path)
-    return f"{'+'.join(models)} ({name})" if models else name
+def _models(suites: Mapping[str, SuiteSummary]) -> str:
+    return "+".join(sorted({s.model for s in suites.values() if s.model}))
+
+
+def default_labels(dirs: Sequence[Path], suites: Sequence[Mapping[str, SuiteSummary]]) -> list[str]:
+    """One short label per run: the model name when that tells the runs apart, else the
+    report folder's name, else both ("ocr · ocr-fixed"); never "ocr (ocr)"."""
+    models = [_models(s) for s in suites]
+    names = [d.resolve().name or str(d) for d in dirs]
+    both = [n if not m or m == n else f"{m} \u00b7 {n}" for m, n in zip(models, names, strict=True)]
+    for candidate in (models, names, both):
+        if all(candidate) and len(set(candidate)) == len(candidate):
+            return list(candidate)
+    return both
 
 
 def load_runs(dirs: Sequence[Path], labels: Sequence[str] | None) -> list[Run]:
     if labels is not None and len(labels) != len(dirs):
         raise CompareError(f"--labels has {len(labels)} label(s) for {len(dirs)} run(s); give one per run")
-    runs = []
-    for i, d in enumerate(dirs):
-        suites = read_summary(d)
-        label = labels[i] if labels is not None else default_label(d, suites)
-        runs.append(Run(d, label, suites, read_records(d)))
+    suites = [read_summary(d) for d in dirs]
+    names = list(labels) if labels is not None else default_labels(dirs, suites)
+    runs = [Run(d, name, s, read_records(d)) for d, name, s in zip(dirs, names, suites, strict=True)]
     return _unique_labels(runs)
 
 
@@ -147,126 +160,182 @@ def latency(run: Run, suite: str) -> tuple[float, float]:
     return latency_percentiles(run.suites[suite], run.suite_records(suite))
 
 
-def table_rows(suite: str, runs: Sequence[Run]) -> list[list[str]]:
-    """Metric (and slice) rows × run columns, then latency and error counts."""
-    docs = [r.suites[suite] for r in runs]
-    rows: list[list[str]] = []
-    for name in _ordered(name for d in docs for name in d.metrics):
-        entries = [d.metrics.get(name) for d in docs]
-        rows.append([name, *(fmt(e.value if e is not None else None) for e in entries)])
-        for label in _ordered(lab for e in entries if e is not None for lab in e.slices):
-            rows.append([f"  {label}", *(fmt(e.slices.get(label) if e is not None else None) for e in entries)])
-    lat = [latency(r, suite) for r in runs]
-    rows.append(["latency p50 (ms)", *(fmt(p50, digits=1) for p50, _ in lat)])
-    rows.append(["latency p95 (ms)", *(fmt(p95, digits=1) for _, p95 in lat)])
-    rows.append(["format errors", *(str(d.format_errors) for d in docs)])
-    rows.append(["errors", *(str(len(d.errors)) for d in docs)])
-    rows.append(["samples", *(str(d.n_samples) for d in docs)])
-    return rows
-
-
 def _ordered(names: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(names))
 
 
+def metric_names(suite: str, runs: Sequence[Run]) -> list[str]:
+    return _ordered(name for r in runs for name in r.suites[suite].metrics)
+
+
+def slice_labels(suite: str, metric: str, runs: Sequence[Run]) -> list[str]:
+    labels = _ordered(lab for r in runs if (e := r.suites[suite].metrics.get(metric)) is not None
+                      for lab in e.slices)
+    return sorted(labels, key=lambda lab: split_slice(lab)[0])
+
+
+def spec_of(name: str, entry: MetricSummary) -> MetricSpec | None:
+    """The metric as the run defined it, from the summary's ``selection``; None for older summaries."""
+    sel = entry.selection
+    if not sel:
+        return None
+    keys = tuple(_ordered(split_slice(lab)[0] for lab in entry.slices))
+    return MetricSpec(name=name, score=sel.get("score"), tasks=tuple(sel.get("tasks") or ()),
+                      where=dict(sel.get("where") or {}), average=entry.average, macro_over=sel.get("macro_over"),
+                      slices=keys, given=sel.get("given"), higher_is_better=entry.higher_is_better,
+                      mean_of=tuple(sel.get("mean_of") or ()))
+
+
+@dataclass(frozen=True)
+class Paired:
+    """Run B against run A on the samples both scored for this metric (and slice)."""
+
+    n: int
+    delta: float
+    low: float
+    high: float
+    regressed: int  # right in A, wrong in B
+    fixed: int  # wrong in A, right in B
+    p_value: float | None  # exact McNemar; None for milliseconds and counts
+
+
+def _right(r: SampleResult, spec: MetricSpec) -> bool:
+    ok = correct_of(r, spec.score)
+    if ok is None:
+        return value_of(r, spec.score) >= 50.0
+    return ok if spec.higher_is_better else not ok
+
+
+def paired(spec: MetricSpec, label: str | None, a: Sequence[SampleResult], b: Sequence[SampleResult],
+           unit: str) -> Paired | None:
+    """Paired bootstrap interval of B − A and McNemar's test, as the baseline checks compute them
+    (:func:`pytest_uiground.checks._paired`), here between two runs' own records."""
+    if spec.mean_of:
+        return None
+    a_by, b_by = {r.id: r for r in a}, {r.id: r for r in b}
+    shared = sorted(set(a_by) & set(b_by))
+    if not shared:
+        return None
+    ma, mb = compute(spec, [a_by[i] for i in shared]), compute(spec, [b_by[i] for i in shared])
+    agg_a = ma.overall if label is None else ma.slices.get(label)
+    agg_b = mb.overall if label is None else mb.slices.get(label)
+    if agg_a is None or agg_b is None:
+        return None
+    ids = sorted(set(agg_a.ids) & set(agg_b.ids))
+    if not ids:
+        return None
+    va = [value_of(a_by[i], spec.score) for i in ids]
+    vb = [value_of(b_by[i], spec.score) for i in ids]
+    delta, low, high = stats.paired_bootstrap_delta(vb, va)
+    if spec.average == "macro" and label is None:  # shift the micro bootstrap onto the macro delta, as the checks do
+        shift = (agg_b.value - agg_a.value) - delta
+        delta, low, high = delta + shift, low + shift, high + shift
+    ok_a = [_right(a_by[i], spec) for i in ids]
+    ok_b = [_right(b_by[i], spec) for i in ids]
+    reg = sum(1 for x, y in zip(ok_a, ok_b, strict=True) if x and not y)
+    fix = sum(1 for x, y in zip(ok_a, ok_b, strict=True) if y and not x)
+    p = None if unit in ("ms", "count") else stats.mcnemar_exact(reg, fix)
+    return Paired(len(ids), delta, low, high, reg, fix, p)
+
+
+@dataclass(frozen=True)
+class Line:
+    """One metric (or slice) across runs: each run's value, and each later run against the first."""
+
+    metric: str
+    label: str | None
+    values: list[float | None]
+    intervals: list[tuple[float, float] | None]
+    deltas: list[float | None]  # run k minus run 0, from the summaries (None for run 0)
+    paired: list[Paired | None]  # run k against run 0 on shared samples (None for run 0)
+
+
+def lines(suite: str, metric: str, runs: Sequence[Run]) -> list[Line]:
+    entries = [r.suites[suite].metrics.get(metric) for r in runs]
+    first = next(e for e in entries if e is not None)
+    spec = spec_of(metric, first)
+    unit = units.unit_of(metric, first.unit).key
+    out = []
+    for label in [None, *slice_labels(suite, metric, runs)]:
+        values = [None if e is None else (e.value if label is None else e.slices.get(label)) for e in entries]
+        intervals = [None if e is None else (e.interval if label is None else e.slice_intervals.get(label))
+                     for e in entries]
+        base = values[0]
+        deltas = [None if k == 0 or v is None or base is None else v - base for k, v in enumerate(values)]
+        pairs: list[Paired | None] = [None]
+        for r in runs[1:]:
+            recs_a, recs_b = runs[0].suite_records(suite), r.suite_records(suite)
+            pairs.append(paired(spec, label, recs_a, recs_b, unit) if spec is not None and recs_a and recs_b
+                         else None)
+        out.append(Line(metric, label, values, intervals, deltas, pairs))
+    return out
+
+
+def flips(suite: str, a: Run, b: Run) -> tuple[list[str], list[str]]:
+    """(fixed, regressed): shared samples whose main outcome went wrong → right, and right → wrong."""
+    a_by = {r.id: r for r in a.suite_records(suite)}
+    fixed, regressed = [], []
+    for r in b.suite_records(suite):
+        old = a_by.get(r.id)
+        if old is None:
+            continue
+        if r.right and not old.right:
+            fixed.append(r.id)
+        elif old.right and not r.right:
+            regressed.append(r.id)
+    return sorted(fixed), sorted(regressed)
+
+
+# -- terminal -----------------------------------------------------------------------
+
+def _cell_p(p: Paired | None) -> str:
+    return "-" if p is None or p.p_value is None else f"{p.p_value:.3g}"
+
+
 def text_table(suite: str, runs: Sequence[Run]) -> str:
-    rows = [[f"suite {suite}", *(r.label for r in runs)], *table_rows(suite, runs)]
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    lines = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths, strict=True)))
-             for row in rows]
-    return "\n".join(line.rstrip() for line in lines)
-
-
-# -- plots --------------------------------------------------------------------------
-
-def slice_key(suite: str, runs: Sequence[Run]) -> str | None:
-    """``size`` when any run slices by it, else a slice key every run has, else None."""
-    keys_per_run = [{split_slice(lab)[0] for e in r.suites[suite].metrics.values() for lab in e.slices}
-                    for r in runs]
-    if any(SIZE_KEY in keys for keys in keys_per_run):
-        return SIZE_KEY
-    common = set.intersection(*keys_per_run) if keys_per_run else set()
-    return sorted(common)[0] if common else None
-
-
-def bucket_order(values: set[str], key: str) -> list[str]:
-    from pytest_uiground.geometry import SIZE_BUCKETS
-
-    known = [b for b in SIZE_BUCKETS if b in values] if key == SIZE_KEY else []
-    return known + sorted(values - set(known))
-
-
-def slice_values(summary: SuiteSummary, metric: str, key: str) -> dict[str, float | None]:
-    """The metric's value per value of slice ``key`` (``size=lt32`` → ``lt32``)."""
-    entry = summary.metrics.get(metric)
-    if entry is None:
-        return {}
-    return {split_slice(lab)[1]: v for lab, v in entry.slices.items() if split_slice(lab)[0] == key}
-
-
-def slice_plot(suite: str, metric: str, key: str, runs: Sequence[Run]) -> str | None:
-    """Grouped bars: one group per value of ``key`` (size bucket), one bar per run."""
-    per_run = [slice_values(r.suites[suite], metric, key) for r in runs]
-    buckets = bucket_order({b for d in per_run for b in d}, key)
-    if not buckets:
-        return None
-    series = [(run.label, [v if (v := values.get(b)) is not None and is_number(v) else math.nan  # NaN: no bar
-                           for b in buckets])
-              for run, values in zip(runs, per_run, strict=True)]
-    what = "element size" if key == SIZE_KEY else key
-    return pl.grouped_bars(f"{suite}: {metric} by {what}", f"{metric} by {what}", buckets, series)
-
-
-def scatter_plot(suite: str, runs: Sequence[Run]) -> str | None:
-    """Headline accuracy against p50 latency, one labelled point per run."""
-    points = [(latency(r, suite)[0], headline(r.suites[suite])[1], r.label) for r in runs]
-    points = [p for p in points if is_number(p[0]) and is_number(p[1])]
-    if not points:
-        return None
-    name = headline(runs[0].suites[suite])[0] or "headline"
-    return pl.scatter(f"{suite}: accuracy vs latency", f"{name} (%)", points)
-
-
-# -- output -------------------------------------------------------------------------
-
-def html_table(suite: str, runs: Sequence[Run]) -> str:
-    head = '<tr><th class="l">metric</th>' + "".join(f"<th>{esc(r.label)}</th>" for r in runs) + "</tr>"
-    body = []
-    for row in table_rows(suite, runs):
-        cls = "slice" if row[0].startswith("  ") else "all"
-        body.append(f'<tr class="{cls}"><td class="l">{esc(row[0].strip())}</td>'
-                    + "".join(f"<td>{esc(c)}</td>" for c in row[1:]) + "</tr>")
-    return "<table>" + head + "".join(body) + "</table>"
-
-
-def runs_list(runs: Sequence[Run]) -> str:
-    items = "".join(f"<dt>{esc(r.label)}</dt><dd>{esc(r.path)}</dd>" for r in runs)
-    return f'<dl class="meta">{items}</dl>'
-
-
-def suite_section(suite: str, runs: Sequence[Run]) -> str:
-    parts = [f"<h2>{esc(suite)}</h2>", html_table(suite, runs)]
-    key = slice_key(suite, runs)
-    metrics = _ordered(name for r in runs for name in r.suites[suite].metrics)
-    plots = [slice_plot(suite, m, key, runs) for m in metrics] if key else []
-    plots.append(scatter_plot(suite, runs))
-    shown = [p for p in plots if p]
-    parts += shown or ['<p class="note">nothing to plot</p>']
-    return "\n".join(parts)
-
-
-def render_html(runs: Sequence[Run]) -> str:
-    suites = sorted(runs[0].suites)
-    body = "<h1>uiground comparison</h1>" + runs_list(runs) + "\n".join(suite_section(s, runs) for s in suites)
-    return page("uiground comparison: " + ", ".join(suites), body)
+    """Per metric and slice: each run's value, then each later run's delta against the first and McNemar p."""
+    head = [f"suite {suite}", runs[0].label]
+    for r in runs[1:]:
+        head += [r.label, f"delta {r.label}", "p"]
+    rows = [head]
+    for metric in metric_names(suite, runs):
+        first = next(e for r in runs if (e := r.suites[suite].metrics.get(metric)) is not None)
+        unit = units.unit_of(metric, first.unit)
+        for ln in lines(suite, metric, runs):
+            row = [metric if ln.label is None else f"  {ln.label}", unit.fmt(ln.values[0])]
+            for k in range(1, len(runs)):
+                row += [unit.fmt(ln.values[k]), unit.fmt(ln.deltas[k], signed=True), _cell_p(ln.paired[k])]
+            rows.append(row)
+    lat = [latency(r, suite) for r in runs]
+    for name, i in (("latency p50 (ms)", 0), ("latency p95 (ms)", 1)):
+        row = [name, fmt(lat[0][i], digits=1)]
+        for k in range(1, len(runs)):
+            d = lat[k][i] - lat[0][i] if is_number(lat[k][i]) and is_number(lat[0][i]) else None
+            row += [fmt(lat[k][i], digits=1), fmt(d, signed=True, digits=1), ""]
+        rows.append(row)
+    for name, get in (("format errors", lambda d: d.format_errors), ("errors", lambda d: len(d.errors)),
+                      ("samples", lambda d: d.n_samples)):
+        row = [name, str(get(runs[0].suites[suite]))]
+        for r in runs[1:]:
+            row += [str(get(r.suites[suite])), "", ""]
+        rows.append(row)
+    widths = [max(len(row[i]) for row in rows) for i in range(len(head))]
+    out = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths, strict=True)))
+           for row in rows]
+    for r in runs[1:]:
+        fixed, regressed = flips(suite, runs[0], r)
+        if fixed or regressed:
+            out.append(f"{r.label} vs {runs[0].label}: {len(fixed)} fixed, {len(regressed)} regressed samples")
+    return "\n".join(line.rstrip() for line in out)
 
 
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     ap = argparse.ArgumentParser(prog="python -m pytest_uiground compare",
-                                 description="Compare several --uiground-report runs of the same suite(s).")
+                                 description="Compare several --uiground-report runs of the same suite(s); "
+                                             "deltas and paired tests are against the first.")
     ap.add_argument("dirs", nargs="+", type=Path, help="report directories written by --uiground-report")
     ap.add_argument("--html", type=Path, help="also write a self-contained HTML page here")
-    ap.add_argument("--labels", help="comma-separated run labels, one per directory (default: model + dir name)")
+    ap.add_argument("--labels", help="comma-separated run labels, one per directory (default: model or dir name)")
     return ap.parse_args(list(argv))
 
 
@@ -281,6 +350,8 @@ def main(argv: Sequence[str]) -> int:
         return 2
     print("\n\n".join(text_table(s, runs) for s in sorted(runs[0].suites)))
     if args.html is not None:
+        from .comparepage import render_html
+
         atomic_write_text(args.html, render_html(runs))
         print(f"\nwrote {args.html}")
     return 0

@@ -1,165 +1,201 @@
-"""The "samples to look at" section of ``report.html``: one card per regressed,
-errored or wrong sample, with its screenshot and what the model did.
+"""The pictures of the sample browser: one screenshot per screen and one zoomed crop per sample.
 
-A reviewer deciding whether a drop is real wants to *see* the samples: the
-ground-truth box, where the model clicked and its raw output. Drawing thumbnails is
-the one part of the page that needs PIL and the dataset's images, so it lives here,
-apart from the numbers (:mod:`pytest_uiground.report.html`). PIL is imported inside
-the functions that draw. Raw model output is untrusted text and always escaped.
+On a 1080p screenshot a thumbnail makes the target a speck, so every sample gets a
+small crop of the *original* pixels around the ground truth and the prediction, with
+both drawn (green truth, red prediction, blue input click). The crop is the sample
+table's thumbnail and the detail view's zoom; it is also written to
+``report_files/crops/`` so ``compare`` can show flipped samples without the dataset.
+The full screenshot is stored once per screen (samples often share one), downscaled,
+and the detail view draws each sample's marks over it in the browser (SVG), so a
+screen with six targets costs one image, not six.
+
+Small runs embed every image as a ``data:`` URI (one file to mail or attach); large
+ones (see :data:`INLINE_MAX_SAMPLES`) write the screens and crops beside the page
+under ``report_files/`` and load them lazily, keeping the HTML a few megabytes at
+5,000 samples. PIL is imported inside the functions that draw.
 """
 
 from __future__ import annotations
 
 import base64
+import hashlib
 import io
-import json
-from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pytest_uiground.geometry import Box
 from pytest_uiground.prediction import Prediction
-from pytest_uiground.results import SampleResult
 
-from .markup import esc, img_tag, is_number
+from .markup import is_number
 
 if TYPE_CHECKING:
-    from PIL import Image
+    from PIL import Image, ImageDraw
 
     from pytest_uiground.sample import Sample
 
 Lookup = Callable[[str], "Sample | None"]
 
-THUMB_WIDTH = 480
-THUMB_MAX_HEIGHT = 720
-GALLERY_LIMIT = 30
-RAW_LIMIT = 600
-PNG_BUDGET = 200_000  # bytes; a larger (photographic) thumbnail is sent as JPEG if that is smaller
-TRUTH_RGB = (0, 255, 0)
-PREDICTION_RGB = (255, 0, 0)
+SCREEN_MAX = (1280, 1600)  # the detail view's screenshot, at most this size
+CROP_SIZE = 320  # the crop's longer side, in pixels
+CROP_MIN_PX = 96  # the smallest region cropped from the original, in its pixels
+CROP_PAD = 0.6  # padding around truth and prediction, as a share of their extent
+INLINE_MAX_SAMPLES = 600  # above this, images are files beside the page
+FILES_DIR = "report_files"
+TRUTH_RGB = (0, 200, 0)
+PREDICTION_RGB = (230, 0, 0)
 CLICK_RGB = (0, 96, 255)
-WRONG_OUTCOMES = frozenset({"known-failure", "wrong-no-baseline", "wrong-updating"})
+Rect = tuple[float, float, float, float]
 
 
-def gallery_rank(record: SampleResult) -> int | None:
-    """0 regression, 1 error, 2 wrong; None for a sample that needs no look."""
-    outcome = record.outcome
-    if outcome == "regression":
-        return 0
-    if outcome == "error" or record.error is not None:
-        return 1
-    if outcome in WRONG_OUTCOMES:
-        return 2
-    if not outcome:  # a record without an outcome: judge it by its score
-        return None if record.right else 2
-    return None
-
-
-def gallery_records(records: Iterable[SampleResult], limit: int = GALLERY_LIMIT) -> list[SampleResult]:
-    ranked = [(rank, r.id, r) for r in records if (rank := gallery_rank(r)) is not None]
-    ranked.sort(key=lambda t: (t[0], t[1]))
-    return [r for _, _, r in ranked[:limit]]
-
-
-def _finite(values: Sequence[float]) -> bool:
+def _finite(values: tuple[float, ...]) -> bool:
     return all(is_number(v) for v in values)
 
 
-def draw_overlay(img: Image.Image, sample: Sample | None, prediction: Prediction | None) -> None:
-    """Ground truth box in green, predicted box or point in red, the input click in blue (in place)."""
-    from PIL import ImageDraw
+def safe_name(sample_id: str) -> str:
+    """A file name for a sample id: readable, and unique through a short hash of the id."""
+    stem = re.sub(r"[^A-Za-z0-9._-]+", "_", sample_id)[:80].strip(".") or "sample"
+    return f"{stem}-{hashlib.sha256(sample_id.encode()).hexdigest()[:8]}"
 
-    w, h = img.size
-    draw = ImageDraw.Draw(img)
-    truth = sample.target.box if sample is not None else None
-    if truth is not None:
-        draw.rectangle((truth.x0 * w, truth.y0 * h, truth.x1 * w, truth.y1 * h), outline=TRUTH_RGB, width=3)
+
+def crop_name(sample_id: str) -> str:
+    return f"{FILES_DIR}/crops/{safe_name(sample_id)}.png"
+
+
+@dataclass
+class Images:
+    """Where the page's images go: inline ``data:`` URIs, or files under ``root/report_files``.
+
+    Crops are always also written as files when ``root`` is set, for ``compare``.
+    """
+
+    root: Path | None
+    inline: bool
+    written: int = 0
+    bytes_out: int = field(default=0)
+
+    def put(self, rel: str, data: bytes, mime: str, keep_file: bool = False) -> str:
+        self.bytes_out += len(data)
+        if self.root is not None and (keep_file or not self.inline):
+            path = self.root / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+            self.written += 1
+        if self.inline or self.root is None:
+            return f"data:{mime};base64," + base64.b64encode(data).decode("ascii")
+        return rel
+
+
+def encode(img: Image.Image, prefer_png: bool) -> tuple[bytes, str]:
+    """PNG for exact colours when it is small; JPEG otherwise (photographic screenshots)."""
+    img = img if img.mode == "RGB" else img.convert("RGB")
+    if prefer_png:
+        png = io.BytesIO()
+        img.save(png, format="PNG")
+        if png.tell() <= 24_000:
+            return png.getvalue(), "image/png"
+    jpg = io.BytesIO()
+    img.save(jpg, format="JPEG", quality=80)
+    return jpg.getvalue(), "image/jpeg"
+
+
+def screen(img: Image.Image) -> tuple[bytes, str, tuple[int, int]]:
+    """The screenshot for the detail view, downscaled; the marks are drawn by the browser."""
+    small = img.copy()
+    small.thumbnail(SCREEN_MAX)
+    data, mime = encode(small, prefer_png=False)
+    return data, mime, small.size
+
+
+def _extent(sample: Sample | None, prediction: Prediction | None) -> Rect | None:
+    """The normalised rectangle holding the ground-truth box and the predicted box or point."""
+    xs: list[float] = []
+    ys: list[float] = []
+    box = sample.target.box if sample is not None else None
+    if box is not None and _finite(tuple(box)):
+        xs += [box.x0, box.x1]
+        ys += [box.y0, box.y1]
+    if prediction is not None:
+        if prediction.box is not None and _finite(tuple(prediction.box)):
+            xs += [prediction.box.x0, prediction.box.x1]
+            ys += [prediction.box.y0, prediction.box.y1]
+        if prediction.point is not None and _finite(tuple(prediction.point)):
+            xs.append(prediction.point.x)
+            ys.append(prediction.point.y)
+    if not xs:
+        return None
+    xs = [min(max(x, 0.0), 1.0) for x in xs]
+    ys = [min(max(y, 0.0), 1.0) for y in ys]
+    return (min(xs), min(ys), max(xs), max(ys))
+
+
+def crop_rect(sample: Sample | None, prediction: Prediction | None, width: int, height: int) -> Rect:
+    """The pixel region to zoom into: truth and prediction with padding, at least ``CROP_MIN_PX`` a side."""
+    ext = _extent(sample, prediction)
+    if ext is None:
+        return (0.0, 0.0, float(width), float(height))
+    x0, y0, x1, y1 = ext[0] * width, ext[1] * height, ext[2] * width, ext[3] * height
+    pad = CROP_PAD * max(x1 - x0, y1 - y0) / 2 + 12
+    x0, y0, x1, y1 = x0 - pad, y0 - pad, x1 + pad, y1 + pad
+    for lo, hi, limit in ((0, 2, width), (1, 3, height)):
+        side = [x0, y0, x1, y1]
+        grow = max(0.0, min(CROP_MIN_PX, limit) - (side[hi] - side[lo])) / 2
+        a, b = side[lo] - grow, side[hi] + grow
+        shift = max(0.0, -a) - max(0.0, b - limit)
+        a, b = max(0.0, a + shift), min(float(limit), b + shift)
+        if lo == 0:
+            x0, x1 = a, b
+        else:
+            y0, y1 = a, b
+    return (x0, y0, x1, y1)
+
+
+def draw_marks(draw: ImageDraw.ImageDraw, to_px: Callable[[float, float], tuple[float, float]],
+               sample: Sample | None, prediction: Prediction | None, size: int) -> None:
+    """Truth box in green, predicted box and point in red, the input click in blue."""
+    box = sample.target.box if sample is not None else None
+    if box is not None:
+        draw.rectangle((*to_px(box.x0, box.y0), *to_px(box.x1, box.y1)), outline=TRUTH_RGB, width=3)
     if sample is not None and sample.click is not None:
-        cx, cy = sample.click.x * w, sample.click.y * h
+        cx, cy = to_px(sample.click.x, sample.click.y)
         draw.ellipse([cx - 4, cy - 4, cx + 4, cy + 4], fill=CLICK_RGB)
     if prediction is None:
         return
-    box = prediction.box
-    if box is not None and _finite(box):
-        draw.rectangle((box.x0 * w, box.y0 * h, max(box.x0, box.x1) * w, max(box.y0, box.y1) * h),
-                       outline=PREDICTION_RGB, width=2)
+    pbox = prediction.box
+    if pbox is not None and _finite(tuple(pbox)):
+        ax, ay = to_px(pbox.x0, pbox.y0)
+        bx, by = to_px(pbox.x1, pbox.y1)
+        draw.rectangle((min(ax, bx), min(ay, by), max(ax, bx), max(ay, by)), outline=PREDICTION_RGB, width=2)
     point = prediction.point
-    if point is not None and _finite(point):
-        px, py = min(max(point.x, 0.0), 1.0) * (w - 1), min(max(point.y, 0.0), 1.0) * (h - 1)
-        draw.line([px - 9, py, px + 9, py], fill=PREDICTION_RGB, width=2)
-        draw.line([px, py - 9, px, py + 9], fill=PREDICTION_RGB, width=2)
+    if point is not None and _finite(tuple(point)):
+        px, py = to_px(min(max(point.x, 0.0), 1.0), min(max(point.y, 0.0), 1.0))
+        draw.line([px - size, py, px + size, py], fill=PREDICTION_RGB, width=2)
+        draw.line([px, py - size, px, py + size], fill=PREDICTION_RGB, width=2)
         draw.ellipse([px - 6, py - 6, px + 6, py + 6], outline=PREDICTION_RGB, width=2)
 
 
-def encode_thumbnail(img: Image.Image) -> str:
-    """PNG (exact colours); JPEG instead when a photographic PNG would be large and JPEG is smaller."""
-    png = io.BytesIO()
-    img.save(png, format="PNG", optimize=True)
-    data, mime = png.getvalue(), "image/png"
-    if len(data) > PNG_BUDGET:
-        jpg = io.BytesIO()
-        img.save(jpg, format="JPEG", quality=85)
-        if jpg.tell() < len(data):
-            data, mime = jpg.getvalue(), "image/jpeg"
-    return f"data:{mime};base64," + base64.b64encode(data).decode("ascii")
+def crop(img: Image.Image, sample: Sample | None, prediction: Prediction | None) -> tuple[bytes, str, Rect]:
+    """The zoomed crop with the marks drawn; returns the image and the region (normalised)."""
+    from PIL import Image as PILImage
+    from PIL import ImageDraw
+
+    w, h = img.size
+    x0, y0, x1, y1 = crop_rect(sample, prediction, w, h)
+    region = img.crop((round(x0), round(y0), max(round(x1), round(x0) + 1), max(round(y1), round(y0) + 1)))
+    scale = CROP_SIZE / max(region.size)
+    out = region.resize((max(1, round(region.width * scale)), max(1, round(region.height * scale))),
+                        PILImage.Resampling.LANCZOS if scale < 1 else PILImage.Resampling.NEAREST)
+    out = out if out.mode == "RGB" else out.convert("RGB")
+
+    def to_px(x: float, y: float) -> tuple[float, float]:
+        return ((x * w - x0) * scale, (y * h - y0) * scale)
+
+    draw_marks(ImageDraw.Draw(out), to_px, sample, prediction, 9)
+    data, mime = encode(out, prefer_png=True)
+    return data, mime, (x0 / w, y0 / h, x1 / w, y1 / h)
 
 
-def thumbnail(sample: Sample, prediction: Prediction | None) -> str:
-    """The screenshot, at most ``THUMB_WIDTH`` wide, with the overlay drawn at that size."""
-    img = sample.image.load().copy()
-    img.thumbnail((THUMB_WIDTH, THUMB_MAX_HEIGHT))
-    img = img if img.mode == "RGB" else img.convert("RGB")
-    draw_overlay(img, sample, prediction)
-    return encode_thumbnail(img)
-
-
-def _prediction_text(pred: Prediction | None) -> str:
-    parsed: dict[str, Any] = {} if pred is None else {
-        "point": pred.point, "box": pred.box, "verdict": pred.verdict, "option": pred.option, "answer": pred.answer}
-    shown = {k: v for k, v in parsed.items() if v is not None}
-    return json.dumps(shown) if shown else "nothing parsed"
-
-
-def card(record: SampleResult, lookup: Lookup | None) -> str:
-    sid = record.id
-    sample = lookup(sid) if lookup is not None else None
-    picture, note = "", ""
-    if sample is not None:
-        try:
-            picture = img_tag(thumbnail(sample, record.prediction), sid, cls="thumb", extra=f' data-id="{esc(sid)}"')
-        except Exception as exc:  # any loader failure: the card still shows the text
-            note = f"image unavailable: {type(exc).__name__}: {exc}"
-    else:
-        note = "image unavailable: the sample is not in the loaded suite"
-    outcome = record.outcome or "wrong"
-    truth = sample.target.box if sample is not None else None
-    lines = [f'<b>{esc(sid)}</b> <span class="tag {esc(outcome)}">{esc(outcome)}</span>',
-             f"<div>instruction: {esc(sample.instruction if sample is not None else '-')}</div>",
-             f"<div>target box: {esc(_box_text(truth))}</div>",
-             f"<div>prediction: {esc(_prediction_text(record.prediction))}"
-             f"{' (format error)' if record.format_error else ''}</div>"]
-    lines.append(f"<div>raw output:</div><pre>{esc(_clip(record.raw))}</pre>")
-    if record.error:
-        lines.append(f"<div>error:</div><pre>{esc(_clip(record.error))}</pre>")
-    if note:
-        lines.append(f'<div class="note">{esc(note)}</div>')
-    cls = "card" if picture else "card text"
-    return f'<figure class="{cls}" id="sample-{esc(sid)}">{picture}<figcaption>{"".join(lines)}</figcaption></figure>'
-
-
-def _box_text(box: Box | None) -> str:
-    return "[" + ", ".join(f"{v:.3f}" for v in box) + "]" if box is not None else "-"
-
-
-def _clip(text: str) -> str:
-    return text if len(text) <= RAW_LIMIT else text[:RAW_LIMIT] + f" ... (+{len(text) - RAW_LIMIT} characters)"
-
-
-def gallery(records: Sequence[SampleResult], lookup: Lookup | None, limit: int = GALLERY_LIMIT) -> str:
-    chosen = gallery_records(records, limit)
-    total = sum(gallery_rank(r) is not None for r in records)
-    if not chosen:
-        return '<p class="note">no regressed, errored or wrong samples</p>'
-    legend = ('<p class="legend"><span style="color:#0a0">&#9632; ground truth</span>'
-              '<span style="color:#d00">&#9632; prediction</span><span style="color:#06f">&#9632; input click</span>'
-              f"<span>showing {len(chosen)} of {total}: regressions first, then errors, then wrong answers</span></p>")
-    return legend + '<div class="gallery">' + "\n".join(card(r, lookup) for r in chosen) + "</div>"
+def box_list(box: Box | None) -> list[float] | None:
+    return [round(v, 5) for v in box] if box is not None and _finite(tuple(box)) else None

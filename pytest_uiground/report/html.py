@@ -1,20 +1,22 @@
 """``report.html``: one self-contained page per suite run, for people.
 
 ``summary.json`` is for machines and the terminal table scrolls out of the CI log;
-a reviewer deciding whether a drop is real wants the numbers with their intervals,
-a picture of where accuracy sits by slice, and above all to *see* the samples that
-regressed: the screenshot, the ground-truth box and where the model clicked.
+a reviewer deciding whether a drop is real wants, in this order: the verdict and
+what it is measured against (model and baseline, with fingerprints and dates), the
+numbers with their intervals and deltas as the terminal has them, one chart per
+metric in its own unit (:mod:`~pytest_uiground.report.units`), and every sample to
+browse, with the screenshot, the ground truth and prediction drawn and a zoomed
+crop (:mod:`~pytest_uiground.report.browse`).
 
-The page is a single file (inline CSS, every image a ``data:`` URI, no script,
-nothing fetched), so it can be attached to a CI run, mailed, or opened from disk
-with no network. It is built from the typed records only: the suite's
-:class:`~pytest_uiground.report.summary.SuiteSummary` and its
-:class:`~pytest_uiground.results.SampleResult` list. This module says what the page
-shows; :mod:`~pytest_uiground.report.plots` draws the figures and
-:mod:`~pytest_uiground.report.gallery` the sample cards (both import matplotlib or
-PIL only when they draw, so importing this module, and the plugin, stays cheap).
-Everything taken from the summary or the model output is HTML-escaped: raw model
-output is untrusted text.
+The page is a single file (inline CSS, inline SVG charts, an inline script for the
+sample browser, every image a ``data:`` URI; nothing fetched), so it can be
+attached to a CI run, mailed, or opened from disk with no network. Runs too large
+to inline write their images beside it under ``report_files/`` instead
+(:mod:`~pytest_uiground.report.gallery`). It is built from the typed records only:
+the suite's :class:`~pytest_uiground.report.summary.SuiteSummary` and its
+:class:`~pytest_uiground.results.SampleResult` list; PIL is imported only to draw
+sample images, and no plotting library is needed. Everything taken from the summary
+or the model output is escaped: raw model output is untrusted text.
 """
 
 from __future__ import annotations
@@ -29,9 +31,10 @@ from pytest_uiground import stats
 from pytest_uiground.baseline import atomic_write_text
 from pytest_uiground.results import SampleResult
 
+from . import assets, browse, units
 from . import plots as pl
-from .gallery import Lookup, gallery
-from .markup import esc, fmt, fmt_interval, is_number, page
+from .gallery import Images, Lookup
+from .markup import esc, fmt, is_number, page
 from .summary import Comparison, MetricSummary, SuiteSummary
 
 Interval = tuple[float, float]
@@ -94,7 +97,59 @@ def latency_percentiles(summary: SuiteSummary, records: Sequence[SampleResult]) 
     return stats.percentile(values, 50), stats.percentile(values, 95)
 
 
-# -- header and tables ---------------------------------------------------------------
+# -- banner and tables ---------------------------------------------------------------
+
+def short(value: object, limit: int = 120) -> str:
+    """A fingerprint or other mapping on one line (``k=v, ...``), clipped."""
+    if value is None or value == "":
+        return "-"
+    text = (", ".join(f"{k}={v}" for k, v in value.items() if v not in (None, "", {}, []))
+            if isinstance(value, Mapping) else str(value))
+    return text if len(text) <= limit else text[:limit] + "\u2026"
+
+
+def failed_checks(summary: SuiteSummary) -> list[str]:
+    return [label for label, c in summary.baseline_comparison.items() if c.verdict == "FAIL"]
+
+
+def verdict(summary: SuiteSummary) -> tuple[str, str]:
+    """(css class, headline): failed checks beat sample regressions beat a pass."""
+    failed = failed_checks(summary)
+    n_checks = len(summary.baseline_comparison)
+    if failed:
+        shown = ", ".join(failed[:6]) + (f" and {len(failed) - 6} more" if len(failed) > 6 else "")
+        return "fail", f"FAILED: {len(failed)} of {n_checks} checks failed ({shown})"
+    if summary.regressed:
+        return "warn", (f"REGRESSIONS: {len(summary.regressed)} sample(s) regressed; "
+                        f"all {n_checks} checks within tolerance")
+    return "pass", f"PASS: all {n_checks} checks passed" + ("" if summary.baseline else " (no baseline yet)")
+
+
+def banner(summary: SuiteSummary) -> str:
+    cls, headline = verdict(summary)
+    prov = summary.provenance
+    run = (f"<b>{esc(summary.model or prov.get('model') or '?')}</b> \u00b7 fingerprint "
+           f"{esc(short(summary.model_fingerprint))} \u00b7 {esc(prov.get('date') or '?')} \u00b7 "
+           f"{summary.n_samples} samples")
+    base = summary.baseline
+    if base is None:
+        against = "no baseline: run with <code>--snapshot-update</code> to record one"
+    else:
+        against = (f"<b>{esc(base.get('model') or '?')}</b> \u00b7 fingerprint "
+                   f"{esc(short(base.get('model_fingerprint')))} \u00b7 {esc(base.get('date') or '?')} \u00b7 "
+                   f"{esc(base.get('n_samples', '?'))} samples")
+    extra = []
+    if summary.errors:
+        extra.append(f"{len(summary.errors)} sample error(s)")
+    if summary.format_errors:
+        extra.append(f"{summary.format_errors} format error(s)")
+    if summary.fixed:
+        extra.append(f"{len(summary.fixed)} fixed")
+    tail = f'<div class="extra">{esc("; ".join(extra))}</div>' if extra else ""
+    return (f'<div id="verdict" class="banner {cls}"><div class="headline">{esc(headline)}</div>'
+            f'<div>suite <b>{esc(summary.suite)}</b> \u00b7 model {run}</div>'
+            f"<div>baseline {against}</div>{tail}</div>")
+
 
 def header(summary: SuiteSummary) -> str:
     prov = summary.provenance
@@ -115,8 +170,10 @@ def header(summary: SuiteSummary) -> str:
     packages = prov.get("packages")
     if isinstance(packages, Mapping):
         rows.append(("packages", ", ".join(f"{k} {v}" for k, v in packages.items())))
+    if summary.baseline:
+        rows += [(f"baseline: {k}", _plain(v)) for k, v in summary.baseline.items()]
     items = "".join(f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in rows)
-    return f"<h1>uiground report: {esc(summary.suite)}</h1>\n<dl class=\"meta\">{items}</dl>"
+    return f'<details class="prov"><summary>run details</summary><dl class="meta">{items}</dl></details>'
 
 
 def judge_rows(summary: SuiteSummary) -> list[tuple[str, object]]:
@@ -138,35 +195,60 @@ def _plain(value: object) -> object:
     return json.dumps(value, sort_keys=True) if isinstance(value, (Mapping, list)) else value
 
 
+HEAD = ("metric", "slice", "n", "value", "95% interval", "baseline", "delta", "delta 95% interval", "paired p",
+        "check")
+
+
 def metric_rows(summary: SuiteSummary, records: Sequence[SampleResult]) -> list[list[str]]:
-    """Rows of (metric, slice, value, n, interval, baseline, delta, delta interval, verdict)."""
+    """Rows of :data:`HEAD`, numbers in the metric's unit, as the terminal table has them."""
     rows: list[list[str]] = []
     for name, entry in summary.metrics.items():
-        rows.append(_metric_row(name, None, entry.value, entry.n, entry.interval, summary.comparison(name)))
+        unit = units.unit_of(name, entry.unit)
+        rows.append(_metric_row(name, None, entry.value, entry.n, entry.interval, summary.comparison(name), unit))
         for label, value in entry.slices.items():
             rows.append(_metric_row(name, label, value, entry.slice_n.get(label, 0),
-                                    metric_slice_interval(entry, label, records), summary.comparison(name, label)))
+                                    metric_slice_interval(entry, label, records), summary.comparison(name, label),
+                                    unit))
     return rows
 
 
 def _metric_row(name: str, label: str | None, value: float | None, n: int, interval: Interval | None,
-                comp: Comparison | None) -> list[str]:
+                comp: Comparison | None, unit: units.Unit) -> list[str]:
+    def iv(x: Interval | None, signed: bool = False) -> str:
+        return "-" if x is None else f"[{unit.fmt(x[0], signed)}, {unit.fmt(x[1], signed)}]"
+
+    head = [name, label or "(all)", str(n), unit.fmt(value), iv(interval)]
     if comp is None:
-        return [name, label or "(all)", fmt(value), str(n), fmt_interval(interval), "-", "-", "-", "-"]
-    return [name, label or "(all)", fmt(value), str(n), fmt_interval(interval), fmt(comp.baseline),
-            fmt(comp.delta, signed=True), fmt_interval(comp.delta_interval, signed=True), comp.verdict or "-"]
+        return [*head, "-", "-", "-", "-", "-"]
+    p = "-" if comp.mcnemar_p is None else f"{comp.mcnemar_p:.3g}"
+    return [*head, unit.fmt(comp.baseline), unit.fmt(comp.delta, signed=True), iv(comp.delta_interval, True), p,
+            comp.verdict or "-"]
+
+
+def _delta_class(comp: Comparison | None, higher_is_better: bool) -> str:
+    if comp is None or comp.delta is None or comp.delta == 0:
+        return ""
+    return "up" if (comp.delta > 0) == higher_is_better else "down"
 
 
 def metrics_table(summary: SuiteSummary, records: Sequence[SampleResult]) -> str:
-    head = ("metric", "slice", "value", "n", "95% interval", "baseline", "delta", "delta 95% interval", "verdict")
-    out = ["<table><tr>" + "".join(f'<th class="{"l" if i < 2 else ""}">{esc(h)}</th>'
-                                   for i, h in enumerate(head)) + "</tr>"]
-    for row in metric_rows(summary, records):
-        cls = "slice" if row[1] != "(all)" else "all"
-        cells = [f'<td class="l">{esc(row[0] if cls == "all" else "")}</td>', f'<td class="l">{esc(row[1])}</td>']
-        cells += [f"<td>{esc(c)}</td>" for c in row[2:-1]]
-        cells.append(f'<td class="{esc(row[-1])}">{esc(row[-1])}</td>')
-        out.append(f'<tr class="{cls}">' + "".join(cells) + "</tr>")
+    out = ['<table class="metrics"><tr>' + "".join(f'<th class="{"l" if i < 2 else ""}">{esc(h)}</th>'
+                                                  for i, h in enumerate(HEAD)) + "</tr>"]
+    rows = iter(metric_rows(summary, records))
+    for name, entry in summary.metrics.items():
+        unit = units.unit_of(name, entry.unit)
+        for label in [None, *entry.slices]:
+            row = next(rows)
+            comp = summary.comparison(name, label)
+            cls = "all" if label is None else "slice"
+            what = (f'{esc(name)}<br><span class="unit">{esc(unit.axis)}, {units.direction(entry.higher_is_better)}'
+                    "</span>") if label is None else ""
+            cells = [f'<td class="l">{what}</td>', f'<td class="l">{esc(row[1])}</td>']
+            cells += [f"<td>{esc(c)}</td>" for c in row[2:6]]
+            cells.append(f'<td class="{_delta_class(comp, entry.higher_is_better)}">{esc(row[6])}</td>')
+            cells += [f"<td>{esc(c)}</td>" for c in row[7:9]]
+            cells.append(f'<td class="{esc(row[-1])}">{esc(row[-1])}</td>')
+            out.append(f'<tr class="{cls}">' + "".join(cells) + "</tr>")
     out.append("</table>")
     p50, p95 = latency_percentiles(summary, records)
     out.append(f'<p>latency per sample: p50 {fmt(p50, digits=1)} ms, p95 {fmt(p95, digits=1)} ms</p>')
@@ -175,14 +257,22 @@ def metrics_table(summary: SuiteSummary, records: Sequence[SampleResult]) -> str
 
 # -- plots --------------------------------------------------------------------------
 
-def accuracy_plot(name: str, entry: MetricSummary, records: Sequence[SampleResult]) -> str | None:
-    """Bars of the metric per slice with 95% intervals; None for a metric without slices."""
-    if not entry.slices:
-        return None
-    labels = list(entry.slices)
-    values = [v if (v := entry.slices[k]) is not None and is_number(v) else 0.0 for k in labels]
-    intervals = [metric_slice_interval(entry, label, records) for label in labels]
-    return pl.slice_bars(name, labels, values, intervals, entry.value)
+def metric_chart(name: str, entry: MetricSummary, summary: SuiteSummary, records: Sequence[SampleResult]) -> str:
+    """One chart per metric: overall, then slices grouped by key, with intervals and the baseline."""
+    unit = units.unit_of(name, entry.unit)
+    rows = [pl.Row("", "(all)", [entry.value], [entry.interval], _marker(summary.comparison(name)),
+                   f"n={entry.n}")]
+    for label in sorted(entry.slices, key=lambda lab: split_slice(lab)[0]):
+        key, value = split_slice(label)
+        rows.append(pl.Row(key, value, [entry.slices[label]], [metric_slice_interval(entry, label, records)],
+                           _marker(summary.comparison(name, label)), f"n={entry.slice_n.get(label, 0)}"))
+    chart = pl.Chart(f"{name}", f"{name} by slice", unit, entry.higher_is_better, [summary.model or "this run"],
+                     rows, marker_name="baseline")
+    return pl.bar_chart(chart)
+
+
+def _marker(comp: Comparison | None) -> float | None:
+    return comp.baseline if comp is not None else None
 
 
 def latency_plot(summary: SuiteSummary, records: Sequence[SampleResult]) -> str | None:
@@ -190,49 +280,38 @@ def latency_plot(summary: SuiteSummary, records: Sequence[SampleResult]) -> str 
     if not values:
         return None
     p50, p95 = latency_percentiles(summary, records)
-    return pl.latency_histogram(values, p50, p95)
-
-
-def baseline_plot(name: str, entry: MetricSummary, summary: SuiteSummary) -> str | None:
-    """Grouped bars baseline vs current, overall and per slice; None without baseline values."""
-    labels: list[str] = []
-    base: list[float] = []
-    cur: list[float] = []
-    for label in [None, *entry.slices]:
-        comp = summary.comparison(name, label)
-        if comp is not None and comp.baseline is not None and comp.value is not None \
-                and is_number(comp.baseline) and is_number(comp.value):
-            labels.append(label or "(all)")
-            base.append(comp.baseline)
-            cur.append(comp.value)
-    if not labels:
-        return None
-    return pl.baseline_bars(name, labels, base, cur)
+    return pl.histogram(values, p50, p95)
 
 
 def plots(summary: SuiteSummary, records: Sequence[SampleResult]) -> str:
-    parts: list[str | None] = [accuracy_plot(name, entry, records) for name, entry in summary.metrics.items()]
+    parts: list[str | None] = [metric_chart(name, entry, summary, records) for name, entry in summary.metrics.items()]
     parts.append(latency_plot(summary, records))
-    parts += [baseline_plot(name, entry, summary) for name, entry in summary.metrics.items()]
-    shown = [p for p in parts if p]
+    shown = [f'<figure class="chart">{p}</figure>' for p in parts if p]
     return "\n".join(shown) if shown else '<p class="note">nothing to plot</p>'
 
 
 # -- pages --------------------------------------------------------------------------
 
-def render(summary: SuiteSummary, records: Sequence[SampleResult], lookup: Lookup | None = None) -> str:
-    """The whole page for one suite run: header, metrics table, plots and the gallery."""
+def render(summary: SuiteSummary, records: Sequence[SampleResult], lookup: Lookup | None = None,
+           root: Path | None = None) -> str:
+    """The whole page for one suite run: verdict, metrics, plots and every sample.
+
+    ``root`` is the page's folder: large runs write their images under ``root/report_files``
+    (and every run writes its crops there, for ``compare``); without it every image is inline.
+    """
+    images = Images(root, inline=browse.inline_images(records))
     body = "\n".join([
-        header(summary),
+        f"<h1>uiground report: {esc(summary.suite)}</h1>",
+        banner(summary), header(summary),
         "<h2>Metrics</h2>", metrics_table(summary, records),
         "<h2>Plots</h2>", plots(summary, records),
-        "<h2>Samples to look at</h2>", gallery(records, lookup),
+        f'<h2 id="samples-h">Samples ({len(records)})</h2>', browse.browser(summary, records, lookup, images),
     ])
-    return page(f"uiground: {summary.suite}", body)
+    return page(f"uiground: {summary.suite}", body, script=assets.BROWSER_JS, css=assets.BROWSER_CSS)
 
 
 def write(path: Path, summary: SuiteSummary, records: Sequence[SampleResult], lookup: Lookup | None = None) -> Path:
-    atomic_write_text(path, render(summary, records, lookup))
+    atomic_write_text(path, render(summary, records, lookup, path.parent))
     return path
 
 
@@ -282,7 +361,8 @@ def write_reports(root: Path, pages: Sequence[SuitePage], warn: Callable[[str], 
     for p in pages:
         name = p.summary.suite
         path = root / "report.html" if single else root / name / "report.html"
-        written.append(_write_safely(path, name, functools.partial(render, p.summary, p.records, p.lookup), warn))
+        written.append(_write_safely(path, name, functools.partial(render, p.summary, p.records, p.lookup,
+                                                                   path.parent), warn))
     if not single:
         index = {p.summary.suite: p.summary for p in pages}
         written.append(_write_safely(root / "report.html", "index", lambda: render_index(index), warn))

@@ -4,8 +4,8 @@ number formatting and ``<img>`` tags.
 They live apart from :mod:`pytest_uiground.report.html` so that the pieces of a page
 (:mod:`~pytest_uiground.report.plots`, :mod:`~pytest_uiground.report.gallery`) and the
 comparison page (:mod:`~pytest_uiground.report.compare`) can use them without
-importing the suite page itself, which imports those pieces. Pages carry no script
-and fetch nothing: everything a page shows is inline.
+importing the suite page itself, which imports those pieces. Pages fetch nothing:
+everything a page shows is inline (or, for very large runs, images beside the page).
 """
 
 from __future__ import annotations
@@ -23,13 +23,18 @@ th{background:#f4f4f6}td.l,th.l{text-align:left}tr.slice td.l{padding-left:1.6em
 .FAIL{color:#b00020;font-weight:bold}.improved{color:#0a7d28;font-weight:bold}
 dl.meta{display:grid;grid-template-columns:max-content auto;gap:.15em 1em;font-size:.92em}
 dl.meta dt{font-weight:600}dl.meta dd{margin:0;word-break:break-all}
-img.plot{max-width:100%;display:block;margin:.5em 0}
-.gallery{display:flex;flex-wrap:wrap;gap:1em}
-.card{border:1px solid #ccc;border-radius:6px;padding:.6em;width:480px;margin:0;font-size:.88em}
-.card img{max-width:100%;display:block}.card.text{background:#fafafa}
-.card pre{white-space:pre-wrap;word-break:break-all;background:#f4f4f6;padding:.4em;max-height:12em;overflow:auto}
+svg.plot{max-width:100%;height:auto;display:block}
+figure.chart{margin:.8em 0 1.4em;max-width:1100px}
+.banner{border-radius:6px;padding:.6em .9em;margin:.6em 0;border:2px solid;font-size:.95em}
+.banner .headline{font-size:1.25em;font-weight:700;margin-bottom:.2em}
+.banner.pass{background:#eaf7ee;border-color:#0a7d28}.banner.pass .headline{color:#0a7d28}
+.banner.warn{background:#fff6e0;border-color:#b26b00}.banner.warn .headline{color:#8a5300}
+.banner.fail{background:#fdecee;border-color:#b00020}.banner.fail .headline{color:#b00020}
+.banner .extra{color:#444}details.prov{font-size:.9em;margin:.4em 0}
+table.metrics td .unit{color:#666;font-size:.85em;font-weight:normal}
+td.up{color:#0a7d28}td.down{color:#b00020}
 .tag{display:inline-block;padding:0 .4em;border-radius:3px;background:#eee;font-weight:600}
-.tag.regression,.tag.error{background:#fdd}.legend span{margin-right:1em}
+.tag.regression,.tag.error{background:#fdd}.tag.fixed{background:#d8f5df}.tag.known-failure{background:#f3e8d0}
 .note{color:#666;font-size:.9em}
 """
 
@@ -38,11 +43,13 @@ def esc(value: object) -> str:
     return html.escape("" if value is None else str(value), quote=True)
 
 
-def page(title: str, body: str) -> str:
-    """A complete HTML document: inline CSS, no script, nothing to fetch."""
+def page(title: str, body: str, script: str = "", css: str = "") -> str:
+    """A complete HTML document: inline CSS and script, nothing to fetch."""
+    tail = f"<script>{script}</script>\n" if script else ""
     return (
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-        f"<title>{esc(title)}</title><style>{CSS}</style></head>\n<body>\n{body}\n</body></html>\n"
+        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+        f"<title>{esc(title)}</title><style>{CSS}{css}</style></head>\n<body>\n{body}\n{tail}</body></html>\n"
     )
 
 

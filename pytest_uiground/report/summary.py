@@ -4,6 +4,12 @@
 One :class:`SuiteSummary` per suite, versioned (:data:`VERSION`); a run of several
 suites writes ``{"version": ..., "suites": {name: suite}}``. Floats that are not
 numbers (an empty slice) are written as ``null``: JSON has no NaN.
+
+Version 3 added what the pages need to be read on their own: each metric's ``unit``
+(how to draw and label it) and ``selection`` (which samples and which score
+component it averages, so ``compare`` can recompute it on the samples two runs
+share), and the suite's ``baseline`` (whose numbers the comparison is against).
+Older files read with those empty.
 """
 
 from __future__ import annotations
@@ -15,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-VERSION = 2
+VERSION = 3
 
 
 def _num(v: Any) -> float | None:
@@ -52,6 +58,10 @@ class MetricSummary:
     slice_n: Mapping[str, int] = field(default_factory=dict)
     slice_intervals: Mapping[str, tuple[float, float] | None] = field(default_factory=dict)
     slice_format_errors: Mapping[str, int] = field(default_factory=dict)
+    #: accuracy, rate, iou, count or ms (:mod:`pytest_uiground.report.units`); "" when unknown.
+    unit: str = ""
+    #: How the metric picks and scores samples: score (component), given, tasks, where, macro_over, mean_of.
+    selection: Mapping[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"value": self.value, "n": self.n, "average": self.average}
@@ -61,6 +71,10 @@ class MetricSummary:
                    errors=self.errors, slices=dict(self.slices), slice_n=dict(self.slice_n),
                    slice_intervals={k: list(v) if v else None for k, v in self.slice_intervals.items()},
                    slice_format_errors=dict(self.slice_format_errors))
+        if self.unit:
+            out["unit"] = self.unit
+        if self.selection:
+            out["selection"] = dict(self.selection)
         return out
 
     @classmethod
@@ -73,6 +87,8 @@ class MetricSummary:
             slice_n={str(k): int(v) for k, v in (d.get("slice_n") or {}).items()},
             slice_intervals={str(k): _pair(v) for k, v in (d.get("slice_intervals") or {}).items()},
             slice_format_errors={str(k): int(v) for k, v in (d.get("slice_format_errors") or {}).items()},
+            unit=str(d.get("unit") or ""),
+            selection=dict(sel) if isinstance(sel := d.get("selection"), Mapping) else {},
         )
 
 
@@ -134,6 +150,8 @@ class SuiteSummary:
     judge: Mapping[str, Any] | None = None
     judge_parse_errors: tuple[str, ...] | None = None
     judge_stability: Mapping[str, Any] | None = None
+    #: The stored baseline compared against: its provenance (model, model_fingerprint, date, ...); None without one.
+    baseline: Mapping[str, Any] | None = None
     version: int = VERSION
 
     def comparison(self, metric: str, label: str | None = None) -> Comparison | None:
@@ -153,6 +171,8 @@ class SuiteSummary:
         if self.judge is not None:
             out.update(judge=dict(self.judge), judge_parse_errors=list(self.judge_parse_errors or ()),
                        judge_stability=self.judge_stability)
+        if self.baseline is not None:
+            out["baseline"] = dict(self.baseline)
         return out
 
     @classmethod
@@ -173,7 +193,9 @@ class SuiteSummary:
             provenance=dict(d.get("provenance") or {}),
             judge=dict(judge) if isinstance(judge, Mapping) else None,
             judge_parse_errors=_ids(d.get("judge_parse_errors")) if judge is not None else None,
-            judge_stability=d.get("judge_stability"), version=int(d.get("version") or 1),
+            judge_stability=d.get("judge_stability"),
+            baseline=dict(base) if isinstance(base := d.get("baseline"), Mapping) else None,
+            version=int(d.get("version") or 1),
         )
 
 

@@ -1,0 +1,225 @@
+"""The sample browser of ``report.html``: every sample in one filterable table, and a detail view.
+
+A reviewer deciding whether a drop is real wants to *see* samples, not only the
+worst few: the table lists all of them (id, slice values, outcome, score, latency,
+a zoomed thumbnail), filters by outcome and slice and searches text; a click (or
+``report.html#sample=<id>``) opens the detail view with the full screenshot, the
+ground truth and prediction drawn over it, the zoomed crop, the instruction and
+the raw output. The table is plain HTML (it reads without script); the per-sample
+data the detail view needs is one JSON block, HTML-safe, read by the page's script
+(:mod:`~pytest_uiground.report.assets`). Raw model output is untrusted text: it
+travels as JSON and is only ever inserted as text.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import OrderedDict
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from pytest_uiground.prediction import Prediction
+from pytest_uiground.results import SampleResult
+
+from . import gallery
+from .gallery import Images, Lookup
+from .markup import esc, fmt, is_number
+from .summary import SuiteSummary
+
+if TYPE_CHECKING:
+    from PIL import Image
+
+    from pytest_uiground.sample import Sample
+
+RAW_LIMIT = 4000  # characters of raw output in the page; samples.jsonl keeps all of it
+MAX_SLICE_COLUMNS = 5
+WRONG_OUTCOMES = frozenset({"known-failure", "wrong-no-baseline", "wrong-updating"})
+_NOTE_LIMIT = 300
+
+
+def rank(record: SampleResult) -> int:
+    """Table order: regressions, errors, wrong answers, fixed, then the rest."""
+    outcome = record.outcome
+    if outcome == "regression":
+        return 0
+    if outcome == "error" or record.error is not None:
+        return 1
+    if outcome in WRONG_OUTCOMES or (not outcome and not record.right):
+        return 2
+    return 3 if outcome == "fixed" else 4
+
+
+def outcome_of(record: SampleResult) -> str:
+    if record.outcome:
+        return record.outcome
+    return "error" if record.error is not None else ("right" if record.right else "wrong")
+
+
+def slice_keys(summary: SuiteSummary, records: Sequence[SampleResult]) -> list[str]:
+    """The metadata keys shown as columns and filters: the metrics' slice keys, else the records' keys."""
+    keys = [label.partition("=")[0] for m in summary.metrics.values() for label in m.slices]
+    if not keys:
+        keys = [k for r in records for k in r.meta]
+    return list(dict.fromkeys(keys))[:MAX_SLICE_COLUMNS]
+
+
+def _clip(text: str, limit: int = RAW_LIMIT) -> str:
+    return text if len(text) <= limit else text[:limit] + f" ... (+{len(text) - limit} characters)"
+
+
+def _jsonable(value: object) -> object:
+    if isinstance(value, bool) or value is None or isinstance(value, (int, str)):
+        return value
+    if isinstance(value, float):
+        return round(value, 4) if is_number(value) and abs(value) != float("inf") else None
+    if isinstance(value, Mapping):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    return _clip(str(value), _NOTE_LIMIT)
+
+
+#: The prediction fields each task kind is scored on; a model may fill others (a grounder's
+#: default verdict), which say nothing about this sample and are left out.
+RELEVANT = {"point": ("point", "box"), "detect": ("box", "point", "attempts"), "verdict": ("verdict",),
+            "option": ("option",), "answer": ("answer",), "vqa": ("answer",)}
+
+
+def prediction_fields(pred: Prediction | None, task: str) -> dict[str, Any]:
+    """Only what the model returned that the task scores: a point task its point, a detector its box."""
+    if pred is None:
+        return {}
+    out: dict[str, Any] = {"point": [round(v, 5) for v in pred.point] if pred.point is not None else None,
+                           "box": gallery.box_list(pred.box), "verdict": pred.verdict, "option": pred.option,
+                           "answer": pred.answer, "attempts": pred.attempts}
+    keep = RELEVANT.get(task, tuple(out))
+    return {k: v for k, v in out.items() if k in keep and v is not None and v == v}
+
+
+def truth_fields(sample: Sample | None) -> dict[str, Any]:
+    if sample is None:
+        return {}
+    t = sample.target
+    out = {"box": gallery.box_list(t.box), "verdict": t.verdict, "option": t.option, "answer": t.answer}
+    return {k: v for k, v in out.items() if v is not None}
+
+
+class _Screens:
+    """One encoded screenshot per image key, and a few decoded images kept for the crops."""
+
+    def __init__(self, images: Images) -> None:
+        self.images = images
+        self.index: dict[str, int] = {}
+        self.entries: list[dict[str, Any]] = []
+        self.decoded: OrderedDict[str, Image.Image] = OrderedDict()
+
+    def load(self, sample: Sample) -> tuple[Image.Image, int]:
+        key = sample.image.key
+        img = self.decoded.get(key)
+        if img is None:
+            img = sample.image.load()
+            img = img if img.mode == "RGB" else img.convert("RGB")
+            self.decoded[key] = img
+            if len(self.decoded) > 8:
+                self.decoded.popitem(last=False)
+        else:
+            self.decoded.move_to_end(key)
+        if key not in self.index:
+            data, mime, size = gallery.screen(img)
+            ext = "png" if mime == "image/png" else "jpg"
+            src = self.images.put(f"{gallery.FILES_DIR}/screens/{len(self.entries)}.{ext}", data, mime)
+            self.index[key] = len(self.entries)
+            self.entries.append({"src": src, "w": size[0], "h": size[1], "W": img.width, "H": img.height})
+        return img, self.index[key]
+
+
+def sample_entry(record: SampleResult, sample: Sample | None, screens: _Screens) -> tuple[dict[str, Any], str]:
+    """The detail view's data for one sample, and its crop's ``src`` ("" without an image)."""
+    entry: dict[str, Any] = {
+        "id": record.id, "task": record.task, "meta": dict(record.meta), "outcome": outcome_of(record),
+        "value": _jsonable(record.value), "correct": record.correct, "latency": _jsonable(record.latency_ms),
+        "format_error": record.format_error, "error": _clip(record.error) if record.error else None,
+        "raw": _clip(record.raw), "pred": prediction_fields(record.prediction, record.task),
+        "components": _jsonable(record.score.components), "notes": _jsonable(record.score.notes),
+        "instruction": sample.instruction if sample is not None else None, "truth": truth_fields(sample),
+        "click": [round(v, 5) for v in sample.click] if sample is not None and sample.click is not None else None,
+    }
+    crop_src = ""
+    if sample is None:
+        entry["img_note"] = "image unavailable: the sample is not in the loaded suite"
+    else:
+        try:
+            img, index = screens.load(sample)
+            data, mime, rect = gallery.crop(img, sample, record.prediction)
+            ext = "png" if mime == "image/png" else "jpg"
+            crop_src = screens.images.put(f"{gallery.FILES_DIR}/crops/{gallery.safe_name(record.id)}.{ext}",
+                                          data, mime, keep_file=True)
+            entry.update(screen=index, rect=[round(v, 5) for v in rect])
+        except Exception as exc:  # any loader failure: the sample still shows its text
+            entry["img_note"] = f"image unavailable: {type(exc).__name__}: {exc}"
+    return entry, crop_src
+
+
+def data_json(doc: Mapping[str, Any]) -> str:
+    """JSON safe inside ``<script type="application/json">`` (no ``</script>``, no ``<!--``)."""
+    text = json.dumps(doc, separators=(",", ":"), allow_nan=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def _row(i: int, record: SampleResult, keys: Sequence[str], crop_src: str, lazy: bool) -> str:
+    outcome = outcome_of(record)
+    thumb = (f'<img class="thumb" alt="" src="{esc(crop_src)}"{" loading=lazy" if lazy else ""}>'
+             if crop_src else "")
+    latency = record.latency_ms if record.latency_ms is not None and is_number(record.latency_ms) else None
+    cells = [f'<td class="t">{thumb}</td>', f'<td class="l id" title="{esc(record.id)}">{esc(record.id)}</td>',
+             f'<td class="l"><span class="tag {esc(outcome)}">{esc(outcome)}</span></td>',
+             f"<td>{esc(fmt(record.value, digits=1))}</td>", f"<td>{esc(fmt(latency, digits=1))}</td>"]
+    cells += [f'<td class="l">{esc(record.meta.get(k, ""))}</td>' for k in keys]
+    return f'<tr data-i="{i}" data-o="{esc(outcome)}" id="row-{i}">' + "".join(cells) + "</tr>"
+
+
+def _filters(records: Sequence[SampleResult], keys: Sequence[str]) -> str:
+    counts: dict[str, int] = {}
+    for r in records:
+        counts[outcome_of(r)] = counts.get(outcome_of(r), 0) + 1
+    opts = "".join(f'<option value="{esc(o)}">{esc(o)} ({n})</option>' for o, n in sorted(counts.items()))
+    parts = [f'<label>outcome <select id="f-outcome"><option value="">all ({len(records)})</option>'
+             f'<option value="!ok">not passing</option>{opts}</select></label>']
+    for k in keys:
+        values = sorted({r.meta[k] for r in records if k in r.meta})
+        vopts = "".join(f'<option value="{esc(v)}">{esc(v)}</option>' for v in values)
+        parts.append(f'<label>{esc(k)} <select class="f-slice" data-key="{esc(k)}"><option value="">all</option>'
+                     f"{vopts}</select></label>")
+    parts.append('<label>search <input id="f-text" type="search" placeholder="id, instruction, raw output">'
+                 '</label><span id="f-count" class="note"></span>')
+    return '<div class="filters">' + "".join(parts) + "</div>"
+
+
+def browser(summary: SuiteSummary, records: Sequence[SampleResult], lookup: Lookup | None, images: Images) -> str:
+    """The "Samples" section: filters, the table of every sample, the detail view and its data."""
+    if not records:
+        return '<p class="note">no samples</p>'
+    keys = slice_keys(summary, records)
+    ordered = sorted(records, key=lambda r: (rank(r), r.id))
+    screens = _Screens(images)
+    entries: list[dict[str, Any]] = []
+    rows: list[str] = []
+    for i, r in enumerate(ordered):
+        entry, crop_src = sample_entry(r, lookup(r.id) if lookup is not None else None, screens)
+        entries.append(entry)
+        rows.append(_row(i, r, keys, crop_src, lazy=not images.inline))
+    head = ('<tr><th class="t">zoom</th><th class="l">id</th><th class="l">outcome</th><th>score</th><th>ms</th>'
+            + "".join(f'<th class="l">{esc(k)}</th>' for k in keys) + "</tr>")
+    legend = ('<p class="legend"><span class="sw g"></span>ground truth <span class="sw r"></span>prediction '
+              '<span class="sw b"></span>input click &nbsp; Click a row (or use j/k) for the screenshot, the '
+              "zoomed crop, the instruction and the raw output.</p>")
+    doc = {"keys": keys, "screens": screens.entries, "samples": entries}
+    return (legend + _filters(records, keys)
+            + '<div class="browse"><div class="tablewrap"><table id="samples"><thead>' + head + "</thead><tbody>"
+            + "\n".join(rows) + '</tbody></table></div><section id="detail" class="detail" aria-live="polite">'
+            '<p class="note">Select a sample.</p></section></div>'
+            + f'<script type="application/json" id="uig-data">{data_json(doc)}</script>')
+
+
+def inline_images(records: Iterable[SampleResult]) -> bool:
+    return sum(1 for _ in records) <= gallery.INLINE_MAX_SAMPLES
