@@ -81,14 +81,6 @@ class TinyClick(HFVisionModel):
         # decoder start token (</s>, also the end token, so it must not be counted)
         return output[:, 1:]
 
-    def token_limit(self) -> int | None:
-        if "max_new_tokens" in self.generation:
-            return int(self.generation["max_new_tokens"])
-        config = self.model.generation_config
-        if config.max_new_tokens is not None:
-            return int(config.max_new_tokens)
-        return int(config.max_length) - 1 if config.max_length else None  # max_length counts the start token
-
     def decode(self, tokens: Any) -> list[str]:
         """The new tokens as TinyClick decodes them (special tokens kept: ``<s>``, ``<loc_N>``,
         ``</s>``); only the ``<pad>`` that batching adds after a shorter row is removed."""

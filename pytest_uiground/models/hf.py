@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar
@@ -184,7 +185,9 @@ class HFVisionModel(ModelAdapter):
         if "pixel_values" in inputs and inputs["pixel_values"].is_floating_point():
             inputs["pixel_values"] = inputs["pixel_values"].to(getattr(torch, self.dtype))
         pad = self.processor.tokenizer.pad_token_id
-        with torch.inference_mode():
+        with torch.inference_mode(), warnings.catch_warnings():
+            if "max_new_tokens" not in self.generation:  # the official call leaves the limit to the checkpoint
+                warnings.filterwarnings("ignore", message="Using the model-agnostic default `max_length`")
             output = self.model.generate(**inputs, **self.generation, pad_token_id=pad)
         new = self.new_tokens(output, inputs)
         outputs = self.decode(new)
@@ -202,15 +205,15 @@ class HFVisionModel(ModelAdapter):
     def truncated(self, new: Any) -> list[bool]:
         """Rows that used every allowed token without emitting an end-of-sequence token."""
         limit = self.token_limit()
-        if limit is None:
-            return [False] * len(new)
         eos = self.model.generation_config.eos_token_id
         eos_ids = set(eos if isinstance(eos, list) else [eos]) - {None}
         pad = self.processor.tokenizer.pad_token_id
         out = []
         for row in new.tolist():
             real = [t for t in row if t != pad]
-            out.append(len(real) >= limit and not (eos_ids & set(real)))
+            # without a known limit (the checkpoint's max_length, counted differently across
+            # transformers versions) a row that never ended was cut off
+            out.append((limit is None or len(real) >= limit) and not (eos_ids & set(real)))
         return out
 
     def to_prediction(self, sample: Sample, image: Any, text: str, size: tuple[int, int] | None,
@@ -219,7 +222,9 @@ class HFVisionModel(ModelAdapter):
         parsed = self.overrides.parse(self.family, text, sample.task, ctx)
         raw = text
         if parsed.format_error and truncated:
-            raw = f"{text} [cut off at --uiground-max-new-tokens {self.token_limit()} without an answer]"
+            limit = self.token_limit()
+            where = f"--uiground-max-new-tokens {limit}" if limit is not None else "the checkpoint's max_length"
+            raw = f"{text} [cut off at {where} without an answer]"
         return parsers.to_prediction(parsed, raw)
 
     def cache_key(self, sample: Sample) -> dict[str, Any]:
