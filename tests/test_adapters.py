@@ -300,3 +300,18 @@ def test_cropping_wraps_a_real_adapter_and_maps_its_answers(tiny_models: dict[st
             assert 0.0 <= pred.point.x <= 1.0 and 0.0 <= pred.point.y <= 1.0
     assert model.fingerprint()["cropping"] == "screenseeker"
     assert len(model.log) == sum(p.attempts or 0 for p in preds)
+
+
+@pytest.mark.parametrize("name", ["elam", "molmo"])
+def test_molmo_family_generates_2048_tokens_as_the_elam_card(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    """ELAM card: GenerationConfig(max_new_tokens=2048, stop_strings="<|endoftext|>"); 256 cut step-by-step
+    verdicts before their point. (Molmo's remote code cannot load on this transformers, so loading is stubbed.)"""
+    from pytest_uiground.models import molmo
+    from pytest_uiground.models.base import ModelOptions
+
+    monkeypatch.setattr(molmo, "check_transformers", lambda version: False)
+    monkeypatch.setattr(molmo.Molmo, "_load", lambda self: (None, None))
+    create = molmo.create_elam if name == "elam" else molmo.create_molmo
+    model = create(ModelOptions(name=name))
+    assert model.generation == {"max_new_tokens": 2048, "stop_strings": "<|endoftext|>", "do_sample": False}
+    assert create(ModelOptions(name=name, max_new_tokens=64)).generation["max_new_tokens"] == 64
