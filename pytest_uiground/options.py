@@ -143,9 +143,11 @@ OPTIONS: tuple[Opt, ...] = (
         None, "DIR"),
     Opt("--uiground-data-path", None, "local dataset root for suites that need one (see each suite's README)",
         None, "DIR"),
-    Opt("--uiground-dtype", "auto", "weights dtype: auto (bfloat16 on GPU, float32 on CPU), bfloat16, float16, "
-        "float32", dtype_spec),
-    Opt("--uiground-max-new-tokens", 256, "generation limit per sample", positive_int),
+    # None = not given: each adapter then applies its model's official setting (README "Models").
+    Opt("--uiground-dtype", None, "weights dtype: auto (bfloat16 on GPU, float32 on CPU), bfloat16, float16, "
+        "float32 (default: the model's official dtype on GPU, float32 on CPU)", dtype_spec),
+    Opt("--uiground-max-new-tokens", None, "generation limit per sample (default: the model's official limit)",
+        positive_int),
     Opt("--uiground-cache", None, "prediction cache directory (default: inside the pytest cache dir), or 'off'",
         cache_spec, "DIR|off"),
     Opt("--uiground-predictions", None, "--model replay: raw outputs to score", None, "FILE.jsonl"),

@@ -8,6 +8,7 @@ xdist, and batched outputs must equal batch-1 outputs.
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 
 import pytest
@@ -23,6 +24,19 @@ FAMILIES = {  # --model name → tiny model builder
     "qwen-vl": "qwen2_5_vl",
     "tinyclick": "florence2",
 }
+
+
+# What each adapter passes to generate besides the answer length, per the model's official code (see
+# pytest_uiground/models/qwen.py and florence.py for the citations): greedy for the Qwen families, no repetition
+# penalty for UGround (vLLM's temperature 0), nothing at all for TinyClick (its checkpoint's generation_config).
+EXPLICIT: dict[str, dict[str, object]] = {
+    "uground": {"do_sample": False, "num_beams": 1, "repetition_penalty": 1.0},
+    "uitars": {"do_sample": False, "num_beams": 1},
+    "qwen-vl": {"do_sample": False, "num_beams": 1},
+    "tinyclick": {},
+}
+# The official answer lengths: UI-TARS README_deploy.md max_tokens=400; TinyClick's main.py passes none.
+OFFICIAL_MAX_NEW_TOKENS = {"uground": 256, "uitars": 400, "qwen-vl": 256, "tinyclick": None}
 
 
 def run_model(project: Project, model: str, path: Path, report: str, *args: str) -> dict:  # type: ignore[type-arg]
@@ -54,7 +68,8 @@ def test_tiny_model_runs_a_suite(project: Project, tiny_models: dict[str, Path],
     fp = summary["model_fingerprint"]
     assert fp["model"] == model and fp["dtype"] == "float32" and fp["device_type"] == "cpu"
     assert fp["weights"] and fp["weights"][0][0] == "model.safetensors"
-    assert fp["generation"] == {"max_new_tokens": 12, "do_sample": False, "num_beams": 1}
+    assert fp["generation"] == {"max_new_tokens": 12, **EXPLICIT[model]}
+    assert fp["sources"]["max_new_tokens"] == "--uiground-max-new-tokens"
     metric = summary["metrics"]["grounding_accuracy"]
     assert metric["format_errors"] == sum(r["score"]["format_error"] for r in records.values())
 
@@ -103,14 +118,161 @@ def test_uitars_converts_with_the_size_the_processor_used(tiny_models: dict[str,
     inputs = model.encode([model.prompt(sample)], [image])
     (size,) = model.input_sizes(inputs, [image])
     grid = inputs["image_grid_thw"][0].tolist()
-    assert size == (grid[2] * 14, grid[1] * 14) and size != (1920, 1080)
+    # UI-TARS' smart_resize limits, not the tiny checkpoint's 256*28*28 budget: 1080/28 and 1920/28 rounded
+    assert size == (grid[2] * 14, grid[1] * 14) == (69 * 28, 39 * 28)
     w, h = size
     # the centre of the model's own input image must map to the centre of the original
-    pred = model.to_prediction(sample, image, f"Action: click(start_box='({w // 2},{h // 2})')", size, False)
+    pred = model.to_prediction(sample, image, f"Action: click(point='<point>{w // 2} {h // 2}</point>')", size, False)
     assert pred.point is not None and not pred.format_error
     assert pred.point.x == pytest.approx((w // 2) / w) and pred.point.y == pytest.approx((h // 2) / h)
     # the same pixels read against the original size would be a different (wrong) point
-    assert abs(pred.point.x - (w // 2) / 1920) > 0.05
+    assert abs(pred.point.x - (w // 2) / 2000) > 0.01
+
+
+@pytest.mark.parametrize("wh", [(200, 150), (100, 80), (800, 600), (3000, 40)])
+def test_uitars_resize_equals_ui_tars_constants_natively_and_over_http(tiny_models: dict[str, Path],
+                                                                      wh: tuple[int, int]) -> None:
+    """UI-TARS codes/ui_tars/action_parser.py: MIN_PIXELS = 100*28*28, MAX_PIXELS = 16384*28*28; the native
+    processor and the OpenAI client's assumed server resize must both use them (small images are upscaled)."""
+    from PIL import Image
+
+    from pytest_uiground.models.base import ModelOptions
+    from pytest_uiground.models.openai_client import resize_rule_from_env
+    from pytest_uiground.models.qwen import create_uitars
+
+    model = create_uitars(ModelOptions(name="uitars", path=str(tiny_models["qwen2_5_vl"])))
+    image = Image.new("RGB", wh, "white")
+    (native,) = model.input_sizes(model.encode(["x"], [image]), [image])
+    rule = resize_rule_from_env({}, parser="uitars")
+    assert (rule.min_pixels, rule.max_pixels) == (100 * 28 * 28, 16384 * 28 * 28)
+    assert native == rule.input_size(wh)
+    assert native[0] * native[1] >= 100 * 28 * 28
+    if wh == (200, 150):
+        assert native == (336, 252)  # by hand: 150x200 scaled by sqrt(78400/30000), ceiled to 28s
+    assert resize_rule_from_env({}, parser="qwen-vl").min_pixels == 4 * 28 * 28
+
+
+def _capture_generate(adapter: object) -> list[dict[str, object]]:
+    """Record the non-tensor keyword arguments of every generate call, then run the real one."""
+    calls: list[dict[str, object]] = []
+    model = adapter.model  # type: ignore[attr-defined]
+    original = model.generate
+
+    def generate(**kwargs: object) -> object:
+        calls.append({k: v for k, v in kwargs.items() if not hasattr(v, "shape")})
+        return original(**kwargs)
+
+    model.generate = generate
+    return calls
+
+
+def _one_sample(width: int = 200, height: int = 150) -> object:
+    import numpy as np
+    from PIL import Image
+
+    from pytest_uiground.geometry import Box
+    from pytest_uiground.image import ImageRef
+    from pytest_uiground.sample import Sample, Target
+
+    pixels = np.random.RandomState(0).randint(0, 256, (height, width, 3), dtype=np.uint8)
+    image = Image.fromarray(pixels)
+    return Sample("s", ImageRef.from_source("noise", lambda: image), "  Click the SAVE button ", "point",
+                  Target(box=Box(0.4, 0.4, 0.6, 0.6)))
+
+
+@pytest.mark.parametrize("model", sorted(FAMILIES))
+def test_official_generation_settings_reach_generate(tiny_models: dict[str, Path], model: str) -> None:
+    """Without --uiground-max-new-tokens/--uiground-dtype each adapter applies its model's official settings."""
+    from pytest_uiground.models.base import ModelOptions
+    from pytest_uiground.registry import MODEL_GROUP, known
+    from pytest_uiground.registry import import_object as load
+
+    factory = load(known(MODEL_GROUP)[model], what="model")
+    adapter = factory(ModelOptions(name=model, path=str(tiny_models[FAMILIES[model]])))
+    calls = _capture_generate(adapter)
+    (pred,) = adapter.predict([_one_sample()])
+    assert pred.error is None
+    want = dict(EXPLICIT[model])
+    if OFFICIAL_MAX_NEW_TOKENS[model] is not None:
+        want["max_new_tokens"] = OFFICIAL_MAX_NEW_TOKENS[model]
+    assert calls == [{**want, "pad_token_id": adapter.processor.tokenizer.pad_token_id}]
+    fp = adapter.fingerprint()
+    assert fp["generation"] == want and fp["dtype"] == "float32"  # official dtypes apply on a GPU only
+    assert fp["sources"]["dtype"] == "not on a GPU: float32"
+    assert "--uiground" not in fp["sources"]["max_new_tokens"]
+    assert "generation_config" in fp  # what the checkpoint merges into generate
+
+
+def test_given_limit_replaces_the_official_one(tiny_models: dict[str, Path]) -> None:
+    from pytest_uiground.models.base import ModelOptions
+    from pytest_uiground.models.florence import create_tinyclick
+    from pytest_uiground.models.qwen import create_uground
+
+    for adapter in (create_uground(ModelOptions(name="uground", path=str(tiny_models["qwen2_vl"]), max_new_tokens=3)),
+                    create_tinyclick(ModelOptions(name="tinyclick", path=str(tiny_models["florence2"]),
+                                                  max_new_tokens=3, dtype="float32"))):
+        calls = _capture_generate(adapter)
+        adapter.predict([_one_sample()])
+        assert calls[0]["max_new_tokens"] == 3
+        assert adapter.fingerprint()["sources"]["max_new_tokens"] == "--uiground-max-new-tokens"
+    assert adapter.fingerprint()["sources"]["dtype"] == "--uiground-dtype"
+
+
+def test_tinyclick_equals_its_main_py(tiny_models: dict[str, Path]) -> None:
+    """SamsungLabs/TinyClick main.py: processor(images, text=stripped lower-cased prompt), generate(**inputs) with
+    the checkpoint's settings (this tiny one: 3 beams, no repeated 3-grams), batch_decode with special tokens.
+    The adapter's raw text is that decode without the decoder start token; its point is postprocess's pixel."""
+    import tinymodels
+    import torch
+
+    from pytest_uiground.models.base import ModelOptions
+    from pytest_uiground.models.florence import create_tinyclick
+
+    adapter = create_tinyclick(ModelOptions(name="tinyclick", path=str(tiny_models["florence2"])))
+    assert adapter.model.generation_config.num_beams == tinymodels.FLORENCE2_NUM_BEAMS
+    sample = _one_sample(320, 200)
+    image = sample.image.load()  # type: ignore[attr-defined]
+    text = ("What to do to execute the command? " + "  Click the SAVE button ".strip()).lower()
+    inputs = adapter.processor(images=image, text=text, return_tensors="pt", do_resize=True)
+    with torch.inference_mode(), warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="Using the model-agnostic default `max_length`")
+        official = adapter.processor.batch_decode(adapter.model.generate(**inputs), skip_special_tokens=False)[0]
+    (pred,) = adapter.predict([sample])
+    assert official.startswith("</s>") and "</s>" + pred.raw == official
+
+
+def test_resolve_dtype_uses_the_official_dtype_on_a_gpu_only() -> None:
+    from pytest_uiground.models.hf import resolve_dtype
+    from pytest_uiground.options import OPTIONS
+
+    assert resolve_dtype(None, "cuda:0", "float16") == "float16"  # UGround's README
+    assert resolve_dtype(None, "cuda", "auto") == "bfloat16"
+    assert resolve_dtype(None, "cpu", "float16") == "float32"
+    assert resolve_dtype("bfloat16", "cpu", "float16") == "bfloat16"  # given wins
+    assert resolve_dtype("auto", "cuda:1", "float16") == "bfloat16"
+    defaults = {o.flag: o.default for o in OPTIONS}
+    assert defaults["--uiground-dtype"] is None and defaults["--uiground-max-new-tokens"] is None
+
+
+def test_openai_client_uses_the_family_limits(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pytest_uiground.models.base import ModelOptions
+    from pytest_uiground.models.openai_client import create
+
+    monkeypatch.setenv("OPENAI_API_KEY", "EMPTY")
+
+    def client(parser: str, **kw: object) -> object:
+        return create(ModelOptions(name="openai", api_base="http://127.0.0.1:9/v1", served_model="m", parser=parser,
+                                   **kw))  # type: ignore[arg-type]
+
+    uitars = client("uitars")
+    assert uitars.generation["max_tokens"] == 400  # type: ignore[attr-defined]
+    assert uitars.resize.min_pixels == 100 * 28 * 28  # type: ignore[attr-defined]
+    assert "UI-TARS" in uitars.fingerprint()["resize"]["source"]  # type: ignore[attr-defined]
+    assert client("elam").generation["max_tokens"] == 2048  # type: ignore[attr-defined]
+    assert client("tinyclick").generation["max_tokens"] == 256  # type: ignore[attr-defined]
+    assert client("uitars", max_new_tokens=7).generation["max_tokens"] == 7  # type: ignore[attr-defined]
+    monkeypatch.setenv("UIGROUND_OPENAI_MIN_PIXELS", "3136")
+    assert client("uitars").resize.min_pixels == 3136  # type: ignore[attr-defined]
 
 
 def test_cropping_wraps_a_real_adapter_and_maps_its_answers(tiny_models: dict[str, Path]) -> None:
@@ -138,3 +300,18 @@ def test_cropping_wraps_a_real_adapter_and_maps_its_answers(tiny_models: dict[st
             assert 0.0 <= pred.point.x <= 1.0 and 0.0 <= pred.point.y <= 1.0
     assert model.fingerprint()["cropping"] == "screenseeker"
     assert len(model.log) == sum(p.attempts or 0 for p in preds)
+
+
+@pytest.mark.parametrize("name", ["elam", "molmo"])
+def test_molmo_family_generates_2048_tokens_as_the_elam_card(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    """ELAM card: GenerationConfig(max_new_tokens=2048, stop_strings="<|endoftext|>"); 256 cut step-by-step
+    verdicts before their point. (Molmo's remote code cannot load on this transformers, so loading is stubbed.)"""
+    from pytest_uiground.models import molmo
+    from pytest_uiground.models.base import ModelOptions
+
+    monkeypatch.setattr(molmo, "check_transformers", lambda version: False)
+    monkeypatch.setattr(molmo.Molmo, "_load", lambda self: (None, None))
+    create = molmo.create_elam if name == "elam" else molmo.create_molmo
+    model = create(ModelOptions(name=name))
+    assert model.generation == {"max_new_tokens": 2048, "stop_strings": "<|endoftext|>", "do_sample": False}
+    assert create(ModelOptions(name=name, max_new_tokens=64)).generation["max_new_tokens"] == 64

@@ -79,7 +79,7 @@ def _run(project: Project, outputs: Path, override: str) -> dict:  # type: ignor
 
 def test_suite_swaps_the_parser_by_family(project: Project) -> None:
     outputs = _outputs(project,
-    "<loc_{lx}><loc_{ly}>")  # TinyClick's format, replayed with --uiground-replay-parser uground
+    "click<loc_{lx}><loc_{ly}>")  # TinyClick's format, replayed with --uiground-replay-parser uground
     metric = _run(project, outputs, 'parser = "tinyclick"')
     assert metric["value"] == 100.0 and metric["format_errors"] == 0
 

@@ -118,20 +118,56 @@ def test_qwen3_vl_needs_no_model_input_size() -> None:
     assert not point("qwen3-vl", '{"point_2d": [500, 500]}', CTX).format_error
 
 
+def tinyclick_pixel(n: int, side: int) -> float:
+    """TinyClick's click pixel for bin ``n`` on a ``side``-pixel axis (``int(n / 1000 * side)`` in its
+    ``postprocess``), written with integer arithmetic, normalized."""
+    return (n * side // 1000) / side
+
+
 @pytest.mark.parametrize(("x", "y"), POINTS)
-def test_tinyclick_round_trip_both_dequantizations(x: float, y: float) -> None:
+def test_tinyclick_round_trip_floors_to_a_pixel_as_its_postprocess(x: float, y: float) -> None:
     nx, ny = min(999, int(x * 1000)), min(999, int(y * 1000))
-    text = f"</s><s>click<loc_{nx}><loc_{ny}></s>"
-    assert close(point("tinyclick", text, CTX).point, nx / 1000, ny / 1000, 1e-12)
-    assert close(point("tinyclick", text, CTX).point, x, y, 0.001 + 1e-12)
-    florence = point("tinyclick", text, CTX, loc_offset=FLORENCE2_LOC_OFFSET).point
-    assert close(florence, (nx + 0.5) / 1000, (ny + 0.5) / 1000, 1e-12)
+    w, h = CTX.image_size
+    want = (tinyclick_pixel(nx, w), tinyclick_pixel(ny, h))
+    # the full decode (TinyClick's main.py), the adapter's (no decoder start token), a replayed bare one
+    for text in (f"</s><s>click<loc_{nx}><loc_{ny}></s>", f"<s>click<loc_{nx}><loc_{ny}></s>",
+                 f"click<loc_{nx}><loc_{ny}>"):
+        assert close(point("tinyclick", text, CTX).point, *want, 1e-12), text
+    assert close(point("tinyclick", f"click<loc_{nx}><loc_{ny}>", CTX).point, x, y, 0.001 + 1 / h)
 
 
-def test_tinyclick_four_locs_are_a_box() -> None:
+def test_florence2_offset_reads_loc_runs_at_the_bin_centre() -> None:
+    text = "</s><s>click<loc_615><loc_406></s>"
+    got = point("tinyclick", text, CTX, loc_offset=FLORENCE2_LOC_OFFSET)
+    assert close(got.point, 0.6155, 0.4065, 1e-12)
+    box = point("tinyclick", "<loc_100><loc_200><loc_300><loc_400>", CTX, loc_offset=FLORENCE2_LOC_OFFSET)
+    assert box.box == pytest.approx(Box(0.1005, 0.2005, 0.3005, 0.4005))
+
+
+def test_tinyclick_box_gives_its_first_corner_not_the_centre() -> None:
     got = point("tinyclick", "click<loc_100><loc_200><loc_300><loc_400>", CTX)
-    assert got.box == pytest.approx(Box(0.1, 0.2, 0.3, 0.4))
-    assert close(got.point, 0.2, 0.3, 1e-12)
+    assert got.box is None and close(got.point, 0.1, 0.2, 1e-12)
+
+
+def test_tinyclick_first_adjacent_pair_anywhere_wins() -> None:
+    # odd runs and a non-adjacent first token: the first *adjacent* pair, as re.findall(...)[0]
+    assert close(point("tinyclick", "click<loc_1><loc_2><loc_3>", CTX).point, 0.001, 0.002, 1e-3)
+    got = point("tinyclick", "click<loc_500> <loc_7><loc_100><loc_200>", CTX)
+    assert close(got.point, tinyclick_pixel(7, 1920), tinyclick_pixel(100, 1080), 1e-12)
+
+
+@pytest.mark.parametrize(("text", "why"), [
+    ("</s><s>type hello<loc_100><loc_200></s>", "action 'type' is not 'click'"),
+    ("scroll<loc_100><loc_200>", "action 'scroll' is not 'click'"),
+    ("<loc_100><loc_200>", "action '<loc_100>' is not 'click'"),
+    ("</s><s> click<loc_100><loc_200></s>", "no '<action> ... <loc_N>' output"),  # a space: no match there either
+    ("click on OK", "no '<action> ... <loc_N>' output"),
+    ("click<loc_100> <loc_200>", "no adjacent <loc_x><loc_y> pair"),
+])
+def test_tinyclick_scores_only_clicks(text: str, why: str) -> None:
+    """Where TinyClick's postprocess returns action None / point (0, 0), a format error naming why."""
+    got = point("tinyclick", text, CTX)
+    assert got.format_error and got.point is None and why in got.note
 
 
 # --- the card's own rule (ELAM / Molmo) -------------------------------------------------
@@ -245,11 +281,6 @@ def test_malformed_or_empty_is_a_format_error(family: str, text: str) -> None:
         assert got.note == "empty output"
 
 
-def test_tinyclick_odd_loc_runs_are_rejected() -> None:
-    got = point("tinyclick", "click<loc_1><loc_2><loc_3>", CTX)
-    assert got.format_error and "3 adjacent" in got.note
-
-
 def test_unknown_family_and_task() -> None:
     with pytest.raises(ValueError, match="known: elam, molmo, uitars"):
         parse("elma", "", "point", CTX)
@@ -285,7 +316,9 @@ def test_verdict_rows_return_verdict_and_point(family: str) -> None:
         "qwen3-vl": '{"point_2d": [500, 250]}',
         "tinyclick": "<loc_500><loc_250>",
     }
-    got = parse(family, f"Step by step... FAILED. {points[family]}", "verdict", QWEN_CTX)
+    # TinyClick reads only an output that starts with its action
+    lead = "click FAILED " if family == "tinyclick" else "Step by step... FAILED. "
+    got = parse(family, f"{lead}{points[family]}", "verdict", QWEN_CTX)
     assert got.verdict == "failed" and not got.format_error
     assert close(got.point, 0.5, 0.25, 1e-3)
 

@@ -1,4 +1,5 @@
-"""Prompts: the card's strings verbatim, and one prompt for every family × task kind."""
+"""Prompts: every published prompt equals the string copied from its source (cited), and one prompt for
+every family × task kind."""
 
 from __future__ import annotations
 
@@ -16,6 +17,32 @@ CARD_EXPECTED_RESULT = (
     "Evaluate this statement about the image:\n'{user_request}'\nThink step by step, conclude whether the "
     "evaluation is 'PASSED' or 'FAILED' and point to the UI element that corresponds to this evaluation."
 )
+
+
+# bytedance/UI-TARS @582f3a7e, codes/ui_tars/prompt.py, GROUNDING_DOUBAO (lines 59-60), as the Python literal
+# evaluates (its "\n" escapes and a real newline before {instruction}); MMBench-GUI models/local_uitars.py has it too.
+UITARS_GROUNDING_DOUBAO = (
+    "You are a GUI agent. You are given a task and your action history, with screenshots. You need to perform the "
+    "next action to complete the task. \n\n## Output Format\n\nAction: ...\n\n\n## Action Space\n"
+    "click(point='<point>x1 y1</point>'')\n\n## User Instruction\n{instruction}"
+)
+# OSU-NLP-Group/UGround @3a9b9f2b, grounding/uground_qwen2vl_serve.py, format_openai_template (lines 34-43): the
+# f-string's text, which opens with a newline.
+UGROUND_SERVE = """
+Your task is to help the user identify the precise coordinates (x, y) of a specific area/element/object on the screen based on a description.
+
+- Your response should aim to point to the center or a representative point within the described area/element/object as accurately as possible.
+- If the description is unclear or ambiguous, infer the most relevant area or element based on its likely context or purpose.
+- Your answer should be a single string (x, y) corresponding to the point of the interest.
+
+Description: {description}
+
+Answer:"""  # noqa: E501
+
+
+def tinyclick_reference(text: str) -> str:
+    """SamsungLabs/TinyClick @f0ab94d1, tinyclick_utils.py, prepare_inputs (line 9)."""
+    return ("What to do to execute the command? " + text.strip()).lower()
 
 
 def sample(task: str, instruction: str = "Tap the Navigation icon") -> Sample:
@@ -39,17 +66,32 @@ def test_tinyclick_is_lowercased_command_template() -> None:
     assert got == "what to do to execute the command? click the save button"
 
 
-def test_uground_uses_the_card_template() -> None:
-    got = prompt_for("uground", sample("point", "the gear icon"))
-    assert got.startswith("Your task is to help the user identify the precise coordinates (x, y)")
-    assert got.endswith("Description: the gear icon\n\nAnswer:")
+@pytest.mark.parametrize("command", ["  Click OK  ", "Click the SAVE Button", "\ttap\n", "Öffnen Sie das Menü"])
+def test_tinyclick_equals_its_reference_and_strips_the_command(command: str) -> None:
+    for task in ("point", "detect", "verdict"):
+        assert prompt_for("tinyclick", sample(task, command)) == tinyclick_reference(command)
+    assert prompt_for("tinyclick", sample("point", "  Click OK  ")) == "what to do to execute the command? click ok"
 
 
-def test_uitars_asks_for_a_start_box_click() -> None:
-    got = prompt_for("uitars", sample("point", "open settings"))
-    assert got.startswith("You are a GUI agent.")
-    assert "click(start_box='<|box_start|>(x1,y1)<|box_end|>')" in got
-    assert got.endswith("## User Instruction\nopen settings")
+@pytest.mark.parametrize("instruction", ["the gear icon", "  spaces kept  ", "braces {x} and 'quotes'"])
+def test_uground_equals_the_serve_script_prompt(instruction: str) -> None:
+    got = prompt_for("uground", sample("point", instruction))
+    assert got == UGROUND_SERVE.format(description=instruction)
+    assert got.startswith("\nYour task is")  # the leading newline is part of it
+
+
+@pytest.mark.parametrize("instruction", ["open settings", "  Spaces kept  ", "braces {x} and 'quotes'"])
+def test_uitars_equals_grounding_doubao(instruction: str) -> None:
+    got = prompt_for("uitars", sample("point", instruction))
+    assert got == UITARS_GROUNDING_DOUBAO.format(instruction=instruction)
+    # the two details a retyped copy loses: the space before the blank line, the doubled quote
+    assert "complete the task. \n\n## Output Format" in got and "</point>'')" in got
+
+
+def test_uitars_verdict_reuses_the_official_header_and_action() -> None:
+    got = prompt_for("uitars", sample("verdict", "The radio shows FM"))
+    header = UITARS_GROUNDING_DOUBAO.split("## Output Format")[0]
+    assert got.startswith(header) and "click(point='<point>x1 y1</point>'')" in got
 
 
 def test_qwen_families_ask_for_point_2d_json() -> None:

@@ -284,6 +284,7 @@ def build_qwen2_5_vl(path: Path) -> Path:
 # Florence-2 keeps its real square input: 768x768 gives the real 24*24 + 1 = 577 image tokens. With the tiny
 # vision tower this costs ~0.1 s per generate on CPU, so there was no need to shrink it.
 FLORENCE2_IMAGE_SIZE = 768
+FLORENCE2_NUM_BEAMS = 3
 
 # Tokens the original Florence-2 processor adds to the BART vocabulary (in this order in the real checkpoints:
 # 50265 + 1024 = 51289 ids, then ``<image>``). ``<loc_0>``..``<loc_999>`` are the quantised coordinates that
@@ -420,6 +421,8 @@ def build_florence2(path: Path) -> Path:
         torch.manual_seed(0)
         model = Florence2ForConditionalGeneration(config).eval()
     _redraw_weights(model, std=0.5)
+    # Beam search as TinyClick's checkpoint decodes (issue 12: 3 beams, no repeated 3-grams; Florence-2's
+    # early stopping), so a plain generate(**inputs), as TinyClick's main.py calls it, runs the beam path.
     model.generation_config = GenerationConfig(
         bos_token_id=tokenizer.bos_token_id,
         eos_token_id=tokenizer.eos_token_id,
@@ -427,6 +430,9 @@ def build_florence2(path: Path) -> Path:
         decoder_start_token_id=tokenizer.eos_token_id,
         forced_eos_token_id=tokenizer.eos_token_id,
         do_sample=False,
+        num_beams=FLORENCE2_NUM_BEAMS,
+        no_repeat_ngram_size=3,
+        early_stopping=True,
     )
     return _save(model, processor, path)
 

@@ -27,8 +27,10 @@ class ModelOptions:
     device: str = "cpu"
     batch_size: int = 1
     worker_id: str = "master"
-    dtype: str = "auto"
-    max_new_tokens: int = 256
+    dtype: str | None = None
+    """None: not given, so the adapter applies its model's official dtype."""
+    max_new_tokens: int | None = None
+    """None: not given, so the adapter applies its model's official generation limit."""
     predictions: str | None = None
     replay_parser: str | None = None
     api_base: str | None = None

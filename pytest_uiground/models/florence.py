@@ -16,21 +16,31 @@ releases that remote code supports (4.x); native checkpoints load natively.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from .base import ModelLoadError, ModelOptions
 from .hf import HFVisionModel
 
-_STRIP = re.compile(r"</?s>|<pad>")
-
 
 class TinyClick(HFVisionModel):
+    """TinyClick as SamsungLabs/TinyClick ``main.py`` runs it.
+
+    float32 (``from_pretrained`` without a dtype) and ``model.generate(**inputs)`` with no
+    settings, so the checkpoint's generation_config (beam search) decides everything;
+    only ``--uiground-max-new-tokens``, when given, is passed. The decoder output is
+    decoded with its special tokens (``batch_decode(..., skip_special_tokens=False)``) and
+    read by TinyClick's ``postprocess`` rule (:mod:`.parsers`).
+    """
+
     name = "tinyclick"
     family = "tinyclick"
     default_hub_id = "Samsung/TinyClick"
+    default_dtype = "float32"
+    dtype_source = "SamsungLabs/TinyClick main.py: from_pretrained without torch_dtype (float32)"
+    generation_defaults: ClassVar[dict[str, Any]] = {}
+    generation_source = "SamsungLabs/TinyClick main.py: model.generate(**inputs), the checkpoint's generation_config"
 
     def load(self) -> tuple[Any, Any]:
         config = Path(self.path) / "config.json"
@@ -72,8 +82,10 @@ class TinyClick(HFVisionModel):
         return output[:, 1:]
 
     def decode(self, tokens: Any) -> list[str]:
-        texts = self.processor.batch_decode(tokens, skip_special_tokens=False)  # keep <loc_N>
-        return [_STRIP.sub("", t).strip() for t in texts]
+        """The new tokens as TinyClick decodes them (special tokens kept: ``<s>``, ``<loc_N>``,
+        ``</s>``); only the ``<pad>`` that batching adds after a shorter row is removed."""
+        texts = self.processor.batch_decode(tokens, skip_special_tokens=False)
+        return [t.replace("<pad>", "") for t in texts]
 
 
 def create_tinyclick(options: ModelOptions) -> TinyClick:

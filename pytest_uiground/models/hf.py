@@ -3,9 +3,11 @@
 One class does what every native ``transformers`` family needs: resolve
 ``--model-path`` (a hub id or a local directory, honouring ``HF_HUB_OFFLINE`` and the
 local cache), place the model on this worker's device with the right dtype, build a
-left-padded batch, generate greedily, decode only the new tokens, notice generations
-cut off by ``--uiground-max-new-tokens``, and parse each output with the family's parser
-using the input size the processor really used. Families override only the hooks
+left-padded batch, generate with each model's official settings (greedy unless its
+official code says otherwise; dtype and answer length per model unless given on the
+command line), decode only the new tokens, notice generations cut off by the limit,
+and parse each output with the family's parser using the input size the processor
+really used. Families override only the hooks
 that differ (prompt wrapping, input sizes, decoding).
 
 torch and transformers are imported inside methods: importing this module is cheap.
@@ -16,9 +18,10 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from pytest_uiground.prediction import Prediction
 from pytest_uiground.sample import Sample
@@ -50,8 +53,17 @@ def resolve_model_path(spec: str) -> str:
     return spec
 
 
-def resolve_dtype(spec: str, device: str) -> str:
-    """``auto`` is bfloat16 on a GPU and float32 on the CPU (bf16 matmuls are slow there)."""
+def resolve_dtype(spec: str | None, device: str, default: str = "auto") -> str:
+    """The dtype to load the weights in.
+
+    ``spec`` is ``--uiground-dtype`` (``None`` when not given): ``auto`` is bfloat16 on a GPU
+    and float32 on the CPU (bf16 matmuls are slow there). Not given, the model's official
+    ``default`` applies on a GPU, where the official code ran; elsewhere float32.
+    """
+    if spec is None:
+        if not device.startswith("cuda"):
+            return "float32"
+        spec = default
     if spec != "auto":
         return spec
     return "bfloat16" if device.startswith("cuda") else "float32"
@@ -69,6 +81,12 @@ class HFVisionModel(ModelAdapter):
     default_hub_id = ""
     trust_remote_code = False
     overrides: Overrides = NONE
+    default_dtype = "auto"
+    """The dtype of the model's official inference code, used on a GPU without ``--uiground-dtype``."""
+    dtype_source = "project: the checkpoint's own precision (bfloat16)"
+    generation_defaults: ClassVar[dict[str, Any]] = {"do_sample": False, "num_beams": 1}
+    """Explicit ``generate`` settings; the checkpoint's generation_config supplies every other one."""
+    generation_source = "project: greedy decoding"
 
     def use_overrides(self, overrides: Overrides) -> None:
         """The running suite's prompt/preprocess/parser overrides for this model."""
@@ -78,13 +96,31 @@ class HFVisionModel(ModelAdapter):
         self.options = options
         self.path = resolve_model_path(options.path or self.default_hub_id)
         self.device = resolve_device(options.device, options.worker_id)
-        self.dtype = resolve_dtype(options.dtype, self.device)
-        self.generation: dict[str, Any] = {
-            "max_new_tokens": options.max_new_tokens, "do_sample": False, "num_beams": 1,
-        }
+        self.dtype = resolve_dtype(options.dtype, self.device, self.default_dtype)
         self.processor, self.model = self.load()
         self.family = self.choose_family()
+        self.generation = self.generation_settings(options.max_new_tokens)
         self._fingerprint: dict[str, Any] | None = None
+
+    def generation_settings(self, max_new_tokens: int | None) -> dict[str, Any]:
+        """What ``generate`` is given: the class's explicit settings and the family's official
+        answer length (:data:`prompts.MAX_NEW_TOKENS`) unless ``--uiground-max-new-tokens`` is set."""
+        limit = max_new_tokens if max_new_tokens is not None else prompts.MAX_NEW_TOKENS[self.family].max_new_tokens
+        settings = dict(self.generation_defaults)
+        if limit is not None:
+            settings["max_new_tokens"] = limit
+        return settings
+
+    def sources(self) -> dict[str, str]:
+        """Where each applied setting comes from (recorded in the fingerprint)."""
+        given = self.options
+        return {
+            "dtype": "--uiground-dtype" if given.dtype is not None else (
+                self.dtype_source if self.device.startswith("cuda") else "not on a GPU: float32"),
+            "max_new_tokens": "--uiground-max-new-tokens" if given.max_new_tokens is not None
+            else prompts.MAX_NEW_TOKENS[self.family].source,
+            "generation": self.generation_source,
+        }
 
     # -- loading -------------------------------------------------------------
     def load(self) -> tuple[Any, Any]:
@@ -149,7 +185,9 @@ class HFVisionModel(ModelAdapter):
         if "pixel_values" in inputs and inputs["pixel_values"].is_floating_point():
             inputs["pixel_values"] = inputs["pixel_values"].to(getattr(torch, self.dtype))
         pad = self.processor.tokenizer.pad_token_id
-        with torch.inference_mode():
+        with torch.inference_mode(), warnings.catch_warnings():
+            if "max_new_tokens" not in self.generation:  # the official call leaves the limit to the checkpoint
+                warnings.filterwarnings("ignore", message="Using the model-agnostic default `max_length`")
             output = self.model.generate(**inputs, **self.generation, pad_token_id=pad)
         new = self.new_tokens(output, inputs)
         outputs = self.decode(new)
@@ -159,15 +197,23 @@ class HFVisionModel(ModelAdapter):
         return [self.to_prediction(s, img, text, size, cut)
                 for s, img, text, size, cut in zip(samples, images, outputs, sizes, truncated, strict=True)]
 
+    def token_limit(self) -> int | None:
+        """How many new tokens ``generate`` may produce (given, else the checkpoint's setting)."""
+        limit = self.generation.get("max_new_tokens", self.model.generation_config.max_new_tokens)
+        return int(limit) if limit is not None else None
+
     def truncated(self, new: Any) -> list[bool]:
         """Rows that used every allowed token without emitting an end-of-sequence token."""
+        limit = self.token_limit()
         eos = self.model.generation_config.eos_token_id
         eos_ids = set(eos if isinstance(eos, list) else [eos]) - {None}
         pad = self.processor.tokenizer.pad_token_id
         out = []
         for row in new.tolist():
             real = [t for t in row if t != pad]
-            out.append(len(real) >= self.generation["max_new_tokens"] and not (eos_ids & set(real)))
+            # without a known limit (the checkpoint's max_length, counted differently across
+            # transformers versions) a row that never ended was cut off
+            out.append((limit is None or len(real) >= limit) and not (eos_ids & set(real)))
         return out
 
     def to_prediction(self, sample: Sample, image: Any, text: str, size: tuple[int, int] | None,
@@ -176,7 +222,9 @@ class HFVisionModel(ModelAdapter):
         parsed = self.overrides.parse(self.family, text, sample.task, ctx)
         raw = text
         if parsed.format_error and truncated:
-            raw = f"{text} [cut off at --uiground-max-new-tokens {self.generation['max_new_tokens']} without an answer]"
+            limit = self.token_limit()
+            where = f"--uiground-max-new-tokens {limit}" if limit is not None else "the checkpoint's max_length"
+            raw = f"{text} [cut off at {where} without an answer]"
         return parsers.to_prediction(parsed, raw)
 
     def cache_key(self, sample: Sample) -> dict[str, Any]:
@@ -206,6 +254,10 @@ class HFVisionModel(ModelAdapter):
             "device_type": self.device.split(":")[0],
             "transformers": transformers.__version__,
             "generation": self.generation,
+            # what generate merges in from the checkpoint (repetition penalty, beams, ...)
+            "generation_config": {k: v for k, v in self.model.generation_config.to_diff_dict().items()
+                                  if k != "transformers_version"},
+            "sources": self.sources(),
         }
 
     def _weight_files(self) -> list[list[Any]]:

@@ -89,9 +89,13 @@ class Molmo(ModelAdapter):
         self.options = options
         self.path = resolve_model_path(options.path or self.default_hub_id)
         self.device = resolve_device(options.device, options.worker_id)
-        self.dtype = resolve_dtype(options.dtype, self.device)
-        self.generation = {"max_new_tokens": options.max_new_tokens, "stop_strings": "<|endoftext|>",
-                           "do_sample": False}
+        # The card loads in bfloat16 and generates with GenerationConfig(max_new_tokens=2048,
+        # stop_strings="<|endoftext|>") (greedy: GenerationConfig's default).
+        self.dtype = resolve_dtype(options.dtype, self.device, "bfloat16")
+        limit = options.max_new_tokens
+        if limit is None:
+            limit = prompts.MAX_NEW_TOKENS[self.family].max_new_tokens
+        self.generation = {"max_new_tokens": limit, "stop_strings": "<|endoftext|>", "do_sample": False}
         self.processor, self.model = self._load()
 
     def _load(self) -> tuple[Any, Any]:
@@ -143,7 +147,11 @@ class Molmo(ModelAdapter):
 
         return {"model": self.name, "path": self.path, "config_sha256": _sha(self.model.config.to_dict()),
                 "revision": getattr(self.model.config, "_commit_hash", None), "dtype": self.dtype,
-                "transformers": transformers.__version__, "generation": self.generation}
+                "transformers": transformers.__version__, "generation": self.generation,
+                "sources": {"dtype": "--uiground-dtype" if self.options.dtype is not None else
+                            "ELAM card: torch_dtype='bfloat16' (float32 off a GPU)",
+                            "max_new_tokens": "--uiground-max-new-tokens" if self.options.max_new_tokens is not None
+                            else prompts.MAX_NEW_TOKENS[self.family].source}}
 
 
 class Elam(Molmo):

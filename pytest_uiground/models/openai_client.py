@@ -18,7 +18,8 @@ Options and why:
 * ``--uiground-concurrency N`` requests are in flight at once (a thread pool of N), and the
   model asks the harness for batches of N (``preferred_batch_size``) so the server
   stays saturated; results keep sample order.
-* Greedy and seeded (``temperature=0``, ``seed=0``, ``max_tokens=--uiground-max-new-tokens``):
+* Greedy and seeded (``temperature=0``, ``seed=0``, ``max_tokens=--uiground-max-new-tokens``, by
+  default the family's official limit, e.g. 400 for ``uitars`` as UI-TARS' README_deploy.md):
   the settings are part of the fingerprint and of every cache key.
 
 Retry policy, per sample (the harness is never asked to retry): 429, 5xx, timeouts,
@@ -38,7 +39,9 @@ HTTP answer again, so a dead server costs seconds, not retries x backoff per sam
 Absolute-pixel families (``uitars``, ``qwen-vl``) answer in pixels of the image as
 the server's processor resized it. The client cannot see that size, so it computes
 it with Qwen2.5-VL's ``smart_resize`` rule and the Qwen2.5-VL processor defaults
-(factor 28, min_pixels 4*28*28, max_pixels 16384*28*28). If the server runs with
+(factor 28, min_pixels 4*28*28, max_pixels 16384*28*28); for ``uitars``, UI-TARS' own
+limits (min_pixels 100*28*28, ``codes/ui_tars/action_parser.py``), which its parser
+converts with and which the server should be given (``--mm-processor-kwargs``). If the server runs with
 other limits (vLLM ``--mm-processor-kwargs '{"max_pixels": ...}'``, or a
 preprocessor_config.json with other values), set ``UIGROUND_OPENAI_MIN_PIXELS`` /
 ``UIGROUND_OPENAI_MAX_PIXELS`` to the same numbers; the assumption is written into
@@ -76,6 +79,7 @@ from pytest_uiground.sample import Sample
 
 from . import parsers, prompts
 from .base import ModelAdapter, ModelLoadError, ModelOptions
+from .qwen import UITARS_MAX_PIXELS, UITARS_MIN_PIXELS
 
 if TYPE_CHECKING:
     import openai
@@ -87,6 +91,8 @@ DEFAULT_MIN_PIXELS = 4 * 28 * 28
 """Qwen2.5-VL processor default (preprocessor_config.json ``min_pixels`` = 3136)."""
 DEFAULT_MAX_PIXELS = 16384 * 28 * 28
 """Qwen2.5-VL processor default (preprocessor_config.json ``max_pixels`` = 12845056)."""
+UITARS_SOURCE = "UI-TARS codes/ui_tars/action_parser.py MIN_PIXELS/MAX_PIXELS"
+"""``uitars``: UI-TARS' own limits (100*28*28 .. 16384*28*28), which its parser converts with."""
 MIN_PIXELS_ENV = "UIGROUND_OPENAI_MIN_PIXELS"
 MAX_PIXELS_ENV = "UIGROUND_OPENAI_MAX_PIXELS"
 BACKOFF_ENV = "UIGROUND_OPENAI_BACKOFF_S"
@@ -171,10 +177,18 @@ class ResizeRule:
         }
 
 
-def resize_rule_from_env(environ: Mapping[str, str] | None = None) -> ResizeRule:
-    """The resize assumption: the Qwen2.5-VL defaults, or the ``UIGROUND_OPENAI_*_PIXELS`` overrides."""
+def default_resize_rule(parser: str | None) -> ResizeRule:
+    """The family's resize: UI-TARS' constants for ``uitars``, the Qwen2.5-VL defaults otherwise."""
+    if parser == "uitars":
+        return ResizeRule(UITARS_MIN_PIXELS, UITARS_MAX_PIXELS, RESIZE_FACTOR, UITARS_SOURCE)
+    return ResizeRule()
+
+
+def resize_rule_from_env(environ: Mapping[str, str] | None = None, *, parser: str | None = None) -> ResizeRule:
+    """The resize assumption: the family's defaults, or the ``UIGROUND_OPENAI_*_PIXELS`` overrides."""
     env = os.environ if environ is None else environ
-    values = {"min_pixels": DEFAULT_MIN_PIXELS, "max_pixels": DEFAULT_MAX_PIXELS}
+    base = default_resize_rule(parser)
+    values = {"min_pixels": base.min_pixels, "max_pixels": base.max_pixels}
     overridden = []
     for key, var in (("min_pixels", MIN_PIXELS_ENV), ("max_pixels", MAX_PIXELS_ENV)):
         text = env.get(var, "").strip()
@@ -192,7 +206,7 @@ def resize_rule_from_env(environ: Mapping[str, str] | None = None) -> ResizeRule
             f"min_pixels {values['min_pixels']} > max_pixels {values['max_pixels']} "
             f"(check {MIN_PIXELS_ENV} and {MAX_PIXELS_ENV})"
         )
-    source = "environment: " + ", ".join(overridden) if overridden else ResizeRule.source
+    source = "environment: " + ", ".join(overridden) if overridden else base.source
     return ResizeRule(values["min_pixels"], values["max_pixels"], RESIZE_FACTOR, source)
 
 
@@ -370,7 +384,7 @@ class OpenAIChatModel(ModelAdapter):
         self.served_model, self.parser, self.api_key_env = served_model, parser, api_key_env
         self.concurrency, self.request_timeout, self.max_retries = concurrency, request_timeout, max_retries
         self.preferred_batch_size = concurrency
-        self.resize = (resize or ResizeRule()) if parser in NEEDS_INPUT_SIZE else None
+        self.resize = (resize or default_resize_rule(parser)) if parser in NEEDS_INPUT_SIZE else None
         self.backoff_base_s, self.backoff_cap_s = backoff_base_s, backoff_cap_s
         self.retry_after_cap_s = retry_after_cap_s
         self.seed = seed
@@ -658,14 +672,17 @@ def create(options: ModelOptions) -> OpenAIChatModel:
                              "of seconds")
     if options.concurrency < 1:
         raise ModelLoadError(f"--uiground-concurrency {options.concurrency} must be 1 or more")
-    resize = resize_rule_from_env()
+    resize = resize_rule_from_env(parser=options.parser)
+    # not given: the family's official answer length (prompts.MAX_NEW_TOKENS; 256 where the
+    # family leaves it to the checkpoint, which a server does not expose)
+    max_new_tokens = options.max_new_tokens or prompts.MAX_NEW_TOKENS[options.parser].max_new_tokens or 256
     backoff = _backoff_from_env()
     var = options.api_key_env
     key = api_key_from_env(var, who="--model openai", option="--uiground-api-key-env")
     try:
         return OpenAIChatModel(
             api_base=options.api_base, api_key=key, served_model=options.served_model, parser=options.parser,
-            max_new_tokens=options.max_new_tokens, concurrency=options.concurrency,
+            max_new_tokens=max_new_tokens, concurrency=options.concurrency,
             request_timeout=options.request_timeout, max_retries=options.max_retries, api_key_env=var,
             resize=resize, backoff_base_s=backoff,
         )

@@ -24,10 +24,11 @@ from pytest_uiground.sample import TASK_KINDS
 FAMILIES: tuple[str, ...] = ("elam", "molmo", "uitars", "uground", "qwen-vl", "qwen3-vl", "tinyclick")
 
 TINYCLICK_LOC_OFFSET = 0.0
-"""TinyClick's own post-processing dequantizes ``<loc_N>`` as ``N / 1000``: the default,
-because published TinyClick numbers came from that code."""
+"""TinyClick's own post-processing dequantizes ``<loc_N>`` as ``N / 1000`` (then floors to a
+pixel): the default, because published TinyClick numbers came from that code."""
 FLORENCE2_LOC_OFFSET = 0.5
-"""transformers' Florence-2 post-processor uses the bin centre ``(N + 0.5) / 1000``."""
+"""transformers' Florence-2 post-processor uses the bin centre ``(N + 0.5) / 1000``; passing it
+reads other Florence-2 models' ``<loc_N>`` runs (boxes included) instead of TinyClick's rule."""
 
 _LOC_BINS = 1000
 _TOLERANCE = 1.0  # units of the family's own scale accepted beyond the edges (rounding)
@@ -189,15 +190,53 @@ def _coords_pixels(text: str, ctx: ParseContext, *, strict_card: bool, loc_offse
     return coords
 
 
+# SamsungLabs/TinyClick tinyclick_utils.py ``postprocess``: its two patterns, verbatim.
+TINYCLICK_ACTION_RE = re.compile(r"</s><s>(<[^>]+>|[^<\s]+)\s*([^<]*?)(<loc_\d+>.*)")
+TINYCLICK_POINT_RE = re.compile(r"<loc_(\d+)><loc_(\d+)>")
+
+
 def _coords_tinyclick(text: str, ctx: ParseContext, *, strict_card: bool, loc_offset: float) -> _Coords:
-    """Florence-2/TinyClick ``<loc_N>`` bins: 2 adjacent tokens a point, 4 a box."""
+    """TinyClick's own ``postprocess`` (SamsungLabs/TinyClick ``tinyclick_utils.py``).
+
+    The action right after ``</s><s>`` must be ``click``; the click point is the *first*
+    adjacent ``<loc_x><loc_y>`` pair anywhere (for a 4-token box, its first corner),
+    floored to a pixel of the original image: ``int(x / 1000 * W)``. Where that code
+    returns ``(0, 0)`` (no match, another action) this is a format error with the reason,
+    a miss either way. The adapter's text starts with ``<s>`` (the decoder start ``</s>``
+    is not decoded); replayed outputs may lack both, so the missing prefix is restored
+    before matching. A non-zero ``loc_offset`` selects :func:`_coords_florence2` instead.
+    """
+    if loc_offset != TINYCLICK_LOC_OFFSET:
+        return _coords_florence2(text, ctx, strict_card=strict_card, loc_offset=loc_offset)
+    if not text.startswith("</s><s>"):
+        text = ("</s>" if text.startswith("<s>") else "</s><s>") + text
+    m = TINYCLICK_ACTION_RE.search(text)
+    if m is None:
+        return _Coords(error="no '<action> ... <loc_N>' output (TinyClick's postprocess: action None, (0, 0))")
+    if m.group(1) != "click":
+        return _Coords(error=f"action {m.group(1)!r} is not 'click' (TinyClick's postprocess scores only "
+                             "clicks: (0, 0))")
+    pair = TINYCLICK_POINT_RE.search(text)
+    if pair is None:
+        return _Coords(error="no adjacent <loc_x><loc_y> pair (TinyClick's postprocess: (0, 0))")
+    bx, by = int(pair.group(1)), int(pair.group(2))
+    if max(bx, by) > _LOC_BINS:  # the last bin is 999; 1000 is within the rounding tolerance
+        return _Coords(error=f"<loc_{max(bx, by)}> is beyond the 1000 bins: {_mixup_hint('loc bins')}")
+    w, h = ctx.image_size
+    px, py = int(bx / _LOC_BINS * w), int(by / _LOC_BINS * h)  # TinyClick's pixel, as it computes it
+    return _Coords(point=clip_point(Point(px / w, py / h)))
+
+
+def _coords_florence2(text: str, ctx: ParseContext, *, strict_card: bool, loc_offset: float) -> _Coords:
+    """Other Florence-2 models: the first run of adjacent ``<loc_N>`` tokens, 2 a point, 4 a box
+    (its centre), dequantized as ``(N + loc_offset) / 1000`` (transformers' post-processor: 0.5)."""
     m = _LOC_RUN_RE.search(text)
     if m is None:
         return _Coords(error="no <loc_N> tokens found")
     bins = [int(v) for v in re.findall(r"<loc_(\d+)>", m.group(0))]
     if len(bins) not in (2, 4):
         return _Coords(error=f"{len(bins)} adjacent <loc_N> tokens: expected 2 (point) or 4 (box)")
-    if max(bins) > _LOC_BINS:  # the last bin is 999; 1000 is within the rounding tolerance
+    if max(bins) > _LOC_BINS:
         return _Coords(error=f"<loc_{max(bins)}> is beyond the 1000 bins: {_mixup_hint('loc bins')}")
     values = [(b + loc_offset) * 1000.0 / _LOC_BINS for b in bins]
     return _to_coords(values, 1000.0, 1000.0, "loc bins")

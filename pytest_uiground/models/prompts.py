@@ -5,12 +5,15 @@ reproduces with the prompt it was measured with. Where a model card or reference
 script publishes a prompt it is copied verbatim and says where from; everything else
 is the project's own wording and is marked "project wording" so that nobody mistakes
 it for the model author's. Each family's prompt asks for the coordinate form that
-:mod:`pytest_uiground.models.parsers` reads for that family.
+:mod:`pytest_uiground.models.parsers` reads for that family. :data:`MAX_NEW_TOKENS` holds
+each family's answer length, from the same official code where it sets one, because a
+limit that cuts a "think step by step" answer before its point changes the score too.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from pytest_uiground.sample import TASK_KINDS, Sample
 
@@ -42,13 +45,15 @@ def molmo_point(instruction: str) -> str:
 
 
 def uground_point(instruction: str) -> str:
-    """UGround-V1 model card template (verbatim, without the f-string's leading newline).
+    """UGround-V1's grounding prompt, verbatim with its leading newline.
 
-    It does not state the 0..1000 range: UGround (Qwen2-VL) answers in it by training,
-    and adding words would make it a different prompt from the one published numbers used.
+    Source: OSU-NLP-Group/UGround ``grounding/uground_qwen2vl_serve.py`` ``format_openai_template``
+    (an f-string that opens with a newline), the API mode whose scores the UGround README reports.
+    It does not state the 0..1000 range: UGround (Qwen2-VL) answers in it by training. The
+    newline matters: it is a token between ``<|vision_end|>`` and the text.
     """
     return (
-        "Your task is to help the user identify the precise coordinates (x, y) of a specific "
+        "\nYour task is to help the user identify the precise coordinates (x, y) of a specific "
         "area/element/object on the screen based on a description.\n\n"
         "- Your response should aim to point to the center or a representative point within the described "
         "area/element/object as accurately as possible.\n"
@@ -59,35 +64,35 @@ def uground_point(instruction: str) -> str:
     )
 
 
-_UITARS_HEADER = (
-    "You are a GUI agent. You are given a task and your action history, with screenshots. "
-    "You need to perform the next action to complete the task.\n\n"
+UITARS_GROUNDING = (
+    "You are a GUI agent. You are given a task and your action history, with screenshots. You need to perform "
+    "the next action to complete the task. \n\n## Output Format\n\nAction: ...\n\n\n## Action Space\n"
+    "click(point='<point>x1 y1</point>'')\n\n## User Instruction\n{instruction}"
 )
-_UITARS_CLICK = "click(start_box='<|box_start|>(x1,y1)<|box_end|>')"
+"""bytedance/UI-TARS ``codes/ui_tars/prompt.py`` ``GROUNDING_DOUBAO``, verbatim (also MMBench-GUI
+``models/local_uitars.py``): note the space before ``\\n\\n## Output Format`` and the doubled closing
+quote in ``</point>''``, both part of the published prompt."""
+_UITARS_HEADER = UITARS_GROUNDING.split("## Output Format")[0]
+_UITARS_CLICK = "click(point='<point>x1 y1</point>'')"
 
 
 def uitars_point(instruction: str) -> str:
-    """UI-TARS grounding template: its header, an ``Action:``-only output, one click action.
+    """UI-TARS-1.5's grounding prompt (:data:`UITARS_GROUNDING`), the instruction as given (no strip).
 
-    The structure is that of UI-TARS' published GROUNDING template; the action is
-    written in the ``start_box`` form of its COMPUTER_USE template (the 1.5 README's
-    grounding template writes ``click(point='<point>x1 y1</point>')``; the parser
-    reads both). Coordinates are absolute pixels of the smart-resized input.
+    The answer is ``click(point='<point>x y</point>')`` in absolute pixels of the smart-resized
+    input (the ``uitars`` adapter resizes with UI-TARS' own pixel limits).
     """
-    return (
-        f"{_UITARS_HEADER}## Output Format\n\nAction: ...\n\n\n## Action Space\n{_UITARS_CLICK}\n\n"
-        f"## User Instruction\n{instruction}"
-    )
+    return UITARS_GROUNDING.format(instruction=instruction)
 
 
 def tinyclick(instruction: str) -> str:
-    """TinyClick's own prompt (verbatim): the command appended and everything lowercased.
+    """TinyClick's own prompt (verbatim): the command stripped, appended and everything lowercased.
 
-    TinyClick has this one prompt for every task; for a verdict row it grounds the
-    statement (as the card's TinyClick row did) and cannot give a verdict, which the
-    parser reports as a format error.
+    Source: SamsungLabs/TinyClick ``tinyclick_utils.py`` ``prepare_inputs``. TinyClick has this one
+    prompt for every task; for a verdict row it grounds the statement (as the card's TinyClick row
+    did) and cannot give a verdict, which the parser reports as a format error.
     """
-    return ("What to do to execute the command? " + instruction).lower()
+    return ("What to do to execute the command? " + instruction.strip()).lower()
 
 
 # --- project wording --------------------------------------------------------------------
@@ -111,7 +116,8 @@ def _evaluate(statement: str) -> str:
 
 
 def uitars_verdict(statement: str) -> str:
-    """Project wording in UI-TARS' template: the verdict in ``Thought``, the element as a click."""
+    """Project wording in UI-TARS' grounding template (its header and action line, verbatim):
+    the verdict in ``Thought``, the element as a click."""
     return (
         f"{_UITARS_HEADER}## Output Format\n\nThought: ...\nAction: ...\n\n\n## Action Space\n{_UITARS_CLICK}\n\n"
         "## Note\n- In `Thought`, conclude whether the statement is 'PASSED' or 'FAILED'.\n"
@@ -152,6 +158,33 @@ def answer(instruction: str) -> str:
 def vqa(instruction: str) -> str:
     """Free-text questions (driving VQA): the question as asked; a judge reads the answer."""
     return instruction
+
+
+# --- how long an answer each family may be ----------------------------------------------
+
+
+@dataclass(frozen=True)
+class Limit:
+    """A family's default ``max_new_tokens`` (``None``: the checkpoint's generation_config decides)
+    and where the number comes from; ``--uiground-max-new-tokens`` replaces it."""
+
+    max_new_tokens: int | None
+    source: str
+
+
+MAX_NEW_TOKENS: dict[str, Limit] = {
+    "elam": Limit(2048, "ELAM card: GenerationConfig(max_new_tokens=2048, stop_strings='<|endoftext|>')"),
+    "molmo": Limit(2048, "the ELAM card's limit (ELAM-7B is a Molmo-7B-D fine-tune): step-by-step verdicts "
+                         "need it"),
+    "uitars": Limit(400, "bytedance/UI-TARS README_deploy.md: max_tokens=400 (MMBench-GUI's "
+                         "config_local_uitars.json uses 512)"),
+    "uground": Limit(256, "project: UGround's uground_qwen2vl_serve.py sets no max_tokens; its '(x, y)' "
+                          "answer needs ~10 tokens"),
+    "qwen-vl": Limit(256, "project: the Qwen2.5-VL README examples use 128, short for verdict prompts"),
+    "qwen3-vl": Limit(256, "project: as qwen-vl"),
+    "tinyclick": Limit(None, "SamsungLabs/TinyClick main.py: model.generate(**inputs) with no settings, so "
+                             "the checkpoint's generation_config applies"),
+}
 
 
 # --- dispatch -----------------------------------------------------------------------
