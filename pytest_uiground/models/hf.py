@@ -13,10 +13,13 @@ torch and transformers are imported inside methods: importing this module is che
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
+import threading
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +60,21 @@ def resolve_dtype(spec: str, device: str) -> str:
     return "bfloat16" if device.startswith("cuda") else "float32"
 
 
+@dataclass
+class PreparedBatch:
+    """A batch ready for the device: the processor's CPU tensors and what parsing needs.
+
+    Only image sizes are kept, not the decoded images, so a prepared batch waiting in the
+    harness's queue holds the tensors and nothing else."""
+
+    samples: list[Sample]
+    inputs: Any
+    image_sizes: list[tuple[int, int]]
+    input_sizes: list[tuple[int, int] | None]
+    overrides: Overrides
+    processor_ms: float = 0.0
+
+
 def _sha(data: Any) -> str:
     return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
@@ -85,6 +103,8 @@ class HFVisionModel(ModelAdapter):
         self.processor, self.model = self.load()
         self.family = self.choose_family()
         self._fingerprint: dict[str, Any] | None = None
+        self._prepare_lock = threading.Lock()
+        self._prep_copy: Any = None
 
     # -- loading -------------------------------------------------------------
     def load(self) -> tuple[Any, Any]:
@@ -114,15 +134,16 @@ class HFVisionModel(ModelAdapter):
     def prompt(self, sample: Sample) -> str:
         return self.overrides.prompt(sample, lambda s: prompts.prompt_for(self.family, s))
 
-    def encode(self, texts: Sequence[str], images: Sequence[Any]) -> Any:
+    def encode(self, texts: Sequence[str], images: Sequence[Any], processor: Any = None) -> Any:
+        processor = processor or self.processor
         chats = [
-            self.processor.apply_chat_template(
+            processor.apply_chat_template(
                 [{"role": "user", "content": [{"type": "image"}, {"type": "text", "text": t}]}],
                 tokenize=False, add_generation_prompt=True,
             )
             for t in texts
         ]
-        return self.processor(text=chats, images=list(images), padding=True, return_tensors="pt")
+        return processor(text=chats, images=list(images), padding=True, return_tensors="pt")
 
     def input_sizes(self, inputs: Any, images: Sequence[Any]) -> list[tuple[int, int] | None]:
         """The (width, height) each image had when the model saw it, where parsing needs it."""
@@ -139,13 +160,30 @@ class HFVisionModel(ModelAdapter):
         return [t.strip() for t in self.processor.batch_decode(tokens, skip_special_tokens=True)]
 
     # -- the Model protocol ----------------------------------------------------
-    def predict(self, samples: Sequence[Sample]) -> list[Prediction]:
+    prepares = True
+
+    def prepare(self, samples: Sequence[Sample]) -> PreparedBatch:
+        """The CPU half of :meth:`predict`: decode, preprocess, prompt, processor (resize,
+        patches, chat template, tokenizer). Runs in the harness's background thread while
+        the previous batch generates, so it uses its own processor copy (a tokenizer is
+        not safe to use from two threads at once) and holds a lock (the harness may call
+        :meth:`predict` on its own thread too)."""
+        overrides = self.overrides  # the suite's, fixed for this batch
+        with self._prepare_lock:
+            images = [overrides.image(s.image.load()) for s in samples]
+            texts = [self.prompt(s) for s in samples]
+            t0 = time.perf_counter()
+            inputs = self.encode(texts, images, processor=self._prep_processor())
+            sizes = self.input_sizes(inputs, images)
+        return PreparedBatch(list(samples), inputs, [img.size for img in images], sizes, overrides,
+                             (time.perf_counter() - t0) * 1000)
+
+    def generate(self, prepared: PreparedBatch) -> list[Prediction]:
+        """The device half of :meth:`predict`: copy to the device, ``generate``, decode, parse."""
         import torch
 
-        images = [self.overrides.image(s.image.load()) for s in samples]
-        texts = [self.prompt(s) for s in samples]
         t0 = time.perf_counter()
-        inputs = self.encode(texts, images).to(self.device)
+        inputs = prepared.inputs.to(self.device)
         if "pixel_values" in inputs and inputs["pixel_values"].is_floating_point():
             inputs["pixel_values"] = inputs["pixel_values"].to(getattr(torch, self.dtype))
         pad = self.processor.tokenizer.pad_token_id
@@ -153,11 +191,19 @@ class HFVisionModel(ModelAdapter):
             output = self.model.generate(**inputs, **self.generation, pad_token_id=pad)
         new = self.new_tokens(output, inputs)
         outputs = self.decode(new)
-        sizes = self.input_sizes(inputs, images)
         truncated = self.truncated(new)
-        self.last_generate_ms = (time.perf_counter() - t0) * 1000
-        return [self.to_prediction(s, img, text, size, cut)
-                for s, img, text, size, cut in zip(samples, images, outputs, sizes, truncated, strict=True)]
+        self.last_generate_ms = prepared.processor_ms + (time.perf_counter() - t0) * 1000
+        return [self.to_prediction(s, size, text, input_size, cut, prepared.overrides)
+                for s, size, text, input_size, cut in zip(prepared.samples, prepared.image_sizes, outputs,
+                                                          prepared.input_sizes, truncated, strict=True)]
+
+    def predict(self, samples: Sequence[Sample]) -> list[Prediction]:
+        return self.generate(self.prepare(samples))
+
+    def _prep_processor(self) -> Any:
+        if self._prep_copy is None:
+            self._prep_copy = copy.deepcopy(self.processor)
+        return self._prep_copy
 
     def truncated(self, new: Any) -> list[bool]:
         """Rows that used every allowed token without emitting an end-of-sequence token."""
@@ -171,9 +217,11 @@ class HFVisionModel(ModelAdapter):
         return out
 
     def to_prediction(self, sample: Sample, image: Any, text: str, size: tuple[int, int] | None,
-                      truncated: bool) -> Prediction:
-        ctx = parsers.ParseContext(image_size=image.size, model_input_size=size)
-        parsed = self.overrides.parse(self.family, text, sample.task, ctx)
+                      truncated: bool, overrides: Overrides | None = None) -> Prediction:
+        """``image``: the image the model saw, or its (width, height)."""
+        image_size = image if isinstance(image, tuple) else image.size
+        ctx = parsers.ParseContext(image_size=image_size, model_input_size=size)
+        parsed = (overrides or self.overrides).parse(self.family, text, sample.task, ctx)
         raw = text
         if parsed.format_error and truncated:
             raw = f"{text} [cut off at --uiground-max-new-tokens {self.generation['max_new_tokens']} without an answer]"
@@ -221,3 +269,4 @@ class HFVisionModel(ModelAdapter):
 
     def close(self) -> None:
         self.model = None
+        self._prep_copy = None
