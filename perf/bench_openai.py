@@ -3,16 +3,16 @@
     python perf/bench_openai.py [--samples 500] [--concurrency 32] [--delay 0.2]
 
 1. Wall time: ``--samples`` 1920x1080 screenshots through ``model.predict`` in batches
-   of ``--uiground-concurrency`` (what the harness hands a model whose ``preferred_batch_size``
-   is its concurrency), against ``tests/chat_server.py`` taking ``--delay`` seconds per
-   request. Target: 500 samples at 32 in flight with 200 ms per request in < 5 s (the
-   floor is ceil(500 / 32) x 0.2 s = 3.2 s, because each batch waits for its slowest).
+   of ``--uiground-concurrency`` (lock-step, what the harness did before it streamed
+   requests; ``perf/bench_inflight.py`` times the sliding window the worker uses now),
+   against ``tests/chat_server.py`` taking ``--delay`` seconds per request. The floor is
+   ceil(500 / 32) x 0.2 s = 3.2 s, because each batch waits for its slowest.
 2. Client overhead per request, with no server at all: the same model with an
    in-process ``httpx2.MockTransport`` that answers at once, so what is timed is the
    image → base64 data URL, the SDK building and serializing the request, and parsing
    the response. Target: < 5 ms for a 1920x1080 PNG. Timed for both image sources:
    PNG bytes (a dataset file or parquet cell; sent as they are) and a decoded image
-   (a generator such as the synthetic loader; encoded to PNG at zlib level 1).
+   (a generator such as the synthetic loader; encoded by ``image.encode_png_fast``).
 3. For context: the loopback round trip with no server delay, one request at a time
    (the test server in this process, so its JSON parsing is included).
 
@@ -217,7 +217,7 @@ def main() -> None:
     n = ns.overhead_samples
     print("\n2. client overhead per request, no server (in-process transport), ms:")
     for label, sources in (("PNG bytes (sent as they are)", byte_sources),
-                           ("decoded image (PNG level 1 encode)", image_sources)):
+                           ("decoded image (encode_png_fast)", image_sources)):
         o = overhead(make_samples(n, sources))
         print(f"   {label}: total {o['total']['median_ms']} median / {o['total']['p95_ms']} p95 "
               f"(image → data URL {o['image_to_data_url']['median_ms']}, body {o['build_body']['median_ms']}, "

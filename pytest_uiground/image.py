@@ -84,3 +84,40 @@ def encode_png(img: Image.Image) -> bytes:
     buf = io.BytesIO()
     img.save(buf, format="PNG")
     return buf.getvalue()
+
+
+FAST_PNG_LEVEL = 1
+"""zlib level of :func:`encode_png_fast` (measured in ``perf/bench_openai.py``)."""
+
+
+def encode_png_fast(img: Image.Image) -> bytes:
+    """A lossless RGB PNG of ``img``, written for speed rather than size.
+
+    For images that exist only as pixels (a generator's) and must travel as PNG (an
+    HTTP model). Pillow's encoder tries all five PNG row filters on every row (the
+    "adaptive" choice), which costs more than the compression itself at zlib level 1;
+    here every row uses the "Up" filter (the difference with the row above, one
+    vectorized subtraction: screenshots repeat rows, so it leaves long runs of zeros)
+    and zlib compresses at level 1, which releases the GIL. Measured on a 1920x1080
+    synthetic screen: about 2x faster than Pillow at level 1 and 4x faster than its
+    default level 6, at the size of level 1.
+    """
+    import struct
+    import zlib
+
+    import numpy as np
+
+    rgb = img if img.mode == "RGB" else img.convert("RGB")
+    width, height = rgb.size
+    rows = np.asarray(rgb, dtype=np.uint8).reshape(height, width * 3)
+    data = np.empty((height, width * 3 + 1), dtype=np.uint8)
+    data[:, 0] = 2  # filter type "Up"
+    data[0, 1:] = rows[0]
+    np.subtract(rows[1:], rows[:-1], out=data[1:, 1:])  # uint8 arithmetic wraps modulo 256, as PNG's does
+
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)  # 8-bit RGB, no interlace
+    return b"".join((b"\x89PNG\r\n\x1a\n", chunk(b"IHDR", header),
+                     chunk(b"IDAT", zlib.compress(data.tobytes(), FAST_PNG_LEVEL)), chunk(b"IEND", b"")))

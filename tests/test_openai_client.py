@@ -355,6 +355,59 @@ def test_concurrency_fills_the_server_and_keeps_sample_order(
         assert p.point.y == pytest.approx(s.target.box.center.y, abs=1e-3)
 
 
+def test_submit_streams_with_at_most_concurrency_in_flight(
+    make_model: Callable[..., OpenAIChatModel], samples: list[Sample]
+) -> None:
+    with ChatServer(answering_targets(samples, delay=0.2)) as srv:
+        model = make_model(srv, concurrency=3)
+        assert model.in_flight == 3
+        futures = [model.submit(s) for s in samples]
+        preds = [f.result(timeout=30) for f in futures]
+    assert srv.max_in_flight == 3
+    for s, p in zip(samples, preds, strict=True):
+        assert p.error is None and p.point is not None and s.target.box is not None
+        assert p.point.x == pytest.approx(s.target.box.center.x, abs=1e-3)
+
+
+def test_an_image_shared_by_concurrent_requests_is_encoded_once(
+    make_model: Callable[..., OpenAIChatModel], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    encoded: list[str] = []
+    real = openai_client.encode_image
+
+    def counting(ref: ImageRef) -> openai_client.EncodedImage:
+        encoded.append(ref.key)
+        time.sleep(0.1)  # the other requests arrive while this one encodes
+        return real(ref)
+
+    monkeypatch.setattr(openai_client, "encode_image", counting)
+    screen = Image.new("RGB", (320, 200), "white")
+    ref = ImageRef.from_source("one-screen", lambda: screen.copy())
+    shared = [Sample(f"q{i}", ref, f"click item {i}", "point", Target(box=Box(0.1, 0.1, 0.2, 0.2)))
+              for i in range(6)]
+    with ChatServer() as srv:
+        model = make_model(srv, concurrency=6)
+        preds = [f.result(timeout=30) for f in [model.submit(s) for s in shared]]
+        sent = {image_of(b) for b in srv.bodies()}
+    assert [p.error for p in preds] == [None] * 6
+    assert encoded == ["one-screen"]
+    assert len(sent) == 1 and Image.open(io.BytesIO(sent.pop())).tobytes() == screen.tobytes()
+
+
+def test_a_decoded_image_travels_as_a_lossless_png() -> None:
+    import numpy as np
+
+    from pytest_uiground.image import encode_png_fast
+
+    pixels = np.random.default_rng(0).integers(0, 256, (37, 53, 3), dtype=np.uint8)
+    img = Image.fromarray(pixels)
+    out = openai_client.encode_image(ImageRef.from_source("gen", lambda: img))
+    assert out.size == (53, 37)
+    png = encode_png_fast(img)
+    assert openai_client.png_rgb8_size(png) == (53, 37)
+    assert (np.asarray(Image.open(io.BytesIO(png))) == pixels).all()
+
+
 # --- absolute-pixel parsers -------------------------------------------------------------------
 
 

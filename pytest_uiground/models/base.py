@@ -8,6 +8,7 @@ timed with the prediction and never happens at collection.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -63,6 +64,19 @@ class ModelAdapter:
     * :meth:`clear_cache`: forget per-image work so ``test_latency`` times real work.
     * :meth:`close`: release the weights, threads or connections at the end of the session.
 
+    Two capabilities keep the model busy while the harness runs tests (see
+    :mod:`pytest_uiground.pipeline`); a model has at most one of them:
+
+    * streaming, :attr:`in_flight` > 0 and :meth:`submit`: the model predicts up to
+      ``in_flight`` samples at once, fed one at a time (an HTTP client). The harness
+      submits the samples this process runs next and collects each prediction when its
+      test runs, so a new request starts as soon as any finishes.
+    * preparation, :attr:`prepares` = True and :meth:`prepare` / :meth:`generate`: the
+      CPU work (decode, resize, processor, tokenizer) is split from the device work
+      (``generate``), and the harness prepares the next batch in a background thread
+      while the current one generates. ``prepare`` must not touch state that
+      ``generate`` uses at the same time; ``predict`` stays ``generate(prepare(batch))``.
+
     A factory (``pytest_uiground.models`` entry point, or ``--model package.module:function``)
     takes :class:`ModelOptions` and returns the adapter. See README "Adding a model".
     """
@@ -72,6 +86,8 @@ class ModelAdapter:
     #: Which ``[models.<name>]`` table of a suite applies; None: the model's own ``name``. A replay of
     #: another model's outputs reads that model's table (its reference parser, say).
     overrides_table: str | None = None
+    in_flight: int = 0
+    prepares: bool = False
 
     def predict(self, samples: Sequence[Sample]) -> list[Prediction]:
         """One prediction per sample, in order, in the internal convention. May raise: the
@@ -94,6 +110,28 @@ class ModelAdapter:
     def close(self) -> None:
         return None
 
+    def submit(self, sample: Sample) -> Future[Prediction]:
+        """Start predicting one sample and return at once (models with :attr:`in_flight`).
+
+        The future must never raise: a failure is the sample's error prediction. This
+        default predicts at once, on the caller's thread.
+        """
+        future: Future[Prediction] = Future()
+        try:
+            future.set_result(self.predict([sample])[0])
+        except Exception as exc:
+            future.set_result(Prediction(error=f"{type(exc).__name__}: {exc}"))
+        return future
+
+    def prepare(self, samples: Sequence[Sample]) -> Any:
+        """The batch's CPU work, done in a background thread (models with :attr:`prepares`).
+        May raise: the harness then prepares the samples one at a time."""
+        return list(samples)
+
+    def generate(self, prepared: Any) -> list[Prediction]:
+        """One prediction per sample of a :meth:`prepare`-d batch, in order (the device work)."""
+        return self.predict(prepared)
+
 
 class DelegatingAdapter(ModelAdapter):
     """A model that wraps another one (cropping): every capability goes to ``inner`` unless
@@ -104,9 +142,24 @@ class DelegatingAdapter(ModelAdapter):
         self.name = self.inner.name
         self.preferred_batch_size = self.inner.preferred_batch_size
         self.overrides_table = self.inner.overrides_table
+        # Streaming and preparation would go straight to ``inner``, bypassing a wrapper
+        # that changes what ``predict`` does (cropping calls the model several times per
+        # sample): such a wrapper has neither capability.
+        self._forwards = type(self).predict is DelegatingAdapter.predict
+        self.in_flight = self.inner.in_flight if self._forwards else 0
+        self.prepares = self.inner.prepares if self._forwards else False
 
     def predict(self, samples: Sequence[Sample]) -> list[Prediction]:
         return self.inner.predict(samples)
+
+    def submit(self, sample: Sample) -> Future[Prediction]:
+        return self.inner.submit(sample) if self._forwards else super().submit(sample)
+
+    def prepare(self, samples: Sequence[Sample]) -> Any:
+        return self.inner.prepare(samples) if self._forwards else super().prepare(samples)
+
+    def generate(self, prepared: Any) -> list[Prediction]:
+        return self.inner.generate(prepared) if self._forwards else super().generate(prepared)
 
     def fingerprint(self) -> dict[str, Any]:
         return self.inner.fingerprint()
@@ -132,6 +185,7 @@ class _DuckAdapter(DelegatingAdapter):
         self.inner = inner
         self.name = str(getattr(inner, "name", "model"))
         self.preferred_batch_size = int(getattr(inner, "preferred_batch_size", 1))
+        self._forwards = False  # the earlier interface had neither streaming nor preparation
 
     def _call(self, method: str, *args: Any) -> Any:
         fn = getattr(self.inner, method, None)

@@ -70,8 +70,9 @@ class TinyClick(HFVisionModel):
         model.to(self.device).eval()  # type: ignore[arg-type]
         return processor, model
 
-    def encode(self, texts: Sequence[str], images: Sequence[Any]) -> Any:
-        return self.processor(text=list(texts), images=list(images), padding=True, return_tensors="pt")
+    def encode(self, texts: Sequence[str], images: Sequence[Any], processor: Any = None) -> Any:
+        return (processor or self.processor)(text=list(texts), images=list(images), padding=True,
+                                             return_tensors="pt")
 
     def input_sizes(self, inputs: Any, images: Sequence[Any]) -> list[tuple[int, int] | None]:
         return [None] * len(images)

@@ -15,11 +15,14 @@ torch and transformers are imported inside methods: importing this module is che
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
+import threading
 import time
 import warnings
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -69,6 +72,21 @@ def resolve_dtype(spec: str | None, device: str, default: str = "auto") -> str:
     return "bfloat16" if device.startswith("cuda") else "float32"
 
 
+@dataclass
+class PreparedBatch:
+    """A batch ready for the device: the processor's CPU tensors and what parsing needs.
+
+    Only image sizes are kept, not the decoded images, so a prepared batch waiting in the
+    harness's queue holds the tensors and nothing else."""
+
+    samples: list[Sample]
+    inputs: Any
+    image_sizes: list[tuple[int, int]]
+    input_sizes: list[tuple[int, int] | None]
+    overrides: Overrides
+    processor_ms: float = 0.0
+
+
 def _sha(data: Any) -> str:
     return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
@@ -101,6 +119,8 @@ class HFVisionModel(ModelAdapter):
         self.family = self.choose_family()
         self.generation = self.generation_settings(options.max_new_tokens)
         self._fingerprint: dict[str, Any] | None = None
+        self._prepare_lock = threading.Lock()
+        self._prep_copy: Any = None
 
     def generation_settings(self, max_new_tokens: int | None) -> dict[str, Any]:
         """What ``generate`` is given: the class's explicit settings and the family's official
@@ -150,15 +170,16 @@ class HFVisionModel(ModelAdapter):
     def prompt(self, sample: Sample) -> str:
         return self.overrides.prompt(sample, lambda s: prompts.prompt_for(self.family, s))
 
-    def encode(self, texts: Sequence[str], images: Sequence[Any]) -> Any:
+    def encode(self, texts: Sequence[str], images: Sequence[Any], processor: Any = None) -> Any:
+        processor = processor or self.processor
         chats = [
-            self.processor.apply_chat_template(
+            processor.apply_chat_template(
                 [{"role": "user", "content": [{"type": "image"}, {"type": "text", "text": t}]}],
                 tokenize=False, add_generation_prompt=True,
             )
             for t in texts
         ]
-        return self.processor(text=chats, images=list(images), padding=True, return_tensors="pt")
+        return processor(text=chats, images=list(images), padding=True, return_tensors="pt")
 
     def input_sizes(self, inputs: Any, images: Sequence[Any]) -> list[tuple[int, int] | None]:
         """The (width, height) each image had when the model saw it, where parsing needs it."""
@@ -175,13 +196,30 @@ class HFVisionModel(ModelAdapter):
         return [t.strip() for t in self.processor.batch_decode(tokens, skip_special_tokens=True)]
 
     # -- the Model protocol ----------------------------------------------------
-    def predict(self, samples: Sequence[Sample]) -> list[Prediction]:
+    prepares = True
+
+    def prepare(self, samples: Sequence[Sample]) -> PreparedBatch:
+        """The CPU half of :meth:`predict`: decode, preprocess, prompt, processor (resize,
+        patches, chat template, tokenizer). Runs in the harness's background thread while
+        the previous batch generates, so it uses its own processor copy (a tokenizer is
+        not safe to use from two threads at once) and holds a lock (the harness may call
+        :meth:`predict` on its own thread too)."""
+        overrides = self.overrides  # the suite's, fixed for this batch
+        with self._prepare_lock:
+            images = [overrides.image(s.image.load()) for s in samples]
+            texts = [self.prompt(s) for s in samples]
+            t0 = time.perf_counter()
+            inputs = self.encode(texts, images, processor=self._prep_processor())
+            sizes = self.input_sizes(inputs, images)
+        return PreparedBatch(list(samples), inputs, [img.size for img in images], sizes, overrides,
+                             (time.perf_counter() - t0) * 1000)
+
+    def generate(self, prepared: PreparedBatch) -> list[Prediction]:
+        """The device half of :meth:`predict`: copy to the device, ``generate``, decode, parse."""
         import torch
 
-        images = [self.overrides.image(s.image.load()) for s in samples]
-        texts = [self.prompt(s) for s in samples]
         t0 = time.perf_counter()
-        inputs = self.encode(texts, images).to(self.device)
+        inputs = prepared.inputs.to(self.device)
         if "pixel_values" in inputs and inputs["pixel_values"].is_floating_point():
             inputs["pixel_values"] = inputs["pixel_values"].to(getattr(torch, self.dtype))
         pad = self.processor.tokenizer.pad_token_id
@@ -191,11 +229,19 @@ class HFVisionModel(ModelAdapter):
             output = self.model.generate(**inputs, **self.generation, pad_token_id=pad)
         new = self.new_tokens(output, inputs)
         outputs = self.decode(new)
-        sizes = self.input_sizes(inputs, images)
         truncated = self.truncated(new)
-        self.last_generate_ms = (time.perf_counter() - t0) * 1000
-        return [self.to_prediction(s, img, text, size, cut)
-                for s, img, text, size, cut in zip(samples, images, outputs, sizes, truncated, strict=True)]
+        self.last_generate_ms = prepared.processor_ms + (time.perf_counter() - t0) * 1000
+        return [self.to_prediction(s, size, text, input_size, cut, prepared.overrides)
+                for s, size, text, input_size, cut in zip(prepared.samples, prepared.image_sizes, outputs,
+                                                          prepared.input_sizes, truncated, strict=True)]
+
+    def predict(self, samples: Sequence[Sample]) -> list[Prediction]:
+        return self.generate(self.prepare(samples))
+
+    def _prep_processor(self) -> Any:
+        if self._prep_copy is None:
+            self._prep_copy = copy.deepcopy(self.processor)
+        return self._prep_copy
 
     def token_limit(self) -> int | None:
         """How many new tokens ``generate`` may produce (given, else the checkpoint's setting)."""
@@ -217,9 +263,11 @@ class HFVisionModel(ModelAdapter):
         return out
 
     def to_prediction(self, sample: Sample, image: Any, text: str, size: tuple[int, int] | None,
-                      truncated: bool) -> Prediction:
-        ctx = parsers.ParseContext(image_size=image.size, model_input_size=size)
-        parsed = self.overrides.parse(self.family, text, sample.task, ctx)
+                      truncated: bool, overrides: Overrides | None = None) -> Prediction:
+        """``image``: the image the model saw, or its (width, height)."""
+        image_size = image if isinstance(image, tuple) else image.size
+        ctx = parsers.ParseContext(image_size=image_size, model_input_size=size)
+        parsed = (overrides or self.overrides).parse(self.family, text, sample.task, ctx)
         raw = text
         if parsed.format_error and truncated:
             limit = self.token_limit()
@@ -273,3 +321,4 @@ class HFVisionModel(ModelAdapter):
 
     def close(self) -> None:
         self.model = None
+        self._prep_copy = None

@@ -15,9 +15,15 @@ Options and why:
   command-line echo, reports or caches. A local vLLM without ``--api-key`` accepts
   anything: ``export OPENAI_API_KEY=EMPTY``. The key is kept out of the fingerprint,
   the cache key, predictions and every error message (redacted if a server echoes it).
-* ``--uiground-concurrency N`` requests are in flight at once (a thread pool of N), and the
-  model asks the harness for batches of N (``preferred_batch_size``) so the server
-  stays saturated; results keep sample order.
+* ``--uiground-concurrency N`` requests are in flight at once (a thread pool of N). The
+  model streams (``in_flight = N``, :meth:`OpenAIChatModel.submit`): the harness
+  submits the samples its process runs next and a new request starts as soon as any
+  finishes (a sliding window, not lock-step batches that wait for their slowest);
+  each test collects its own sample's result, so results keep sample order.
+* Images are encoded once per image (by ``ImageRef.key``), however many samples and
+  concurrent requests use them: the first request encodes, the others wait for it.
+  RGB PNG bytes go out as they are; a decoded image (a generator's) is encoded with
+  :func:`pytest_uiground.image.encode_png_fast`.
 * Greedy and seeded (``temperature=0``, ``seed=0``, ``max_tokens=--uiground-max-new-tokens``, by
   default the family's official limit, e.g. 400 for ``uitars`` as UI-TARS' README_deploy.md):
   the settings are part of the fingerprint and of every cache key.
@@ -58,7 +64,6 @@ from __future__ import annotations
 import base64
 import email.utils
 import inspect
-import io
 import json
 import math
 import os
@@ -68,12 +73,12 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
-from pytest_uiground.image import ImageError, ImageRef
+from pytest_uiground.image import ImageError, ImageRef, encode_png_fast
 from pytest_uiground.prediction import Prediction
 from pytest_uiground.sample import Sample
 
@@ -102,12 +107,10 @@ BACKOFF_BASE_S = 0.5
 BACKOFF_CAP_S = 20.0
 MAX_RETRY_AFTER_S = 60.0
 """A server asking for a longer pause is waited on for this long, then asked again."""
-PNG_COMPRESS_LEVEL = 1
-"""zlib level 1: a 1920x1080 screenshot encodes several times faster than at the
-default level 6 for a slightly larger body, and loopback or LAN bandwidth is cheap."""
 IMAGE_CACHE_SIZE = 8
-"""Encoded images kept per model: the samples of one screenshot are adjacent in a
-suite, so each screenshot is encoded once, not once per sample."""
+"""Encoded images kept per model beyond those of the requests in flight: the samples of
+one screenshot are adjacent in a suite, so each screenshot is encoded once, not once
+per sample."""
 SERVER_MESSAGE_LIMIT = 500
 REDACT_MIN_KEY_LENGTH = 8
 
@@ -236,17 +239,11 @@ def png_rgb8_size(data: bytes) -> tuple[int, int] | None:
     return width, height
 
 
-def encode_png(img: Image.Image) -> bytes:
-    buf = io.BytesIO()
-    img.save(buf, format="PNG", compress_level=PNG_COMPRESS_LEVEL)
-    return buf.getvalue()
-
-
 def encode_image(ref: ImageRef) -> EncodedImage:
     """A PNG data URL for ``ref`` and its size, without re-encoding when it already is RGB PNG.
 
     Raw bytes (a file, a parquet cell) are read once; anything else is decoded exactly as
-    ``ImageRef.load()`` would (same errors) and encoded with :data:`PNG_COMPRESS_LEVEL`.
+    ``ImageRef.load()`` would (same errors) and encoded with :func:`encode_png_fast`.
     """
     raw: bytes | Image.Image
     if ref.path is not None:
@@ -266,7 +263,7 @@ def encode_image(ref: ImageRef) -> EncodedImage:
         png = raw
     else:
         img = ImageRef.from_source(ref.key, lambda: raw).load()
-        size, png = img.size, encode_png(img)
+        size, png = img.size, encode_png_fast(img)
     return EncodedImage(b"data:image/png;base64," + base64.b64encode(png), size)
 
 
@@ -384,6 +381,7 @@ class OpenAIChatModel(ModelAdapter):
         self.served_model, self.parser, self.api_key_env = served_model, parser, api_key_env
         self.concurrency, self.request_timeout, self.max_retries = concurrency, request_timeout, max_retries
         self.preferred_batch_size = concurrency
+        self.in_flight = concurrency
         self.resize = (resize or default_resize_rule(parser)) if parser in NEEDS_INPUT_SIZE else None
         self.backoff_base_s, self.backoff_cap_s = backoff_base_s, backoff_cap_s
         self.retry_after_cap_s = retry_after_cap_s
@@ -397,7 +395,7 @@ class OpenAIChatModel(ModelAdapter):
         self._raw_body_arg = "content" if "content" in inspect.signature(self._client.post).parameters else "body"
         self._pool: ThreadPoolExecutor | None = None
         self._lock = threading.Lock()
-        self._images: OrderedDict[str, EncodedImage] = OrderedDict()
+        self._images: OrderedDict[str, Future[EncodedImage]] = OrderedDict()
         self._unreachable = threading.Event()
         self._closing = threading.Event()
         self.counters: dict[str, int] = {"requests": 0, "retries": 0, "errors": 0, "skipped_retries": 0}
@@ -413,11 +411,17 @@ class OpenAIChatModel(ModelAdapter):
             return []
         if len(samples) == 1:
             return [self._predict_one(samples[0])]
+        return list(self._executor().map(self._predict_one, samples))
+
+    def submit(self, sample: Sample) -> Future[Prediction]:
+        """Queue one sample's request; it starts as soon as one of the ``concurrency`` slots is free."""
+        return self._executor().submit(self._predict_one, sample)
+
+    def _executor(self) -> ThreadPoolExecutor:
         with self._lock:
             if self._pool is None:
                 self._pool = ThreadPoolExecutor(self.concurrency, thread_name_prefix="uiground-openai")
-            pool = self._pool
-        return list(pool.map(self._predict_one, samples))
+            return self._pool
 
     def cache_key(self, sample: Sample) -> dict[str, Any]:
         return {"sample": sample.id, "image": sample.image.key, "task": sample.task,
@@ -473,18 +477,27 @@ class OpenAIChatModel(ModelAdapter):
         return pred
 
     def _image(self, sample: Sample) -> EncodedImage:
+        """The sample's encoded image: encoded by the first request that needs it, while
+        concurrent requests for the same image wait for that one instead of encoding again."""
         key = sample.image.key
         with self._lock:
-            hit = self._images.get(key)
-            if hit is not None:
-                self._images.move_to_end(key)
-                return hit
-        encoded = encode_image(sample.image)
-        with self._lock:
-            self._images[key] = encoded
-            while len(self._images) > IMAGE_CACHE_SIZE:
+            future = self._images.get(key)
+            mine = future is None
+            if future is None:
+                future = self._images[key] = Future()
+            self._images.move_to_end(key)
+            while len(self._images) > IMAGE_CACHE_SIZE + self.concurrency:
                 self._images.popitem(last=False)
-        return encoded
+        if not mine:
+            return future.result()
+        try:
+            future.set_result(encode_image(sample.image))
+        except BaseException as exc:
+            with self._lock:  # not cached: a later sample of a broken image gets its own error
+                if self._images.get(key) is future:
+                    del self._images[key]
+            future.set_exception(exc)
+        return future.result()
 
     def build_body(self, prompt: str, image: EncodedImage) -> bytes:
         """The request JSON: one user message, the image first, then the family's prompt.

@@ -1,0 +1,165 @@
+"""Local adapters: is the device kept busy while the CPU prepares the next batch?
+
+    python perf/bench_overlap.py [--samples 48] [--batch 8] [--device-ms 250]
+
+The real Hugging Face adapter path (tiny Qwen2.5-VL from ``tests/tinymodels.py``,
+``--model uitars``) on 1920x1080 PNG screenshots: PNG decode, the processor (resize,
+patches, chat template, tokenizer), ``generate``, decode, parse. A GPU is simulated by
+adding a fixed device time to every ``generate`` call (``time.sleep``, which releases
+the GIL as a CUDA kernel wait does). Floor = batches x device time, where the device
+time is the simulated one plus the tiny model's own ``generate`` measured in the same run
+(on a GPU that would be device work as well): a device that never waits for the CPU.
+Target <= 1.1 x the floor, reachable where one batch's CPU preparation (printed) takes
+less than its device time; on a shared, loaded CPU raise ``--device-ms`` accordingly.
+
+Two schedules, fed one sample 'test' at a time as the worker does:
+
+* ``serial`` (the harness before issue 16): each batch is decoded, processed and
+  generated in turn (``worker.predict_isolated``), so the device idles while the CPU prepares;
+* ``overlap``: :class:`pytest_uiground.pipeline.Overlap` prepares the next batch in a
+  background thread while the current one generates.
+
+The outputs of both schedules are compared (they must be equal).
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import io
+import sys
+import tempfile
+import time
+from collections.abc import Container
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+import tinymodels
+
+from pytest_uiground.benchmarks.synthetic.loader import _layout_screen, render_screen
+from pytest_uiground.geometry import Box
+from pytest_uiground.image import ImageRef
+from pytest_uiground.models.base import ModelOptions
+from pytest_uiground.models.qwen import create_uitars
+from pytest_uiground.prediction import Prediction
+from pytest_uiground.sample import Sample, Target
+from pytest_uiground.worker import predict_isolated
+
+
+def screenshot_png(seed: int) -> bytes:
+    buf = io.BytesIO()
+    render_screen(_layout_screen(seed, 1, 1920, 1080)).save(buf, format="PNG")
+    return buf.getvalue()
+
+
+def serial(model: Any, samples: list[Sample], size: int) -> dict[str, Prediction]:
+    out: dict[str, Prediction] = {}
+    for i in range(0, len(samples), size):
+        batch = samples[i:i + size]
+        out.update(zip([s.id for s in batch], predict_isolated(model, batch), strict=True))
+    return out
+
+
+def overlap(model: Any, samples: list[Sample], size: int) -> dict[str, Prediction]:
+    from pytest_uiground.pipeline import Overlap
+
+    pending: dict[str, Prediction] = {}
+    pipe = Overlap(model)
+    out: dict[str, Prediction] = {}
+    try:
+        for i, s in enumerate(samples):
+            if s.id not in pending:
+                def upcoming(n: int, skip: Container[str], i: int = i) -> list[Sample]:
+                    return [t for t in samples[i + 1:] if t.id not in skip and t.id not in pending][:n]
+
+                pending.update((t.id, p) for t, p in pipe.predictions(s, upcoming, size, list))
+            out[s.id] = pending.pop(s.id)
+    finally:
+        pipe.close()
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--samples", type=int, default=48)
+    parser.add_argument("--batch", type=int, default=8)
+    parser.add_argument("--device-ms", type=float, default=250.0)
+    parser.add_argument("--new-tokens", type=int, default=4)
+    parser.add_argument("--schedules", default="serial,overlap")
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--torch-threads", type=int, default=1,
+                        help="torch's intra-op threads (1: on a shared CPU, spinning OpenMP workers distort timings)")
+    ns = parser.parse_args()
+    import torch
+
+    torch.set_num_threads(ns.torch_threads)
+    device_s = ns.device_ms / 1000
+    blobs = [screenshot_png(i) for i in range(ns.samples)]
+    samples = [Sample(f"s{i:03d}", ImageRef.from_source(f"shot{i}", functools.partial(bytes, b)),
+                      "click the OK button", "point", Target(box=Box(0.4, 0.4, 0.6, 0.6)))
+               for i, b in enumerate(blobs)]
+    with tempfile.TemporaryDirectory() as t:
+        path = tinymodels.build_qwen2_5_vl(Path(t) / "qwen2_5_vl")
+        model = create_uitars(ModelOptions(name="uitars", path=str(path), max_new_tokens=ns.new_tokens))
+        real_generate = model.model.generate
+
+        def generate(*args: Any, **kwargs: Any) -> Any:
+            time.sleep(device_s)  # the simulated device: waits without holding the GIL
+            return real_generate(*args, **kwargs)
+
+        model.predict(samples[:ns.batch])  # warm-up (before the sleep is added)
+        prep_s, own_s = component_times(model, samples[:ns.batch])
+        model.model.generate = generate
+        batches = -(-ns.samples // ns.batch)
+        floor = batches * (device_s + own_s)
+        print(f"{ns.samples} samples of 1920x1080 PNG, batches of {ns.batch}, {ns.device_ms:.0f} ms simulated "
+              f"device time per generate. Measured per batch here: CPU preparation {prep_s * 1000:.0f} ms, the "
+              f"tiny model's own generate {own_s * 1000:.0f} ms. Floor = batches x (simulated + own generate) = "
+              f"{floor:.2f} s (simulated alone: {batches * device_s:.2f} s); the overlap can reach it only where "
+              "preparation takes less than the device time")
+        results: dict[str, dict[str, Prediction]] = {}
+        best: dict[str, float] = {}
+        for _ in range(ns.rounds):  # alternating, so a noisy neighbour hurts both schedules alike
+            for name in ns.schedules.split(","):
+                fn = serial if name == "serial" else overlap
+                try:
+                    t0 = time.perf_counter()
+                    results[name] = fn(model, samples, ns.batch)
+                    wall = time.perf_counter() - t0
+                except ImportError as exc:  # the code before issue 16 has no overlap
+                    print(f"{name:>8}: not available ({exc})")
+                    continue
+                best[name] = min(wall, best.get(name, wall))
+                errors = [p.error for p in results[name].values() if p.error]
+                print(f"{name:>8}: wall {wall:.2f} s, ratio {wall / floor:.2f}x the floor (target <= 1.1x)"
+                      + (f", errors {len(errors)}: {errors[0]}" if errors else ""))
+        for name, wall in best.items():
+            print(f"best {name:>8}: {wall:.2f} s = {wall / floor:.2f}x the floor")
+        if len(results) == 2:
+            a, b = ({k: p.raw for k, p in r.items()} for r in results.values())
+            print("outputs equal across schedules:", a == b)
+
+
+def component_times(model: Any, batch: list[Sample]) -> tuple[float, float]:
+    """Median seconds of one batch's ``prepare`` and of its ``generate`` (no simulated time)."""
+    preps, gens = [], []
+    for _ in range(3):
+        t0 = time.perf_counter()
+        if hasattr(model, "prepare") and model.prepares:
+            prepared = model.prepare(batch)
+            t1 = time.perf_counter()
+            model.generate(prepared)
+        else:  # the code before issue 16: time predict, and the processor alone
+            images = [s.image.load() for s in batch]
+            model.encode([model.prompt(s) for s in batch], images)
+            t1 = time.perf_counter()
+            model.predict(batch)
+        t2 = time.perf_counter()
+        preps.append(t1 - t0)
+        gens.append(t2 - t1 if model.prepares else (t2 - t1) - (t1 - t0))
+    return sorted(preps)[1], sorted(gens)[1]
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,80 @@
+"""A rerun answered from the prediction cache, against the first run of the same suite.
+
+    python perf/bench_rerun.py [--suite suites/synthetic] [--delay 0.2] [--concurrency 8]
+
+Two real pytest runs of ``--suite`` with ``--model openai`` against a loopback server
+in its own process that takes ``--delay`` seconds per request, sharing one
+``--uiground-cache`` directory: the first run asks the server for every sample, the
+rerun finds every prediction in the cache. Printed: the time of the sample tests (the
+sum of their JUnit durations: the part a model makes slow) and the whole process (with
+interpreter start-up, collection and reports, which the cache cannot remove). Target:
+the rerun's sample tests >= 20x faster than the first run's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_openai import serve
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run(suite: str, url: str, cache: Path, junit: Path, concurrency: int) -> tuple[float, float, int, int]:
+    """(seconds of the sample tests, seconds of the whole process, sample tests, requests asked)."""
+    cmd = [sys.executable, "-m", "pytest", suite, "--model", "openai", "--uiground-api-base", url,
+           "--uiground-served-model", "m", "--uiground-parser", "uground", "--uiground-concurrency", str(concurrency),
+           "--uiground-cache", str(cache), "--junitxml", str(junit), "--benchmark-disable", "-q",
+           "-p", "no:cacheprovider", "-p", "no:randomly", "-o", "addopts=", "--uiground-baselines",
+           str(cache.parent / "baselines")]
+    env = {**os.environ, "OPENAI_API_KEY": "EMPTY"}
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
+    wall = time.perf_counter() - t0
+    cases = [c for c in ET.parse(junit).getroot().iter("testcase") if "[" in c.get("name", "")]
+    if not cases:
+        raise SystemExit(f"no sample tests ran:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
+    return sum(float(c.get("time", 0)) for c in cases), wall, len(cases), proc.returncode
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--suite", default="suites/synthetic")
+    parser.add_argument("--delay", type=float, default=0.2)
+    parser.add_argument("--concurrency", type=int, default=8)
+    ns = parser.parse_args()
+    ctx = multiprocessing.get_context("spawn")
+    parent, child = ctx.Pipe()
+    stop = ctx.Event()
+    server = ctx.Process(target=serve, args=(ns.delay, child, stop), daemon=True)
+    server.start()
+    try:
+        url = parent.recv()
+        with tempfile.TemporaryDirectory() as tmp:
+            cache = Path(tmp) / "cache"
+            first = run(ns.suite, url, cache, Path(tmp) / "first.xml", ns.concurrency)
+            second = run(ns.suite, url, cache, Path(tmp) / "second.xml", ns.concurrency)
+    finally:
+        stop.set()
+        seen = parent.recv() if parent.poll(10) else {}
+        server.join(10)
+    print(f"{ns.suite}: {first[2]} sample tests, server {ns.delay * 1000:.0f} ms/request, "
+          f"--uiground-concurrency {ns.concurrency}; requests answered by the server in both runs: "
+          f"{seen.get('count')}")
+    print(f"first run: sample tests {first[0]:.2f} s, whole process {first[1]:.2f} s")
+    print(f"rerun:     sample tests {second[0]:.2f} s, whole process {second[1]:.2f} s")
+    print(f"rerun speed-up: sample tests {first[0] / second[0]:.1f}x (target >= 20x), "
+          f"whole process {first[1] / second[1]:.1f}x")
+
+
+if __name__ == "__main__":
+    main()

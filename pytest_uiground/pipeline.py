@@ -1,0 +1,202 @@
+"""Keeping the model busy: work started ahead of the tests that collect it.
+
+A test asks for one sample's prediction, but a model is fastest when it never waits
+for the harness. Two capabilities of :class:`~pytest_uiground.models.base.ModelAdapter`
+let the worker start work on the samples this process will run next (its look-ahead,
+:mod:`.xdist_queue`) and collect each prediction when that sample's test runs:
+
+* :class:`InFlight`, for models with ``in_flight > 0`` (an HTTP client): a sliding
+  window. Up to :attr:`InFlight.window` upcoming samples are submitted with
+  ``model.submit``; the model runs ``in_flight`` of them at once and starts the next
+  as soon as any finishes, instead of waiting for the slowest of a lock-step batch.
+* :class:`Overlap`, for models with ``prepares = True`` (local adapters): the next
+  batch's CPU preparation (decode, resize, processor, tokenizer) runs in one
+  background thread while the current batch generates on the test's thread. At most
+  two batches exist at once (the one generating and the one prepared next), so
+  memory stays flat.
+
+Failures stay per sample: a request that fails is that sample's error (the client
+never raises); a batch whose preparation raises is prepared again one sample at a
+time, and a sample that still fails gets its error; a batch whose generation raises
+is predicted again one sample at a time (``worker.predict_isolated``).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Container, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from .models.base import ModelAdapter
+from .prediction import Prediction
+from .sample import Sample
+
+WINDOW_FACTOR = 2
+"""Samples submitted ahead per request slot. The test thread waits for its own sample
+only; with twice as many submitted as run at once, the slots stay busy while one slow
+request holds up the collection order (measured in ``perf/bench_inflight.py``)."""
+
+Upcoming = Callable[[int, Container[str]], list[Sample]]
+"""``(n, skip) -> samples``: up to ``n`` samples this process runs next, skipping ids in ``skip``."""
+Todo = Callable[[Sequence[Sample]], list[Sample]]
+"""The samples still to predict (the worker answers the others from its prediction cache)."""
+
+
+def _error(exc: BaseException, t0: float) -> Prediction:
+    return Prediction(error=f"{type(exc).__name__}: {exc}", raw="", latency_ms=(time.perf_counter() - t0) * 1000)
+
+
+class InFlight:
+    """Predictions of a streaming model, submitted ahead and collected in test order."""
+
+    def __init__(self, model: ModelAdapter, window: int | None = None) -> None:
+        self.model = model
+        self.window = window or max(1, WINDOW_FACTOR * model.in_flight)
+        self._futures: dict[str, tuple[Sample, Future[Prediction]]] = {}
+
+    def __contains__(self, sample_id: object) -> bool:
+        return sample_id in self._futures
+
+    def submit(self, samples: Sequence[Sample]) -> None:
+        """Start the samples not yet started (in order: the model runs them first come, first served)."""
+        for s in samples:
+            if s.id not in self._futures:
+                self._futures[s.id] = (s, self.model.submit(s))
+
+    def take(self, sample_id: str) -> Prediction:
+        """The sample's prediction, waiting for it; a failure becomes the sample's error."""
+        _, future = self._futures.pop(sample_id)
+        t0 = time.perf_counter()
+        try:
+            return future.result()
+        except Exception as exc:
+            return _error(exc, t0)
+
+    def finished(self) -> list[tuple[Sample, Prediction]]:
+        """Predictions already done (handed over without waiting, e.g. to start judging them)."""
+        done = [s for s, f in self._futures.values() if f.done()]
+        return [(s, self.take(s.id)) for s in done]
+
+    def close(self) -> None:
+        for _, future in self._futures.values():
+            future.cancel()
+        self._futures.clear()
+
+
+@dataclass
+class _Batch:
+    """One batch: its samples, its preparation (running or done) and the time that took."""
+
+    samples: list[Sample]
+    future: Future[tuple[Any, list[Sample], dict[str, Prediction], float]]
+    ids: frozenset[str] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.ids = frozenset(s.id for s in self.samples)
+
+
+class Overlap:
+    """Batches prepared in a background thread while the previous one generates."""
+
+    def __init__(self, model: ModelAdapter) -> None:
+        self.model = model
+        self._batches: list[_Batch] = []
+        self._pool: ThreadPoolExecutor | None = None
+
+    def __contains__(self, sample_id: object) -> bool:
+        return any(sample_id in b.ids for b in self._batches)
+
+    def start(self, samples: Sequence[Sample]) -> None:
+        """Queue one batch's preparation on the background thread."""
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(1, thread_name_prefix="uiground-prepare")
+        batch = list(samples)
+        self._batches.append(_Batch(batch, self._pool.submit(prepare_isolated, self.model, batch)))
+
+    def predictions(self, sample: Sample, upcoming: Upcoming, size: int,
+                    todo: Todo) -> list[tuple[Sample, Prediction]]:
+        """Predictions of the batch holding ``sample`` (generated now, on this thread), after
+        starting the preparation of the batch that follows it.
+
+        ``upcoming`` is the process's look-ahead; ``todo`` drops the samples the caller
+        already has (cache hits). Returns nothing when ``sample`` itself needs no prediction.
+        """
+        if sample.id not in self:
+            first = todo([sample, *upcoming(size - 1, self)])
+            if not any(s.id == sample.id for s in first):
+                return []
+            self.start(first)
+        if len(self._batches) <= 1:  # nothing prepared beyond this batch yet: start the next one
+            following = todo(upcoming(size, self))
+            if following:
+                self.start(following)
+        batch = next(b for b in self._batches if sample.id in b.ids)
+        self._batches.remove(batch)
+        return self._generate(batch)
+
+    def _generate(self, batch: _Batch) -> list[tuple[Sample, Prediction]]:
+        prepared, good, errors, prepare_s = batch.future.result()
+        out = {**errors}
+        if good:
+            out.update(zip([s.id for s in good], self._generate_prepared(prepared, good, prepare_s), strict=True))
+        return [(s, out[s.id]) for s in batch.samples]
+
+    def _generate_prepared(self, prepared: Any, good: list[Sample], prepare_s: float) -> list[Prediction]:
+        from .worker import predict_isolated
+
+        t0 = time.perf_counter()
+        try:
+            preds = self.model.generate(prepared)
+            if len(preds) != len(good):
+                raise RuntimeError(f"model {self.model.name!r} returned {len(preds)} predictions for "
+                                   f"{len(good)} samples")
+        except Exception:  # one sample at a time, so the error lands on its sample
+            preds = predict_isolated(self.model, good)
+        else:
+            per = ((time.perf_counter() - t0) + prepare_s) * 1000 / len(good)
+            for p in preds:
+                if not p.latency_ms:
+                    p.latency_ms = per
+        return preds
+
+    def close(self) -> None:
+        for b in self._batches:
+            b.future.cancel()
+        self._batches.clear()
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+
+def prepare_isolated(model: ModelAdapter, batch: list[Sample]) -> tuple[Any, list[Sample], dict[str, Prediction],
+                                                                           float]:
+    """``(prepared, samples it holds, error predictions of the others, seconds)``.
+
+    A batch whose preparation raises is prepared one sample at a time to find the ones
+    that fail (a corrupt image): they get their error, the rest are prepared together.
+    """
+    t0 = time.perf_counter()
+    try:
+        return model.prepare(batch), batch, {}, time.perf_counter() - t0
+    except Exception as exc:
+        if len(batch) == 1:
+            return None, [], {batch[0].id: _error(exc, t0)}, 0.0
+    good: list[Sample] = []
+    errors: dict[str, Prediction] = {}
+    for s in batch:
+        t1 = time.perf_counter()
+        try:
+            model.prepare([s])
+        except Exception as exc:
+            errors[s.id] = _error(exc, t1)
+        else:
+            good.append(s)
+    if not good:
+        return None, [], errors, 0.0
+    t2 = time.perf_counter()
+    try:
+        return model.prepare(good), good, errors, time.perf_counter() - t2
+    except Exception as exc:  # fails only together: each sample gets the error
+        return None, [], {**errors, **{s.id: _error(exc, t2) for s in good}}, 0.0

@@ -1,0 +1,310 @@
+"""Work started ahead of the tests (pytest_uiground.pipeline): the sliding window of a
+streaming model and the background preparation of a preparing model.
+
+The overlap itself is proven with events, not timings: a model that could only finish
+if the harness overlapped its work would otherwise time out. Speed is measured in
+perf/bench_inflight.py and perf/bench_overlap.py.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Container, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any
+
+import pytest
+from conftest import Project
+
+from pytest_uiground.geometry import Box
+from pytest_uiground.image import ImageRef
+from pytest_uiground.models.base import DelegatingAdapter, ModelAdapter
+from pytest_uiground.models.cropping import CroppingModel
+from pytest_uiground.pipeline import InFlight, Overlap
+from pytest_uiground.prediction import Prediction
+from pytest_uiground.sample import Sample, Target
+
+WAIT = 10.0
+
+
+def samples(n: int) -> list[Sample]:
+    return [Sample(f"s{i}", ImageRef.from_source(f"img{i}", lambda: b""), f"click {i}", "point",
+                   Target(box=Box(0.1 * (i % 5), 0.1, 0.1 * (i % 5) + 0.1, 0.2))) for i in range(n)]
+
+
+def answer(s: Sample) -> Prediction:
+    assert s.target.box is not None
+    return Prediction(point=s.target.box.center, raw=s.id)
+
+
+class Streaming(ModelAdapter):
+    """Two slots; sample 0 finishes only once sample 2 has started (impossible in lock-step
+    batches of two, where sample 2 waits for the batch of sample 0)."""
+
+    in_flight = 2
+
+    def __init__(self) -> None:
+        self.pool = ThreadPoolExecutor(2)
+        self.started: dict[str, threading.Event] = {f"s{i}": threading.Event() for i in range(20)}
+
+    def submit(self, sample: Sample) -> Future[Prediction]:
+        return self.pool.submit(self._one, sample)
+
+    def _one(self, s: Sample) -> Prediction:
+        self.started[s.id].set()
+        if s.id == "s0" and not self.started["s2"].wait(WAIT):
+            return Prediction(error="s2 never started while s0 was in flight")
+        return answer(s)
+
+    def fingerprint(self) -> dict[str, Any]:
+        return {"model": "streaming"}
+
+
+def test_a_new_request_starts_as_soon_as_any_finishes() -> None:
+    model = Streaming()
+    ahead = InFlight(model)
+    assert ahead.window == 4
+    ss = samples(8)
+    got = []
+    for i, s in enumerate(ss):  # what the worker does: top up from the look-ahead, take its own
+        ahead.submit(ss[i:i + ahead.window])
+        got.append(ahead.take(s.id))
+    ahead.close()
+    model.pool.shutdown()
+    assert [p.error for p in got] == [None] * 8
+    assert [p.raw for p in got] == [s.id for s in ss], "each test gets its own sample's prediction"
+
+
+class Preparing(ModelAdapter):
+    """Records where preparation ran; generation of a batch waits until the next batch is
+    being prepared, which only a harness that overlaps the two ever does."""
+
+    prepares = True
+    preferred_batch_size = 3
+
+    def __init__(self, bad_image: str = "", bad_generate: str = "", batches: int = 0) -> None:
+        self.bad_image, self.bad_generate = bad_image, bad_generate
+        self.batches = batches  # > 0: generation waits until the following batch is being prepared
+        self.prepare_threads: list[str] = []
+        self.generated = 0
+        self.live = 0
+        self.max_live = 0
+        self.lock = threading.Condition()
+
+    def prepare(self, samples: Sequence[Sample]) -> list[Sample]:
+        with self.lock:
+            self.prepare_threads.append(threading.current_thread().name)
+            self.lock.notify_all()
+        if self.bad_image in {s.id for s in samples}:
+            raise ValueError(f"image of {self.bad_image} is corrupt")
+        with self.lock:
+            self.live += 1
+            self.max_live = max(self.max_live, self.live)
+        return list(samples)
+
+    def generate(self, prepared: list[Sample]) -> list[Prediction]:
+        with self.lock:
+            self.live -= 1
+            self.generated += 1
+            if self.generated < self.batches and not self.lock.wait_for(
+                    lambda: len(self.prepare_threads) > self.generated, WAIT):
+                raise AssertionError("the next batch was not being prepared while this one generated")
+        if self.bad_generate in {s.id for s in prepared}:
+            raise MemoryError("out of memory (scripted)")
+        return [answer(s) for s in prepared]
+
+    def predict(self, samples: Sequence[Sample]) -> list[Prediction]:
+        return self.generate(self.prepare(samples))
+
+    def fingerprint(self) -> dict[str, Any]:
+        return {"model": "preparing"}
+
+
+def run_overlap(model: Preparing, ss: list[Sample], size: int = 3, hits: Container[str] = ()) -> dict[str, Prediction]:
+    pending: dict[str, Prediction] = {}
+    pipe = Overlap(model)
+    out = {}
+    try:
+        for i, s in enumerate(ss):
+            if s.id not in pending and s.id not in hits:
+                def upcoming(n: int, skip: Container[str], i: int = i) -> list[Sample]:
+                    return [t for t in ss[i + 1:] if t.id not in skip and t.id not in pending][:n]
+
+                def todo(batch: Sequence[Sample]) -> list[Sample]:
+                    return [t for t in batch if t.id not in hits]
+
+                pending.update((t.id, p) for t, p in pipe.predictions(s, upcoming, size, todo))
+            if s.id not in hits:
+                out[s.id] = pending.pop(s.id)
+    finally:
+        pipe.close()
+    return out
+
+
+def test_the_next_batch_is_prepared_in_the_background_while_one_generates() -> None:
+    model = Preparing(batches=4)
+    ss = samples(10)
+    got = run_overlap(model, ss)
+    assert {k: p.raw for k, p in got.items()} == {s.id: s.id for s in ss}
+    assert set(model.prepare_threads) == {"uiground-prepare_0"}, "never on the test's thread"
+    assert len(model.prepare_threads) == 4  # batches of 3, 3, 3, 1
+    assert model.max_live <= 2, "at most the generating batch and the next one are held"
+    assert all(p.latency_ms > 0 for p in got.values())
+
+
+def test_a_sample_whose_preparation_fails_gets_its_error_and_the_others_go_on() -> None:
+    model = Preparing(bad_image="s4")
+    got = run_overlap(model, samples(9))
+    assert got["s4"].error == "ValueError: image of s4 is corrupt"
+    assert {k for k, p in got.items() if p.error} == {"s4"}
+    assert got["s3"].raw == "s3" and got["s5"].raw == "s5"
+
+
+def test_a_batch_whose_generation_fails_is_retried_one_sample_at_a_time() -> None:
+    model = Preparing(bad_generate="s1")
+    got = run_overlap(model, samples(6))
+    assert {k for k, p in got.items() if p.error} == {"s1"}
+    assert got["s1"].error == "MemoryError: out of memory (scripted)"
+
+
+def test_cache_hits_are_never_prepared() -> None:
+    model = Preparing()
+    prepared: list[str] = []
+    original = model.prepare
+
+    def recording(batch: Sequence[Sample]) -> list[Sample]:
+        prepared.extend(s.id for s in batch)
+        return original(batch)
+
+    model.prepare = recording  # type: ignore[method-assign]
+    got = run_overlap(model, samples(7), hits={"s1", "s2", "s5"})
+    assert sorted(prepared) == ["s0", "s3", "s4", "s6"]
+    assert set(got) == {"s0", "s3", "s4", "s6"}
+
+
+def test_wrappers_that_change_predict_neither_stream_nor_prepare() -> None:
+    class Plain(DelegatingAdapter):
+        pass
+
+    assert Plain(Streaming()).in_flight == 2 and Plain(Preparing()).prepares
+    cropped = CroppingModel(Preparing(), "fixed")
+    assert cropped.prepares is False and cropped.in_flight == 0
+    assert cropped.prepare(samples(1)) == samples(1)  # the default: not the inner model's
+
+
+# --- through the worker, with and without xdist ------------------------------------------------
+
+AHEAD_MODELS = '''
+import os, threading
+from concurrent.futures import ThreadPoolExecutor
+from pytest_uiground.models.base import ModelAdapter
+from pytest_uiground.prediction import Prediction
+
+
+def log(line):
+    with open(os.environ["UIGROUND_AHEADLOG"], "a") as fh:
+        fh.write(line + "\\n")
+
+
+def answer(s):
+    s.image.load()
+    return Prediction(point=s.target.box.center, raw="answer " + s.id)
+
+
+class Preparing(ModelAdapter):
+    name = "preparing"
+    prepares = True
+    preferred_batch_size = 3
+
+    def prepare(self, samples):
+        log("prepare " + threading.current_thread().name + " " + ",".join(s.id for s in samples))
+        if os.environ.get("UIGROUND_BAD", "") in {s.id for s in samples}:
+            raise OSError("scripted preparation failure")
+        return list(samples)
+
+    def generate(self, prepared):
+        return [answer(s) for s in prepared]
+
+    def predict(self, samples):
+        return self.generate(self.prepare(samples))
+
+    def fingerprint(self):
+        return {"model": "preparing"}
+
+    def cache_key(self, sample):
+        return {"sample": sample.id}
+
+
+class Streaming(ModelAdapter):
+    name = "streaming"
+    in_flight = 3
+
+    def __init__(self):
+        self.pool = ThreadPoolExecutor(3)
+
+    def submit(self, sample):
+        log("submit " + sample.id)
+        return self.pool.submit(self._one, sample)
+
+    def _one(self, s):
+        if s.id == os.environ.get("UIGROUND_BAD", ""):
+            return Prediction(error="scripted request failure")
+        return answer(s)
+
+    def predict(self, samples):
+        return [self._one(s) for s in samples]
+
+    def fingerprint(self):
+        return {"model": "streaming"}
+
+    def cache_key(self, sample):
+        return {"sample": sample.id}
+
+    def close(self):
+        self.pool.shutdown()
+
+
+def create_preparing(options):
+    return Preparing()
+
+
+def create_streaming(options):
+    return Streaming()
+'''
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", ["preparing", "streaming"])
+def test_worker_predicts_ahead_per_sample_and_caches(project: Project, xdist: list[str], kind: str) -> None:
+    project.pytester.makepyfile(aheadmodels=AHEAD_MODELS)
+    ids = project.ids()
+    bad = ids[4]
+    log = project.root / "ahead.log"
+    project.monkeypatch.setenv("UIGROUND_AHEADLOG", str(log))
+    project.monkeypatch.setenv("UIGROUND_BAD", bad)
+    args = ["suites/mini", "--model", f"aheadmodels:create_{kind}", "-p", "no:cacheprovider", "-p", "no:randomly",
+            "--uiground-cache", "cache", "--uiground-report", "out", "--benchmark-disable", *xdist]
+    first = project.pytester.runpytest_subprocess(*args)
+    assert first.ret == 1, first.stdout.str()[-3000:]  # the bad sample fails, nothing else
+    assert first.parseoutcomes()["failed"] == 1
+    records = {r["id"]: r for r in map(json.loads, (project.root / "out" / "samples.jsonl").read_text().splitlines())}
+    assert set(records) == set(ids)
+    for sid, r in records.items():
+        if sid == bad:
+            assert r["error"] and "scripted" in r["error"]
+        else:
+            assert r["error"] is None and r["prediction"]["raw"] == f"answer {sid}", r
+    lines = log.read_text().splitlines()
+    if kind == "preparing":
+        assert any("uiground-prepare" in line for line in lines), lines
+    else:
+        submitted = [line.split()[1] for line in lines if line.startswith("submit")]
+        assert sorted(set(submitted)) == sorted(ids) and len(submitted) == len(ids), "each sample submitted once"
+    log.unlink()
+    second = project.pytester.runpytest_subprocess(*args)
+    assert second.ret == 1 and second.parseoutcomes()["failed"] == 1
+    again = log.read_text().splitlines() if log.exists() else []
+    assert again and all(bad in line for line in again if not line.startswith("prepare MainThread")), (
+        "the rerun asks the model only for the sample that failed (errors are not cached)")
+
