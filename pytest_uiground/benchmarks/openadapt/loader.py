@@ -50,7 +50,7 @@ from typing import Any, Final, Literal
 
 from pytest_uiground.geometry import Box, Point, size_bucket
 from pytest_uiground.image import ImageRef
-from pytest_uiground.loading import LayoutError, LoaderContext, check_options, header_size
+from pytest_uiground.loading import LayoutError, LoaderContext, RecordError, check_options, header_size, inside
 from pytest_uiground.sample import Sample, Target
 
 Form = Literal["code", "docs"]
@@ -267,12 +267,20 @@ def _screen(path: Path, form: Form, i: int, raw: Any, exists: dict[Path, bool]) 
     id_part = str(sid) if isinstance(sid, (str, int)) and str(sid) else f"sample{i}"
     key = _IMAGE_KEY[form]
     image_value = raw.get(key)
-    image_path = path.parent / image_value if isinstance(image_value, str) and image_value else None
+    outside: str | None = None
+    image_path: Path | None = None
+    if isinstance(image_value, str) and image_value:
+        try:
+            image_path = inside(path.parent, image_value, key)
+        except RecordError as exc:  # never followed: the model (or an API server) would be sent that file
+            outside = str(exc)
     screen = _Screen(name, id_part, ImageRef.from_path(image_path) if image_path else ImageRef(key=f"{path}#{i}"),
                      meta=_screen_meta(raw))
     width, height = _positive_size(raw.get("width")), _positive_size(raw.get("height"))
     if not (isinstance(sid, (str, int)) and str(sid)):
         screen.problem = "the sample has no 'id'; give every sample a unique id"
+    elif outside is not None:
+        screen.problem = outside
     elif image_path is None:
         screen.problem = f"the sample has no {key!r}; add the screenshot's path, relative to {path.parent}"
     elif width is None or height is None:
@@ -463,14 +471,18 @@ def _recorded_line(session: Path, log: Path, n: int, line: str, dataset: str, si
     sid = unique_id(f"{stem}.{seen[stem]}", used, fallback=f"line{n}")
     etype = _text(record.get("type")) or UNKNOWN_TYPE
     meta = {"dataset": dataset, "element_type": etype}
-    ref = ImageRef.from_path(session / image) if isinstance(image, str) and image else ImageRef(key=where)
+    try:
+        image_file = inside(session, image, "image") if isinstance(image, str) and image else None
+    except RecordError as exc:  # never followed: the model (or an API server) would be sent that file
+        image_file, problem = None, problem or str(exc)
+    ref = ImageRef.from_path(image_file) if image_file is not None else ImageRef(key=where)
     instruction = instruction_for(None, record.get("label"), etype)
     try:
         if problem:
             raise BadValue(problem)
-        if not isinstance(image, str) or not image:
+        if image_file is None:
             raise BadValue(f"'image' is {_show(image)}; expected the screenshot's file name in {session}")
-        size = _header_size(session / image, sizes)
+        size = _header_size(image_file, sizes)
         if isinstance(size, str):
             raise BadValue(size)
         width, height = size
