@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import platform
+import warnings
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from importlib import metadata
@@ -193,9 +194,16 @@ class Controller:
             "date": dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat(),
         }
 
+    @pytest.hookimpl(tryfirst=True)  # before syrupy's, so that the filter below applies to its warning
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         if self.log:
             self.log.close()
+        if exitstatus == pytest.ExitCode.INTERRUPTED:
+            # After Ctrl-C under xdist the workers never send syrupy their reports and syrupy says
+            # so with a UserWarning, which ``filterwarnings = error`` would turn into exit 1 and
+            # no summary. The run is already reported as interrupted (exit 2).
+            warnings.filterwarnings("ignore", message=r"syrupy: received \d+ of \d+ xdist worker",
+                                    category=UserWarning)
         if exitstatus == pytest.ExitCode.INTERRUPTED and self.records and not self.outcomes:
             self.interrupted = True
             for path in sorted(self.records):  # what finished, for the report; no baseline is written
