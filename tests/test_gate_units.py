@@ -220,9 +220,9 @@ class Keyed(ModelAdapter):
 
 def test_cache_key_holds_the_image_content(tmp_path: Path) -> None:
     """Break 5: a screenshot replaced under the same name replayed the stale prediction."""
-    from pytest_uiground.worker import cache_parts
-
     from PIL import Image
+
+    from pytest_uiground.worker import cache_parts
 
     path = tmp_path / "screen.png"
     Image.new("RGB", (20, 20), (255, 255, 255)).save(path)
