@@ -98,16 +98,17 @@ def header_size(path: Path, sizes: dict[Path, tuple[int, int] | str], *, missing
     return sizes[path]
 
 
-def inside(root: Path, relative: str, field: str) -> Path:
+def inside(root: Path, relative: str, field: str, start: Path | None = None) -> Path:
     """``root / relative``, refused with a :class:`RecordError` naming ``field`` unless it
     stays inside ``root``: an annotation must not send ``../../etc/passwd`` or an absolute
     path to the model (or to an API server). The check is on the text of the path (``..``
     resolved lexically), so a dataset folder whose images are symlinks the user made
-    still works; only what the annotation says is distrusted."""
+    still works; only what the annotation says is distrusted. ``start``: the folder the
+    path is relative to (an annotation file's folder inside ``root``), default ``root``."""
     if "\0" in relative or Path(relative).is_absolute() or Path(relative).drive:
         raise RecordError(field, f"{relative!r} is not a relative path inside the dataset folder {str(root)!r}")
     base = os.path.normpath(root)
-    target = os.path.normpath(os.path.join(base, relative))
+    target = os.path.normpath(os.path.join(start if start is not None else base, relative))
     if os.path.commonpath([base, target]) != base:
         raise RecordError(field, f"{relative!r} points outside the dataset folder {str(root)!r}; image paths "
                           "must be relative paths inside it")

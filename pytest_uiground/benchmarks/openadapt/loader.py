@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -258,7 +259,8 @@ def _screen_meta(raw: Mapping[str, Any]) -> dict[str, str]:
     return meta
 
 
-def _screen(path: Path, form: Form, i: int, raw: Any, exists: dict[Path, bool]) -> _Screen:
+def _screen(path: Path, form: Form, i: int, raw: Any, exists: dict[Path, bool], root: Path | None = None
+            ) -> _Screen:
     name = _sample_name(raw, i)
     if not isinstance(raw, dict):
         return _Screen(name, f"sample{i}", ImageRef(key=f"{path}#{i}"),
@@ -271,7 +273,7 @@ def _screen(path: Path, form: Form, i: int, raw: Any, exists: dict[Path, bool]) 
     image_path: Path | None = None
     if isinstance(image_value, str) and image_value:
         try:
-            image_path = inside(path.parent, image_value, key)
+            image_path = inside(root or path.parent, image_value, key, start=path.parent)
         except RecordError as exc:  # never followed: the model (or an API server) would be sent that file
             outside = str(exc)
     screen = _Screen(name, id_part, ImageRef.from_path(image_path) if image_path else ImageRef(key=f"{path}#{i}"),
@@ -377,8 +379,10 @@ def _element(path: Path, form: Form, screen: _Screen, j: int, raw: Any, dataset:
                   meta=meta, click=click)
 
 
-def samples_from_annotations(path: Path, data: Mapping[str, Any], dataset: str | None = None) -> list[Sample]:
-    """One ``detect`` sample per element of an already-parsed annotation file."""
+def samples_from_annotations(path: Path, data: Mapping[str, Any], dataset: str | None = None,
+                             root: Path | None = None) -> list[Sample]:
+    """One ``detect`` sample per element of an already-parsed annotation file. Image paths
+    must stay inside ``root`` (default: the file's folder)."""
     raw_samples: list[Any] = list(data["samples"])
     form = detect_form(path, raw_samples)
     if form is None:
@@ -391,7 +395,7 @@ def samples_from_annotations(path: Path, data: Mapping[str, Any], dataset: str |
     used: set[str] = set()
     out: list[Sample] = []
     for i, raw in enumerate(raw_samples):
-        screen = _screen(path, form, i, raw, exists)
+        screen = _screen(path, form, i, raw, exists, root)
         elements = raw.get("elements") if isinstance(raw, dict) else None
         if not isinstance(elements, list):
             if screen.problem is None:
@@ -418,7 +422,10 @@ def load(options: Mapping[str, Any], ctx: LoaderContext) -> list[Sample]:
         raise LayoutError(f"OpenAdapt annotations {str(path)!r} not found; {_base_note(ctx)}. Set [loader.options] "
                           "annotations to the annotations.json of the dataset (or create one with "
                           "`python -m pytest_uiground annotate SCREENSHOTS --out annotations.json`)")
-    return samples_from_annotations(path, read_annotation_file(path), dataset)
+    # Image paths may lead out of the annotation file's folder but not out of the dataset root.
+    base = os.path.normpath(ctx.data_path if ctx.data_path is not None else ctx.suite_dir)
+    root = Path(base) if os.path.commonpath([base, os.path.normpath(path)]) == base else path.parent
+    return samples_from_annotations(path, read_annotation_file(path), dataset, root)
 
 
 # -- recorded sessions -----------------------------------------------------------------------------
