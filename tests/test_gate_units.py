@@ -327,3 +327,29 @@ def test_secret_repr_is_redacted(monkeypatch: pytest.MonkeyPatch) -> None:
     assert "sk-very" not in repr(key) + str(key) + f"{key}" + repr([key])
     assert key.reveal() == "sk-very-secret-value"
     assert key.redact("echo sk-very-secret-value") == "echo [REDACTED]"
+
+
+def test_annotate_skips_a_bomb_instead_of_crashing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Break 7: in annotate a bomb image stopped the session and could not be skipped."""
+    from pytest_uiground.benchmarks.openadapt.annotate import read_image
+
+    png_header(tmp_path / "bomb.png", 100_000, 100_000)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert read_image(tmp_path / "bomb.png") is None
+    assert "skipped" in capsys.readouterr().err
+
+
+def test_openadapt_image_paths_stay_inside_the_dataset(tmp_path: Path) -> None:
+    from pytest_uiground.benchmarks.openadapt import loader as openadapt
+
+    (tmp_path / "data").mkdir()
+    png_header(tmp_path / "outside.png", 10, 10)
+    session = tmp_path / "data" / "sess"
+    session.mkdir()
+    line = {"image": "../../outside.png", "click_xy": [5, 5], "bbox": [1, 1, 9, 9], "label": "x"}
+    (session / "clicks.jsonl").write_text(json.dumps(line) + "\n")
+    samples = openadapt.load_recorded({"clicks": "sess/clicks.jsonl", "dataset": "sess"},
+                                      LoaderContext("t", tmp_path, data_path=tmp_path / "data"))
+    assert len(samples) == 1 and samples[0].image.path is None
+    assert "points outside the dataset folder" in (samples[0].invalid or "")
