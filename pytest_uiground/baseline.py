@@ -114,11 +114,116 @@ def _entry(r: SampleResult) -> dict[str, Any]:
     return entry
 
 
-def write(root: Path, suite: str, results: Sequence[SampleResult], provenance: Mapping[str, Any]) -> Path:
+def _stored(entry: BaselineEntry) -> dict[str, Any]:
+    out: dict[str, Any] = {"right": entry.right, "value": round(entry.value, 4)}
+    if entry.components:
+        out["c"] = dict(sorted(entry.components.items()))
+    return out
+
+
+def write(root: Path, suite: str, results: Sequence[SampleResult], provenance: Mapping[str, Any],
+          previous: Baseline | None = None) -> Path:
+    """Write the suite's per-sample baseline. A sample that errored is never recorded as a
+    wrong answer: its previous entry is kept when there is one, else it has no entry (the
+    controller refuses an update with errors unless ``--uiground-keep-errored`` says so)."""
     path = suite_dir(root, suite) / SAMPLES_FILE
-    samples = {r.id: _entry(r) for r in sorted(results, key=lambda r: r.id)}
+    samples: dict[str, Any] = {}
+    for r in sorted(results, key=lambda r: r.id):
+        if r.error is None:
+            samples[r.id] = _entry(r)
+        elif previous is not None and r.id in previous.entries:
+            samples[r.id] = _stored(previous.entries[r.id])
     head = json.dumps({"format": FORMAT, "suite": suite, "provenance": dict(provenance)}, indent=1)
+    samples = dict(sorted(samples.items()))
     # One line per sample keeps the file short and its diffs readable in review.
     lines = ",\n".join(f"  {json.dumps(k)}: {json.dumps(v)}" for k, v in samples.items())
     atomic_write_text(path, head[:-2] + ',\n "samples": {\n' + lines + "\n }\n}\n")
     return path
+
+
+def recorded_ids(base: Baseline) -> set[str]:
+    """The samples the suite had when the baseline was written: those with an entry, plus
+    those that errored then and were left out (``provenance.unrecorded``)."""
+    extra = base.provenance.get("unrecorded")
+    return set(base.entries) | ({str(i) for i in extra} if isinstance(extra, list) else set())
+
+
+def _few(ids: set[str], limit: int = 10) -> str:
+    shown = sorted(ids)
+    more = f" ... (+{len(shown) - limit} more)" if len(shown) > limit else ""
+    return ", ".join(shown[:limit]) + more
+
+
+def provenance_mismatch(base: Baseline, current: Mapping[str, Any], ids: set[str]) -> str | None:
+    """Why the baseline was recorded on something else than this run's suite (another suite
+    version, dataset revision or sample set), or None. Per-sample comparisons still use the
+    shared ids; the aggregate checks fail with this text until the baseline is updated."""
+    prov = base.provenance
+    out: list[str] = []
+    for key, what in (("suite_version", "suite version"), ("dataset_revision", "dataset revision")):
+        old, new = prov.get(key), current.get(key)
+        if old != new and (old is not None or new is not None):
+            out.append(f"{what} {old!r} in the baseline, {new!r} now")
+    old_ids = recorded_ids(base)
+    added, removed = ids - old_ids, old_ids - ids
+    if added or removed:
+        parts = [f"{len(added)} added ({_few(added)})" if added else "",
+                 f"{len(removed)} removed ({_few(removed)})" if removed else ""]
+        out.append(f"sample set changed: {len(old_ids)} samples in the baseline, {len(ids)} now; "
+                   + "; ".join(p for p in parts if p))
+    elif prov.get("dataset_fingerprint") not in (None, current.get("dataset_fingerprint")):
+        out.append(f"dataset fingerprint {prov.get('dataset_fingerprint')!r} in the baseline, "
+                   f"{current.get('dataset_fingerprint')!r} now (the loader options changed)")
+    if not out:
+        return None
+    return ("the baseline was recorded on another dataset or suite version: " + "; ".join(out)
+            + f" ({base.path}); per-sample results are compared on the shared samples only; review the change "
+            "and record a new baseline with --snapshot-update")
+
+
+class UpdateLock:
+    """One ``--snapshot-update`` at a time per baseline folder: an exclusive, non-blocking
+    ``flock`` on ``<baselines>/.uiground-update.lock``, held for the whole session so that
+    syrupy's snapshots and ``samples.json`` always come from the same run. The kernel drops
+    the lock when the process dies, so a killed run never blocks the next one (its empty
+    file is reused). A second update is refused rather than queued: it would otherwise
+    rewrite the first one's baseline a moment later with a different model's results."""
+
+    NAME = ".uiground-update.lock"
+
+    def __init__(self, root: Path) -> None:
+        self.path = root / self.NAME
+        self._fd: int | None = None
+
+    def acquire(self) -> str | None:
+        """None when held now; else why not (another update holds it)."""
+        import fcntl
+
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        while True:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                holder = os.pread(fd, 64, 0).decode(errors="replace").strip() or "?"
+                os.close(fd)
+                return (f"another --snapshot-update is writing baselines under {self.path.parent} (pid {holder}, "
+                        f"lock {self.path}); wait for it to finish, then run again")
+            try:
+                same = os.stat(self.path).st_ino == os.fstat(fd).st_ino
+            except FileNotFoundError:
+                same = False
+            if same:  # not a file the previous holder unlinked while we waited to lock it
+                break
+            os.close(fd)
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, str(os.getpid()).encode(), 0)
+        self._fd = fd
+        return None
+
+    def release(self) -> None:
+        """Remove the lock file (the baselines folder keeps only reviewable files), then unlock."""
+        if self._fd is not None:
+            self.path.unlink(missing_ok=True)
+            os.close(self._fd)  # closing the descriptor drops the flock
+            self._fd = None

@@ -59,6 +59,7 @@ class Check:
     incomparable: str | None = None  # why the baseline cannot be compared (another judge)
     higher_is_better: bool = True
     ceiling: float | None = None
+    mismatch: str | None = None  # the baseline was recorded on another dataset or suite version
 
     @property
     def worse_by(self) -> float:
@@ -85,6 +86,8 @@ class Check:
         out: list[str] = []
         if self.incomparable and not self.updating:
             out.append(f"{self.label}: baseline not comparable: {self.incomparable}")
+        if self.mismatch and not self.updating:
+            out.append(f"{self.label}: {self.mismatch}")
         v = self.current.value
         if self.floor is not None and (math.isnan(v) or v < self.floor):
             out.append(f"{self.label} = {v:.2f} is below its floor {self.floor:.2f} (set in {self.suite_file})")
@@ -202,6 +205,7 @@ def build_checks(
     updating: bool,
     suite_file: str,
     incomparable: str | None = None,
+    mismatch: str | None = None,
 ) -> list[Check]:
     checks: list[Check] = []
     for mr in metric_results:
@@ -216,7 +220,7 @@ def build_checks(
             paired = _paired(mr.spec, chosen, baseline, label) if baseline is not None else None
             checks.append(Check(config.name, mr.spec.name, label, agg, floor, tolerance, paired, partial, updating,
                                 suite_file, incomparable, mr.spec.higher_is_better,
-                                mr.spec.ceiling if label is None else None))
+                                mr.spec.ceiling if label is None else None, mismatch))
     return checks
 
 

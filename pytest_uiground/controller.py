@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import platform
+import warnings
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from importlib import metadata
@@ -47,6 +48,8 @@ class SuiteOutcome:
     model: dict[str, Any] | None = None
     judge: dict[str, Any] | None = None
     incomparable: str | None = None
+    mismatch: str | None = None  # the baseline was recorded on another dataset / suite version
+    refusal: str | None = None  # why --snapshot-update will not write this suite's baseline
 
 
 def _versions() -> dict[str, str]:
@@ -68,8 +71,29 @@ class Controller:
         self.models: dict[Path, dict[str, Any]] = {}
         self.judges: dict[Path, dict[str, Any]] = {}
         self.outcomes: list[SuiteOutcome] = []
-        self.log = SampleLog(options.report_dir / "samples.jsonl") if options.report_dir else None
+        # Opened on the first record: a run of nothing keeps the previous report untouched.
+        self.log: SampleLog | None = None
         self.parallel = bool(getattr(config.option, "numprocesses", None))
+        self.interrupted = False
+        self.lock: baseline_mod.UpdateLock | None = None
+        check_start(config, options)
+        if options.updating:
+            self.lock = baseline_mod.UpdateLock(options.baselines_dir)
+            busy = self.lock.acquire()
+            if busy:
+                self.lock = None
+                raise pytest.UsageError(busy)
+
+    def pytest_unconfigure(self) -> None:
+        if self.lock is not None:
+            self.lock.release()
+
+    def _write_record(self, value: dict[str, Any]) -> None:
+        if self.options.report_dir is None:
+            return
+        if self.log is None:
+            self.log = SampleLog(self.options.report_dir / "samples.jsonl")
+        self.log.write(value)
 
     # -- records -----------------------------------------------------------
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
@@ -85,13 +109,16 @@ class Controller:
                 self.models.setdefault(path, result.model)
             if result.judge:
                 self.judges.setdefault(path, result.judge)
-            if self.log:
-                self.log.write(value)
+            self._write_record(value)
 
     # -- aggregate items ---------------------------------------------------
     @pytest.hookimpl(wrapper=True)
     def pytest_runtestloop(self, session: pytest.Session) -> Generator[None, object, object]:
-        result = yield
+        try:
+            result = yield
+        except KeyboardInterrupt:
+            self.interrupted = True  # sessionfinish writes what finished, marked interrupted
+            raise
         items = []
         for path in sorted(self.records):
             items += self._aggregate_items(session, path)
@@ -102,7 +129,8 @@ class Controller:
                 break
         return result
 
-    def _aggregate_items(self, session: pytest.Session, path: Path) -> list[pytest.Function]:
+    def _outcome(self, path: Path) -> SuiteOutcome:
+        """The suite's records, metrics and checks (not yet run), with the baseline compared."""
         loaded = load_suite(path, self.options.data_path)
         results = sorted(self.records[path].values(), key=lambda r: r.id)
         base = baseline_mod.load(self.options.baselines_dir, loaded.config.name)
@@ -113,14 +141,25 @@ class Controller:
         judge = self.judges.get(path)
         why = incomparable(base.provenance.get("judge"), judge) if base is not None and judge else None
         compare_with = None if why else base
+        mismatch = (baseline_mod.provenance_mismatch(base, dataset_provenance(loaded),
+                                                      {s.id for s in loaded.samples})
+                    if base is not None and not self.options.updating else None)
         out = SuiteOutcome(
             loaded=loaded, path=path, results=results, metric_results=metric_results, partial=partial,
-            baseline=base, model=self.models.get(path), judge=judge, incomparable=why,
+            baseline=base, model=self.models.get(path), judge=judge, incomparable=why, mismatch=mismatch,
             checks=build_checks(loaded.config, metric_results, results, compare_with, partial=partial,
-                                updating=self.options.updating, suite_file=rel, incomparable=why),
+                                updating=self.options.updating, suite_file=rel, incomparable=why,
+                                mismatch=mismatch),
             latency=latency_check(loaded.config, results, parallel=self.parallel, suite_file=rel),
         )
+        if self.options.updating:
+            out.refusal = update_refusal(out, self.options)
         self.outcomes.append(out)
+        return out
+
+    def _aggregate_items(self, session: pytest.Session, path: Path) -> list[pytest.Function]:
+        out = self._outcome(path)
+        loaded = out.loaded
         module = SuiteFile.from_parent(session, path=path)
         snapshot_dir = baseline_mod.suite_dir(self.options.baselines_dir, loaded.config.name)
         snapshots = snapshot_dir / baseline_mod.SNAPSHOT_DIR
@@ -130,7 +169,7 @@ class Controller:
                 # Each check's own tolerance (the suite's, or the metric's override) decides the snapshot match.
                 callobj=_metric_check(c, extension_for(snapshots, c.tolerance, self.options.updating),
                                       self.options.updating,
-                                      compare_with is not None),
+                                      out.baseline is not None and out.incomparable is None, out.refusal),
             )
             for c in out.checks
         ]
@@ -148,23 +187,44 @@ class Controller:
             "model": model.get("name", self.options.model.name),
             "model_path": self.options.model.path,
             "model_fingerprint": model.get("fingerprint"),
-            "suite_version": out.loaded.config.version,
-            "dataset_fingerprint": out.loaded.fingerprint,
+            "model_revision": self.options.model.revision,
+            **dataset_provenance(out.loaded),
             **({"judge": out.judge} if out.judge else {}),
             "n_samples": len(out.results),
             "packages": _versions(),
             "date": dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat(),
         }
 
-    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+    @pytest.hookimpl(tryfirst=True)  # before syrupy's, so that the filter below applies to its warning
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         if self.log:
             self.log.close()
-        for out in self.outcomes:
-            if self.options.updating and not out.partial:
-                baseline_mod.write(self.options.baselines_dir, out.loaded.config.name, out.results,
-                                   self.provenance(out))
-        if self.options.report_dir:
+        if exitstatus == pytest.ExitCode.INTERRUPTED:
+            # After Ctrl-C under xdist the workers never send syrupy their reports and syrupy says
+            # so with a UserWarning, which ``filterwarnings = error`` would turn into exit 1 and
+            # no summary. The run is already reported as interrupted (exit 2).
+            warnings.filterwarnings("ignore", message=r"syrupy: received \d+ of \d+ xdist worker",
+                                    category=UserWarning)
+        if exitstatus == pytest.ExitCode.INTERRUPTED and self.records and not self.outcomes:
+            self.interrupted = True
+            for path in sorted(self.records):  # what finished, for the report; no baseline is written
+                self._outcome(path)
+        if not self.interrupted:
+            self._write_baselines()
+        if self.options.report_dir and self.outcomes:  # a run of nothing keeps the previous report
             self._write_summaries()
+
+    def _write_baselines(self) -> None:
+        for out in self.outcomes:
+            if not self.options.updating or out.partial or out.refusal:
+                continue
+            previous = out.baseline if self.options.keep_errored else None
+            kept = previous.entries if previous is not None else {}
+            unrecorded = sorted(r.id for r in out.results if r.error is not None and r.id not in kept)
+            prov = self.provenance(out)
+            if unrecorded:
+                prov["unrecorded"] = unrecorded
+            baseline_mod.write(self.options.baselines_dir, out.loaded.config.name, out.results, prov, previous)
 
     def _write_summaries(self) -> None:
         root = self.options.report_dir
@@ -177,13 +237,16 @@ class Controller:
                 baseline_mod.suite_dir(self.options.baselines_dir, o.loaded.config.name) / baseline_mod.SNAPSHOT_DIR)
             for o in self.outcomes
         }
+        mark = {"interrupted": True} if self.interrupted else {}
         if len(docs) == 1:
             (doc,) = docs.values()
-            baseline_mod.atomic_write_text(root / "summary.json", summary_mod.dumps(doc.to_json()))
+            baseline_mod.atomic_write_text(root / "summary.json", summary_mod.dumps({**doc.to_json(), **mark}))
         else:
             for name, doc in docs.items():
-                baseline_mod.atomic_write_text(root / name / "summary.json", summary_mod.dumps(doc.to_json()))
-            baseline_mod.atomic_write_text(root / "summary.json", summary_mod.dumps(summary_mod.run_doc(docs)))
+                baseline_mod.atomic_write_text(root / name / "summary.json",
+                                               summary_mod.dumps({**doc.to_json(), **mark}))
+            baseline_mod.atomic_write_text(root / "summary.json",
+                                           summary_mod.dumps({**summary_mod.run_doc(docs), **mark}))
         # The HTML comes last and cannot fail the session: a render error becomes a page saying so.
         from .report import html as htmlreport
 
@@ -225,6 +288,8 @@ class Controller:
                 tr.write_line(id_list("errors", errs))
             if self.options.updating and o.partial:
                 tr.write_line("baseline NOT updated: this run did not cover every sample of the suite")
+            elif self.options.updating and o.refusal:
+                tr.write_line(f"baseline NOT updated: {o.refusal}")
             elif self.options.updating:
                 where = baseline_mod.suite_dir(self.options.baselines_dir, o.loaded.config.name)
                 tr.write_line(f"baseline updated: {where}")
@@ -243,7 +308,8 @@ def judge_line(judge: dict[str, Any], results: list[SampleResult]) -> str:
     return line
 
 
-def _metric_check(check: Check, ext: type, updating: bool, has_baseline: bool) -> Callable[..., None]:
+def _metric_check(check: Check, ext: type, updating: bool, has_baseline: bool,
+                  refusal: str | None = None) -> Callable[..., None]:
     def test_aggregate(snapshot: Any) -> None:
         if updating and check.partial:
             pytest.fail(
@@ -251,6 +317,8 @@ def _metric_check(check: Check, ext: type, updating: bool, has_baseline: bool) -
                 "--uiground-limit or deselection); rerun the whole suite with --snapshot-update",
                 pytrace=False,
             )
+        if updating and refusal:  # before the snapshot is touched: syrupy must not write it either
+            pytest.fail(refusal, pytrace=False)
         problems = check.problems()
         # Without a baseline there is nothing to compare with; the snapshot is
         # written only on --snapshot-update, never as a side effect of a plain run.
@@ -274,3 +342,56 @@ def _latency_check(check: LatencyCheck) -> Callable[[], None]:
     return test_aggregate
 
 
+
+
+# -- the gate's own rules (baseline integrity, start-up checks) --------------------------------------
+def dataset_provenance(loaded: LoadedSuite) -> dict[str, Any]:
+    """What identifies the data a baseline was recorded on; compared on every later run."""
+    revision = loaded.config.loader_options.get("revision")
+    return {
+        "suite_version": loaded.config.version,
+        "dataset_fingerprint": loaded.fingerprint,
+        "dataset_revision": str(revision) if revision is not None else None,
+    }
+
+
+def update_refusal(out: SuiteOutcome, options: RunOptions) -> str | None:
+    """Why ``--snapshot-update`` must not write this suite's baseline, or None.
+
+    A sample error (a dead server, a missing image) is not a wrong answer: recording it as
+    one would turn every later wrong answer on that sample into a "known failure". An
+    update whose absolute floors fail would record a model the suite itself rejects.
+    """
+    name = out.loaded.config.name
+    reasons: list[str] = []
+    errored = sorted(r.id for r in out.results if r.error is not None)
+    if errored and not options.keep_errored:
+        reasons.append(
+            f"{len(errored)} sample(s) errored in this run ({id_list('errors', errored, 20)}); an error is not a "
+            "wrong answer. Fix the cause and rerun, or pass --uiground-keep-errored to keep their previous "
+            "baseline entries")
+    floors = [p for c in out.checks for p in c.problems()]
+    if floors and not options.force_update:
+        reasons.append("its absolute floors fail (" + "; ".join(floors)
+                       + "); pass --uiground-force-update to record it anyway")
+    if not reasons:
+        return None
+    return f"refusing to update the baseline of {name!r}: " + " Also, ".join(reasons)
+
+
+def check_start(config: pytest.Config, options: RunOptions) -> None:
+    """Settings that cannot work fail once, at start-up, before any sample runs."""
+    from .models.device import device_problem
+
+    report = options.report_dir
+    if report is not None and report.exists() and not report.is_dir():
+        raise pytest.UsageError(f"--uiground-report {str(report)!r} is an existing file; the report is a folder "
+                                "(samples.jsonl, summary.json, report.html): name a folder")
+    base = options.baselines_dir
+    if options.baselines_explicit and not options.updating and not base.is_dir():
+        raise pytest.UsageError(
+            f"--uiground-baselines {str(base)!r} does not exist; check the path (a mistyped folder would compare "
+            "against nothing), or create it with --snapshot-update")
+    problem = device_problem(options.model.device)
+    if problem:
+        raise pytest.UsageError(problem)

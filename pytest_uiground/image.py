@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import hashlib
 import io
+import os
+import threading
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -21,6 +24,83 @@ if TYPE_CHECKING:
 
 class ImageError(Exception):
     """An image could not be read or decoded; the message names it and the fix."""
+
+
+class ImageTooLarge(ImageError):
+    """The image header declares more pixels than ``--uiground-max-pixels`` (a decompression bomb)."""
+
+
+#: Pillow's own default; ``--uiground-max-pixels`` changes it for the session (:func:`set_pixel_limit`).
+_LIMIT = {"pixels": 89_478_485}
+_OPEN_LOCK = threading.Lock()
+
+
+def set_pixel_limit(pixels: int) -> None:
+    _LIMIT["pixels"] = int(pixels)
+
+
+def pixel_limit() -> int:
+    return _LIMIT["pixels"]
+
+
+def open_checked(fp: str | Path | IO[bytes], name: str) -> Image.Image:
+    """``Image.open`` (the header only) with the harness's pixel limit instead of Pillow's.
+
+    Pillow warns above its limit (an error under ``filterwarnings = error``, which would
+    stop collection) and raises above twice that; here an image over the configured limit
+    is an :class:`ImageTooLarge` naming it, and Pillow's warning is silenced because the
+    size was checked. The warnings filter is process-wide, hence the lock.
+    """
+    from PIL import Image
+
+    limit = pixel_limit()
+    try:
+        with _OPEN_LOCK, warnings.catch_warnings():
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            if limit > 2 * (Image.MAX_IMAGE_PIXELS or 0) and Image.MAX_IMAGE_PIXELS is not None:
+                Image.MAX_IMAGE_PIXELS = limit  # a larger limit was asked for explicitly
+            img = Image.open(fp)
+    except Image.DecompressionBombError as exc:
+        raise ImageTooLarge(f"image {name!r} is too large to open safely ({exc}); raise --uiground-max-pixels "
+                            "if it is genuine") from exc
+    w, h = img.size
+    if w * h > limit:
+        img.close()
+        raise ImageTooLarge(f"image {name!r} declares {w}x{h} = {w * h} pixels, over the limit of {limit} "
+                            "(a decompression bomb, or a very large screenshot); raise --uiground-max-pixels N "
+                            "if it is genuine")
+    return img
+
+
+def header_size(path: Path) -> tuple[int, int]:
+    """(width, height) from the header, pixels not decoded, the file closed; raises
+    FileNotFoundError, :class:`ImageTooLarge`, OSError or ValueError."""
+    from PIL import UnidentifiedImageError
+
+    try:
+        with open_checked(path, str(path)) as im:
+            return int(im.size[0]), int(im.size[1])
+    except UnidentifiedImageError as exc:
+        raise ValueError(str(exc)) from exc
+
+
+_DIGESTS: dict[tuple[str, int, int], str] = {}
+
+
+def file_digest(path: Path) -> str:
+    """Content hash of a file, computed once per (path, size, mtime) in this process: the
+    cache key of a prediction holds the image's content, so a screenshot replaced under
+    the same name is predicted again instead of replaying a stale answer."""
+    st = os.stat(path)
+    key = (str(path), st.st_size, st.st_mtime_ns)
+    found = _DIGESTS.get(key)
+    if found is None:
+        h = hashlib.blake2b(digest_size=16)
+        with open(path, "rb") as fh:
+            for chunk in iter(lambda: fh.read(1 << 20), b""):
+                h.update(chunk)
+        found = _DIGESTS[key] = h.hexdigest()
+    return found
 
 
 @dataclass(frozen=True)
@@ -45,6 +125,15 @@ class ImageRef:
     def from_source(cls, key: str, source: Callable[[], bytes | Image.Image]) -> ImageRef:
         return cls(key=key, source=source)
 
+    def content_key(self) -> str:
+        """What identifies the pixels for a cache key: the file's content hash for a file
+        (once per path, size and mtime), the stable ``key`` for a source (a dataset row,
+        a generator), which does not change under the same name. Raises OSError when the
+        file cannot be read (the sample then runs uncached and fails on its own)."""
+        if self.path is not None:
+            return f"sha:{file_digest(self.path)}"
+        return f"key:{self.key}"
+
     def load(self) -> Image.Image:
         """Decode to an RGB PIL image, or raise :class:`ImageError`."""
         from PIL import Image, UnidentifiedImageError
@@ -56,13 +145,17 @@ class ImageRef:
                         f"image {self.key!r} does not exist; check the dataset path "
                         "(e.g. --uiground-data-path) or re-download the dataset"
                     )
-                img: Image.Image = Image.open(self.path)
+                img: Image.Image = open_checked(self.path, self.key)
             elif self.source is not None:
                 raw = self.source()
-                img = raw if isinstance(raw, Image.Image) else Image.open(io.BytesIO(raw))
+                img = raw if isinstance(raw, Image.Image) else open_checked(io.BytesIO(raw), self.key)
             else:
                 raise ImageError(f"image {self.key!r} has neither a path nor a source")
-            img.load()
+            try:
+                img.load()
+            except BaseException:
+                img.close()  # a truncated file must not leak its handle (a ResourceWarning later)
+                raise
         except ImageError:
             raise
         except (OSError, UnidentifiedImageError, ValueError) as exc:

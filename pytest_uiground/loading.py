@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -16,12 +17,13 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from . import image as image_mod
 from . import registry, scoring
 from .geometry import Box
 from .image import ImageRef
 from .sample import Sample, Target, check_sample_ids
 from .scoring import Scorer
-from .suite import SuiteConfig, load_suite_config
+from .suite import SuiteConfig, SuiteConfigError, check_against_samples, load_suite_config
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,13 @@ def load_suite(path: Path, data_path: Path | None = None) -> LoadedSuite:
     except (ValueError, FileNotFoundError, OSError) as exc:
         raise SuiteLoadError(f"{path}: loader {config.loader!r} failed: {exc}") from exc
     check_sample_ids(samples, source=str(path))
+    if not samples:
+        raise SuiteLoadError(f"{path}: loader {config.loader!r} found no samples; an empty suite would pass while "
+                             "testing nothing: check --uiground-data-path and [loader.options]")
+    try:
+        check_against_samples(config, (s.meta for s in samples))
+    except SuiteConfigError as exc:
+        raise SuiteLoadError(str(exc)) from exc
     try:
         scorer = scoring.load(config.scorer)
     except registry.UnknownNameError as exc:
@@ -78,16 +87,39 @@ def header_size(path: Path, sizes: dict[Path, tuple[int, int] | str], *, missing
     """(width, height) from the image header (the pixels are not decoded), or why it cannot
     be read; cached per file in ``sizes``. Loaders call this at collection, so it must stay cheap."""
     if path not in sizes:
-        from PIL import Image, UnidentifiedImageError
-
         try:
-            with Image.open(path) as im:
-                sizes[path] = (int(im.size[0]), int(im.size[1]))
+            sizes[path] = image_mod.header_size(path)
         except FileNotFoundError:
             sizes[path] = f"image {str(path)!r} does not exist{missing_hint}"
-        except (OSError, UnidentifiedImageError, ValueError) as exc:
+        except image_mod.ImageTooLarge as exc:
+            sizes[path] = str(exc)
+        except (OSError, ValueError, image_mod.ImageError) as exc:
             sizes[path] = f"image {str(path)!r} is not a readable image ({exc}){unreadable_hint}"
     return sizes[path]
+
+
+def inside(root: Path, relative: str, field: str, start: Path | None = None) -> Path:
+    """``root / relative``, refused with a :class:`RecordError` naming ``field`` unless it
+    stays inside ``root``: an annotation must not send ``../../etc/passwd`` or an absolute
+    path to the model (or to an API server). The check is on the text of the path (``..``
+    resolved lexically), so a dataset folder whose images are symlinks the user made
+    still works; only what the annotation says is distrusted. ``start``: the folder the
+    path is relative to (an annotation file's folder inside ``root``), default ``root``."""
+    if "\0" in relative or Path(relative).is_absolute() or Path(relative).drive:
+        raise RecordError(field, f"{relative!r} is not a relative path inside the dataset folder {str(root)!r}")
+    base = os.path.normpath(root)
+    target = os.path.normpath(os.path.join(start if start is not None else base, relative))
+    if os.path.commonpath([base, target]) != base:
+        raise RecordError(field, f"{relative!r} points outside the dataset folder {str(root)!r}; image paths "
+                          "must be relative paths inside it")
+    return Path(target)
+
+
+def image_in(root: Path, relative: Any, field: str) -> ImageRef:
+    """The image a record names, inside ``root`` (see :func:`inside`); a RecordError otherwise."""
+    if not isinstance(relative, str) or not relative:
+        raise RecordError(field, f"expected a file name, got {relative!r}")
+    return ImageRef.from_path(inside(root, relative, field))
 
 
 _UNSAFE_ID = re.compile(r"[^A-Za-z0-9_.:+\-]")

@@ -74,6 +74,11 @@ class RunOptions:
     judge: JudgeOptions = field(default_factory=JudgeOptions)
     cropping: str = "none"
     cropping_depth: int = 3
+    keep_errored: bool = False  # --snapshot-update: keep the previous entries of errored samples
+    force_update: bool = False  # --snapshot-update: write even when absolute floors fail
+    baselines_explicit: bool = False  # --uiground-baselines was given: the folder must exist
+    max_pixels: int = 89_478_485  # image headers above this are invalid samples (Pillow's own default)
+    max_raw_chars: int = 100_000  # raw model output kept per record
 
 
 def model_options(opts: RunOptions, worker_id: str) -> ModelOptions:
@@ -101,6 +106,15 @@ def positive_float(text: str) -> float:
     return value
 
 
+def boolean(text: str) -> bool:
+    low = text.strip().lower()
+    if low in ("1", "true", "yes", "on"):
+        return True
+    if low in ("0", "false", "no", "off"):
+        return False
+    raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
+
+
 def choice(*allowed: str) -> Callable[[str], str]:
     def parse(text: str) -> str:
         if text not in allowed:
@@ -119,6 +133,7 @@ class Opt:
     help: str
     type: Callable[[str], object] | None = None
     metavar: str | None = None
+    switch: bool = False  # a flag without a value (store_true); its ini key takes true/false
 
     @property
     def dest(self) -> str:
@@ -177,6 +192,19 @@ OPTIONS: tuple[Opt, ...] = (
     Opt("--uiground-judge-repeat-samples", 20, "size of the seeded --uiground-judge-repeat subset per suite "
         "(default 20)", positive_int, "N"),
     Opt("--uiground-judge-parse-errors", "error", PARSE_ERRORS_HELP, choice(*PARSE_ERROR_MODES)),
+    Opt("--uiground-keep-errored", False, "--snapshot-update: keep the previous baseline entries of samples that "
+        "errored in this run (without it, an update from a run with sample errors is refused)", boolean,
+        switch=True),
+    Opt("--uiground-force-update", False, "--snapshot-update: write the baseline even though absolute floors "
+        "fail", boolean, switch=True),
+    Opt("--uiground-max-pixels", 89_478_485, "images whose header declares more pixels are invalid samples "
+        "(default: Pillow's limit, about 89.5 MP)", positive_int, "N"),
+    Opt("--uiground-max-raw-chars", 100_000, "raw model output kept per record; longer output is cut and the "
+        "record notes the cut", positive_int, "N"),
+    Opt("--uiground-model-revision", None, "hub revision (commit, tag or branch) of --model-path, passed to "
+        "from_pretrained and recorded in the baseline", None, "REV"),
+    Opt("--uiground-trust-remote-code", False, "allow a model's remote code without a pinned "
+        "--uiground-model-revision", boolean, switch=True),
 )
 _BY_DEST = {o.dest: o for o in OPTIONS}
 
@@ -185,8 +213,11 @@ def add_options(parser: pytest.Parser) -> None:
     group = parser.getgroup("uiground", "GUI grounding suites (pytest-uiground)")
     for o in OPTIONS:
         # default=None on the command line: "not given", so the ini key (then the default) applies.
-        group.addoption(o.flag, dest=o.dest, default=None, type=o.type, metavar=o.metavar,
-                        help=f"{o.help} [ini: {o.dest}]")
+        if o.switch:
+            group.addoption(o.flag, dest=o.dest, default=None, action="store_true", help=f"{o.help} [ini: {o.dest}]")
+        else:
+            group.addoption(o.flag, dest=o.dest, default=None, type=o.type, metavar=o.metavar,
+                            help=f"{o.help} [ini: {o.dest}]")
         parser.addini(o.dest, help=o.help, default=None)
 
 
@@ -228,6 +259,7 @@ def parse(config: pytest.Config) -> RunOptions:
             replay_parser=get("replay_parser"), api_base=get("api_base"), api_key_env=get("api_key_env"),
             served_model=get("served_model"), parser=get("parser"), concurrency=get("concurrency"),
             request_timeout=get("request_timeout"), max_retries=get("max_retries"),
+            revision=get("model_revision"), trust_remote_code=get("trust_remote_code"),
         ),
         limit=get("limit"),
         seed=get("seed"),
@@ -238,6 +270,11 @@ def parse(config: pytest.Config) -> RunOptions:
         cache_dir=_cache_dir(config, get("cache")),
         cropping=get("cropping"),
         cropping_depth=get("cropping_depth"),
+        keep_errored=get("keep_errored"),
+        force_update=get("force_update"),
+        baselines_explicit=bool(baselines),
+        max_pixels=get("max_pixels"),
+        max_raw_chars=get("max_raw_chars"),
         judge=JudgeOptions(
             name=get("judge"), api_base=get("judge_api_base"), model=get("judge_model"),
             api_key_env=get("judge_api_key_env"), seed=get("judge_seed"), max_tokens=get("judge_max_tokens"),

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from . import options, registry
+from . import image, options, registry
 from .baseline import BaselineError
 from .collect import SuiteFile, stratified_subset
 from .controller import Controller
@@ -29,6 +29,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     opts = options.parse(config)
+    image.set_pixel_limit(opts.max_pixels)
     workerinput = getattr(config, "workerinput", None)
     worker_id = workerinput["workerid"] if workerinput else "master"
     config.stash[STATE] = WorkerState(options=opts, worker_id=worker_id)

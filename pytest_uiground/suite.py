@@ -8,8 +8,10 @@ the file is reported with the file and the field, before any sample runs.
 
 from __future__ import annotations
 
+import math
+import re
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,6 +24,8 @@ else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
 AVERAGES = ("micro", "macro")
+#: A suite name names a folder under the baselines and report roots: no separators, no ``..``.
+SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
 
 
 class SuiteConfigError(Exception):
@@ -102,6 +106,14 @@ class _Fields:
             raise self.fail(key, f"expected {names}, got {value!r}")
         return value
 
+    def number(self, key: str, low: float = 0.0, high: float = math.inf, default: float | None = None
+               ) -> float | None:
+        """A finite number in [low, high]; NaN and infinities are refused (NaN disables any comparison)."""
+        value = self.get(key, (int, float))
+        if value is None:
+            return default
+        return in_range(value, low, high, lambda msg: self.fail(key, msg))
+
     def strings(self, key: str) -> tuple[str, ...]:
         value = self.get(key, list, [])
         if not all(isinstance(v, str) for v in value):
@@ -112,6 +124,13 @@ class _Fields:
         extra = sorted(set(self.table) - allowed)
         if extra:
             raise self.fail(extra[0], f"unknown field; allowed: {', '.join(sorted(allowed))}")
+
+
+def in_range(value: float, low: float, high: float, fail: Any) -> float:
+    if not math.isfinite(value) or not low <= value <= high:
+        bound = f"between {low:g} and {high:g}" if math.isfinite(high) else f">= {low:g} (and finite)"
+        raise fail(f"must be a number {bound}, got {value!r}")
+    return float(value)
 
 
 def _metric(path: Path, i: int, table: Any) -> MetricSpec:
@@ -131,11 +150,18 @@ def _metric(path: Path, i: int, table: Any) -> MetricSpec:
     if average == "macro" and not macro_over:
         raise f.fail("macro_over", "is required when average = 'macro' (the key to average over)")
     where = f.get("where", dict, {})
-    floor = f.get("floor", (int, float))
+    floor = f.number("floor", 0.0, 100.0)
     slice_floors = f.get("slice_floors", dict, {})
     for key, value in {**where, **slice_floors}.items():
         if isinstance(value, bool) or not isinstance(value, (str, int, float)):
             raise f.fail("where" if key in where else "slice_floors", f"bad value for {key!r}: {value!r}")
+    for key, value in slice_floors.items():
+        if not isinstance(value, (int, float)):
+            raise f.fail("slice_floors", f"{key!r}: expected a number, got {value!r}")
+        in_range(value, 0.0, 100.0, lambda msg, key=key: f.fail("slice_floors", f"{key!r}: {msg}"))
+        if "=" not in key or key.split("=", 1)[0] not in f.strings("slices"):
+            raise f.fail("slice_floors", f"{key!r} is not a slice of this metric: write 'KEY=VALUE' with KEY one "
+                         f"of its slices ({', '.join(f.strings('slices')) or 'none declared'})")
     return MetricSpec(
         name=name,
         score=score,
@@ -144,18 +170,14 @@ def _metric(path: Path, i: int, table: Any) -> MetricSpec:
         average=average,
         macro_over=macro_over,
         slices=f.strings("slices"),
-        floor=float(floor) if floor is not None else None,
+        floor=floor,
         slice_floors={k: float(v) for k, v in slice_floors.items()},
         mean_of=f.strings("mean_of"),
         given=f.get("given", str),
         higher_is_better=f.get("higher_is_better", bool, True),
-        tolerance=_opt_float(f.get("tolerance", (int, float))),
-        ceiling=_opt_float(f.get("ceiling", (int, float))),
+        tolerance=f.number("tolerance"),
+        ceiling=f.number("ceiling"),
     )
-
-
-def _opt_float(value: int | float | None) -> float | None:
-    return float(value) if value is not None else None
 
 
 def load_suite_config(path: Path) -> SuiteConfig:
@@ -205,23 +227,46 @@ def load_suite_config(path: Path) -> SuiteConfig:
     bench_n = latency.get("benchmark_samples", int, 5)
     if bench_n < 1:
         raise latency.fail("benchmark_samples", f"must be >= 1, got {bench_n}")
-    p50, p95 = latency.get("p50_ms", (int, float)), latency.get("p95_ms", (int, float))
+    p50, p95 = latency.number("p50_ms"), latency.number("p95_ms")
+    name = suite.get("name", str, required=True)
+    if not SAFE_NAME.fullmatch(name) or ".." in name:
+        raise suite.fail("name", f"{name!r} is not a safe name: it names the folder baselines/<name>/, so use "
+                         "letters, digits, '_', '-' and '.' (no '/', no '..'), starting with a letter or digit")
     return SuiteConfig(
-        name=suite.get("name", str, required=True),
+        name=name,
         version=str(suite.get("version", (str, int), required=True)),
         description=suite.get("description", str, ""),
         path=path,
         loader=loader.get("name", str, required=True),
         loader_options=loader.get("options", dict, {}),
         metrics=metrics,
-        tolerance=float(baseline.get("tolerance", (int, float), 2.0)),
-        slice_tolerance=float(baseline.get("slice_tolerance", (int, float), 5.0)),
+        tolerance=baseline.number("tolerance", default=2.0) or 0.0,
+        slice_tolerance=baseline.number("slice_tolerance", default=5.0) or 0.0,
         latency=LatencySpec(
-            p50_ms=float(p50) if p50 is not None else None,
-            p95_ms=float(p95) if p95 is not None else None,
+            p50_ms=p50,
+            p95_ms=p95,
             benchmark_samples=bench_n,
         ),
         stratify=limit.strings("stratify"),
         models=models,
         scorer=scorer.get("name", str, "task"),
     )
+
+
+def check_against_samples(config: SuiteConfig, metas: Iterable[Mapping[str, str]]) -> None:
+    """The metadata keys the metrics name (``slices``, ``where``, ``macro_over``, the key of a
+    ``slice_floors`` label) must exist in the loaded samples: a typo would otherwise give a
+    0-sample metric that shows "-" and passes. Values are not checked: a local copy or a
+    subset of a dataset may lack one (no ``advanced`` samples), which is not a mistake."""
+    keys: set[str] = set()
+    for meta in metas:
+        keys.update(meta)
+    known = ", ".join(sorted(keys)) or "none"
+    for i, m in enumerate(config.metrics):
+        named = [("slices", k) for k in m.slices] + [("where", k) for k in m.where]
+        named += [("macro_over", m.macro_over)] if m.macro_over else []
+        named += [("slice_floors", label.split("=", 1)[0]) for label in m.slice_floors]
+        for where, key in named:
+            if key not in keys:
+                raise SuiteConfigError(f"{config.path}: metrics[{i}].{where}: no sample has the key {key!r}; the "
+                                       f"samples' keys: {known}")

@@ -26,7 +26,7 @@ from .items import suite_path_of
 from .judges import base as judge_mod
 from .judges.base import JudgeBackend, incomparable
 from .judges.pool import JudgedScorer
-from .loading import LoadedSuite, load_suite
+from .loading import LoadedSuite, SuiteLoadError, load_suite
 from .models.base import Model
 from .options import RunOptions
 from .outcome import Outcome, classify
@@ -56,6 +56,7 @@ class WorkerState:
     notes: dict[str, str] = field(default_factory=dict)
     judged: dict[str, JudgedScorer] = field(default_factory=dict)  # per suite name
     judge_error: str | None = None
+    suite_names: dict[str, Path] = field(default_factory=dict)  # suite name → its file, one file per name
     _backend: JudgeBackend | None = None
     _lookahead: Lookahead | None = None
     _cache: PredictionCache | None = None
@@ -109,7 +110,9 @@ class WorkerState:
         return judged.judge.fingerprint() if judged is not None else None
 
     def suite(self, path: Path) -> LoadedSuite:
-        return load_suite(path, self.options.data_path)
+        loaded = load_suite(path, self.options.data_path)
+        claim_name(self.suite_names, loaded.config.name, path)
+        return loaded
 
     def baseline(self, suite: str) -> baseline_mod.Baseline | None:
         if suite not in self.baselines:
@@ -137,6 +140,14 @@ class WorkerState:
         close = getattr(self._backend, "close", None)
         if callable(close):
             close()
+
+
+def claim_name(names: dict[str, Path], name: str, path: Path) -> None:
+    """Two suite files with one ``[suite] name`` would share (and overwrite) one baseline."""
+    first = names.setdefault(name, path)
+    if first != path:
+        raise SuiteLoadError(f"{path}: [suite] name {name!r} is already used by {first}; each suite needs its own "
+                             "name (it names its folder under the baselines and the report)")
 
 
 def _error_text(exc: BaseException) -> str:
@@ -185,7 +196,7 @@ def predict(state: WorkerState, item: pytest.Item, loaded: LoadedSuite, sample: 
         keys: dict[str, str] = {}
         todo: list[Sample] = []
         for s in batch:
-            parts = model.cache_key(s) if cache is not None else None
+            parts = cache_parts(model, s) if cache is not None else None
             if cache is not None and parts is not None:
                 keys[s.id] = cache.key({**parts, **extra})
                 found = cache.get(keys[s.id])
@@ -200,13 +211,39 @@ def predict(state: WorkerState, item: pytest.Item, loaded: LoadedSuite, sample: 
             for s, p in zip(todo, predict_isolated(model, todo), strict=True):
                 state.pending[s.id] = p
                 if cache is not None and s.id in keys:
-                    cache.put(keys[s.id], p)
+                    problem = _store(cache, keys[s.id], p)
+                    if problem:
+                        state.notes[s.id] = problem
         judged = state.judged.get(loaded.config.name)
         if judged is not None:  # judge the whole batch in the background
             for s in batch:
                 if s.id in state.pending:
                     judged.submit(s, state.pending[s.id])
     return state.pending.pop(sample.id)
+
+
+def cache_parts(model: Model, sample: Sample) -> dict[str, Any] | None:
+    """The model's cache key for a sample plus the image's content hash (a screenshot
+    replaced under the same name must not replay the old answer); None: not cacheable
+    (the model declares no key, or the image cannot be read: the sample fails on its own)."""
+    parts = model.cache_key(sample)
+    if parts is None:
+        return None
+    try:
+        return {**parts, "image_content": sample.image.content_key()}
+    except OSError:
+        return None
+
+
+def _store(cache: PredictionCache, key: str, pred: Prediction) -> str | None:
+    """Write a cache entry; a failure (a full disk, a file where a folder should be) is a
+    note on the sample, never an error: the prediction is kept and scored, not requested again."""
+    try:
+        cache.put(key, pred)
+    except OSError as exc:
+        return f"warning: the prediction cache could not be written ({exc}); the prediction is kept and scored"
+    return None
+
 
 
 # --- models that work ahead of the tests (pytest_uiground.pipeline) ------------------------------
@@ -231,7 +268,7 @@ def _todo(state: WorkerState, model: Model, loaded: LoadedSuite, samples: Sequen
     cache = state.cache_for(model)
     todo: list[Sample] = []
     for s in samples:
-        parts = model.cache_key(s) if cache is not None else None
+        parts = cache_parts(model, s) if cache is not None else None
         if cache is not None and parts is not None:
             key = cache.key({**parts, **extra})
             found = cache.get(key)
@@ -251,7 +288,9 @@ def _finish(state: WorkerState, loaded: LoadedSuite, sample: Sample, pred: Predi
     state.pending[sample.id] = pred
     key = state._keys.pop(sample.id, None)
     if store and key is not None and state._cache is not None:
-        state._cache.put(key, pred)
+        problem = _store(state._cache, key, pred)
+        if problem is not None:
+            state.notes[sample.id] = problem
     judged = state.judged.get(loaded.config.name)
     if judged is not None:
         judged.submit(sample, pred)
@@ -342,7 +381,23 @@ def evaluate(state: WorkerState, item: pytest.Item, loaded: LoadedSuite, sample:
     score = _score(state, item, loaded, sample, pred, result)
     if score is not None:
         result.score = score
+    cap_output(result, state.options.max_raw_chars)
     return result
+
+
+def cap_output(result: SampleResult, cap: int) -> None:
+    """Keep at most ``cap`` characters of the model's text on the record (after scoring,
+    which saw all of it), and note the cut: a model that rambles 5 MB per sample must not
+    make ``samples.jsonl`` and the workers' reports enormous."""
+    pred = result.prediction
+    if pred is None:
+        return
+    cut = {name: len(text) for name in ("raw", "answer")
+           if isinstance(text := getattr(pred, name), str) and len(text) > cap}
+    if not cut:
+        return
+    result.prediction = replace(pred, **{name: getattr(pred, name)[:cap] for name in cut})
+    result.score.notes["output_cut"] = {"cap_chars": cap, **{f"{k}_chars": n for k, n in cut.items()}}
 
 
 def describe(sample: Sample, result: SampleResult) -> str:

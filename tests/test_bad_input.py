@@ -24,7 +24,7 @@ def load(options, ctx):
     box = Box(0.1, 0.1, 0.5, 0.5)
     def sample(sid, path, invalid=None):
         return Sample(sid, ImageRef.from_path(root / path), "click it", "point", Target(box=box),
-                      {"kind": "x"}, invalid=invalid)
+                      {"kind": "x", "difficulty": "easy"}, invalid=invalid)
     samples = [sample(f"ok-{i}", "good.png") for i in range(3)]
     samples += [sample("missing", "nope.png"), sample("corrupt", "corrupt.png"),
                 sample("nullbox", "good.png", invalid="row 7: box is null")]

@@ -53,11 +53,19 @@ def create(options: JudgeOptions) -> OpenAIJudge:
         raise ModelLoadError("--uiground-judge openai needs --uiground-judge-model NAME: the model the server serves, "
                              "e.g. Qwen/Qwen2.5-72B-Instruct (GET <api-base>/models lists them)")
     var = options.api_key_env
+    # A Secret (repr redacted); the SDK's frames, which hold the plain text, are cut from the
+    # error below (``from None``) so that ``pytest -l`` cannot print them.
     key = api_key_from_env(var, who="--uiground-judge openai", option="--uiground-judge-api-key-env")
-    client = OpenAIChatModel(
-        api_base=base, api_key=key, served_model=options.model, parser=None,
-        max_new_tokens=options.max_tokens, concurrency=options.concurrency,
-        request_timeout=options.request_timeout, max_retries=options.max_retries, api_key_env=var,
-        seed=options.seed, backoff_base_s=_backoff_from_env(),
-    )
+    try:
+        client = OpenAIChatModel(
+            api_base=base, api_key=key, served_model=options.model, parser=None,
+            max_new_tokens=options.max_tokens, concurrency=options.concurrency,
+            request_timeout=options.request_timeout, max_retries=options.max_retries, api_key_env=var,
+            seed=options.seed, backoff_base_s=_backoff_from_env(),
+        )
+    except ModelLoadError:
+        raise
+    except Exception as exc:
+        message = key.redact(str(exc))
+        raise ModelLoadError(f"--uiground-judge openai: could not create the client: {message}") from None
     return OpenAIJudge(client, options)

@@ -41,6 +41,8 @@ class ModelOptions:
     concurrency: int = 8
     request_timeout: float = 120.0
     max_retries: int = 5
+    revision: str | None = None  # --uiground-model-revision: the hub revision passed to from_pretrained
+    trust_remote_code: bool = False  # --uiground-trust-remote-code: remote code without a pinned revision
 
 
 class ModelLoadError(Exception):

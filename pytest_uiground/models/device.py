@@ -35,3 +35,20 @@ def resolve_device(spec: str, worker_id: str, count: Callable[[], int] = cuda_de
             return "cpu"
         return f"cuda:{worker_index(worker_id) % n}"
     return spec
+
+
+def device_problem(spec: str, count: Callable[[], int] = cuda_device_count) -> str | None:
+    """Why ``--uiground-device`` cannot work on this machine (``cuda:7`` with fewer GPUs), or None.
+
+    Checked once at start-up so that a missing GPU fails the run once instead of every
+    test. Only an explicit ``cuda:N`` imports torch here; ``auto``, ``cpu`` and ``mps`` do not.
+    """
+    m = re.fullmatch(r"cuda:(\d+)", spec)
+    if m is None:
+        return None
+    n = count()
+    if int(m.group(1)) < n:
+        return None
+    seen = f"{n} CUDA device(s) visible (cuda:0..cuda:{n - 1})" if n else "no CUDA device is visible"
+    return (f"--uiground-device {spec}: {seen}; pick one of those, 'auto' (one GPU per xdist worker, CPU "
+            "without a GPU) or 'cpu'")

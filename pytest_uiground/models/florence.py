@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from .base import ModelLoadError, ModelOptions
-from .hf import HFVisionModel
+from .hf import HFVisionModel, pretrained_kwargs
 
 
 class TinyClick(HFVisionModel):
@@ -58,9 +58,11 @@ class TinyClick(HFVisionModel):
         from transformers import AutoModelForCausalLM, AutoProcessor
 
         try:
-            processor = AutoProcessor.from_pretrained(self.path, trust_remote_code=True)  # type: ignore[no-untyped-call]
-            model = AutoModelForCausalLM.from_pretrained(self.path, trust_remote_code=True,
-                                                         dtype=getattr(torch, self.dtype))
+            kwargs = pretrained_kwargs(self.options, self.path, remote_code=True)
+            processor = AutoProcessor.from_pretrained(self.path, **kwargs)  # type: ignore[no-untyped-call]
+            model = AutoModelForCausalLM.from_pretrained(self.path, dtype=getattr(torch, self.dtype), **kwargs)
+        except ModelLoadError:
+            raise
         except Exception as exc:
             raise ModelLoadError(
                 f"tinyclick: {self.path!r} uses Florence-2 remote code, which failed to load here ({exc}). "

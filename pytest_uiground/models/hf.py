@@ -91,6 +91,22 @@ def _sha(data: Any) -> str:
     return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
+def pretrained_kwargs(options: ModelOptions, path: str, *, remote_code: bool) -> dict[str, Any]:
+    """``from_pretrained`` arguments: the pinned ``--uiground-model-revision`` and whether remote
+    code may run. A hub model's remote code is code from the network run in this process:
+    it needs a pinned revision (so what runs is what was reviewed) or the explicit
+    ``--uiground-trust-remote-code``. A local folder's code is the user's own files."""
+    if remote_code and not options.revision and not options.trust_remote_code and not Path(path).is_dir():
+        raise ModelLoadError(
+            f"{path!r} runs remote code from the hub (trust_remote_code): pin it with --uiground-model-revision "
+            "COMMIT so the code that runs is the code you reviewed, or pass --uiground-trust-remote-code to "
+            "accept whatever the hub serves today")
+    out: dict[str, Any] = {"trust_remote_code": remote_code}
+    if options.revision:
+        out["revision"] = options.revision
+    return out
+
+
 class HFVisionModel(ModelAdapter):
     """A native transformers image-text-to-text model behind the Model protocol."""
 
@@ -148,10 +164,9 @@ class HFVisionModel(ModelAdapter):
         from transformers import AutoModelForImageTextToText, AutoProcessor
 
         try:
-            processor = AutoProcessor.from_pretrained(self.path, trust_remote_code=self.trust_remote_code)  # type: ignore[no-untyped-call]
-            model = AutoModelForImageTextToText.from_pretrained(
-                self.path, dtype=getattr(torch, self.dtype), trust_remote_code=self.trust_remote_code
-            )
+            kwargs = pretrained_kwargs(self.options, self.path, remote_code=self.trust_remote_code)
+            processor = AutoProcessor.from_pretrained(self.path, **kwargs)  # type: ignore[no-untyped-call]
+            model = AutoModelForImageTextToText.from_pretrained(self.path, dtype=getattr(torch, self.dtype), **kwargs)
         except (OSError, ValueError) as exc:
             raise ModelLoadError(
                 f"{self.name}: could not load {self.path!r} ({exc}). Pass --model-path with a hub id or a local "
@@ -295,6 +310,7 @@ class HFVisionModel(ModelAdapter):
             "family": self.family,
             "path": self.path,
             "revision": getattr(config, "_commit_hash", None),
+            **({"requested_revision": self.options.revision} if self.options.revision else {}),
             "config_sha256": _sha(config.to_dict()),
             "weights": self._weight_files(),
             "processor": {"sha256": _sha(ip), **{k: ip[k] for k in ("min_pixels", "max_pixels", "size") if k in ip}},

@@ -24,7 +24,7 @@ from pytest_uiground.sample import Sample
 from . import parsers, prompts
 from .base import ModelAdapter, ModelLoadError, ModelOptions
 from .device import resolve_device
-from .hf import _sha, resolve_dtype, resolve_model_path
+from .hf import _sha, pretrained_kwargs, resolve_dtype, resolve_model_path
 from .overrides import NONE, Overrides
 
 WORKING_VERSIONS = "transformers 4.48.2 (as the ELAM card pins it) or 4.49-4.53"
@@ -103,9 +103,9 @@ class Molmo(ModelAdapter):
         from transformers import AutoModelForCausalLM, AutoProcessor
 
         try:
-            processor = AutoProcessor.from_pretrained(self.path, trust_remote_code=True)  # type: ignore[no-untyped-call]
-            model = AutoModelForCausalLM.from_pretrained(self.path, trust_remote_code=True,
-                                                         torch_dtype=getattr(torch, self.dtype))
+            kwargs = pretrained_kwargs(self.options, self.path, remote_code=True)
+            processor = AutoProcessor.from_pretrained(self.path, **kwargs)  # type: ignore[no-untyped-call]
+            model = AutoModelForCausalLM.from_pretrained(self.path, torch_dtype=getattr(torch, self.dtype), **kwargs)
         except (OSError, ValueError) as exc:
             raise ModelLoadError(f"{self.name}: could not load {self.path!r} ({exc})") from exc
         model.to(self.device).eval()  # type: ignore[arg-type]

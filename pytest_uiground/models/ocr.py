@@ -241,6 +241,13 @@ class OcrGrounder(ModelAdapter):
             },
         }
 
+    def cache_key(self, sample: Sample) -> dict[str, Any]:
+        """What determines an answer besides the fingerprint (engine and matcher settings): the
+        image (the harness adds its content hash), the instruction, the task and the click."""
+        click = [sample.click.x, sample.click.y] if sample.click is not None else None
+        return {"sample": sample.id, "image": sample.image.key, "task": sample.task,
+                "instruction": sample.instruction, "click": click}
+
     def clear_cache(self) -> None:
         """Forget OCR results, e.g. before timing predictions that should include OCR."""
         self._cache.clear()

@@ -358,7 +358,7 @@ class OpenAIChatModel(ModelAdapter):
         self,
         *,
         api_base: str,
-        api_key: str,
+        api_key: Secret | str,
         served_model: str,
         parser: str | None,
         max_new_tokens: int = 256,
@@ -387,9 +387,12 @@ class OpenAIChatModel(ModelAdapter):
         self.retry_after_cap_s = retry_after_cap_s
         self.seed = seed
         self.generation: dict[str, Any] = {"temperature": 0, "max_tokens": max_new_tokens, "seed": seed}
-        self._secret = api_key
+        # Held only inside a Secret (whose repr redacts it): a traceback shown with ``pytest -l``
+        # prints every local of every frame, so no frame may hold the key as a plain string.
+        self._secret = api_key if isinstance(api_key, Secret) else Secret(api_key)
+        del api_key
         self._client = client or openai.OpenAI(
-            base_url=api_base, api_key=api_key, timeout=request_timeout, max_retries=0
+            base_url=api_base, api_key=self._secret.reveal(), timeout=request_timeout, max_retries=0
         )
         # openai >= 3 takes a raw body as ``content=`` (and warns on bytes in ``body=``); 1.x only has ``body=``.
         self._raw_body_arg = "content" if "content" in inspect.signature(self._client.post).parameters else "body"
@@ -458,9 +461,9 @@ class OpenAIChatModel(ModelAdapter):
         Short values are placeholders for servers without auth (``EMPTY``), not secrets;
         masking them would corrupt model outputs that happen to contain the word.
         """
-        if len(self._secret) < REDACT_MIN_KEY_LENGTH:
+        if len(self._secret.reveal()) < REDACT_MIN_KEY_LENGTH:
             return text
-        return text.replace(self._secret, "[REDACTED]")
+        return self._secret.redact(text)
 
     def _predict_one(self, sample: Sample) -> Prediction:
         """Never raises: whatever goes wrong becomes this sample's error."""
@@ -639,19 +642,44 @@ def _backoff_from_env() -> float:
     return value
 
 
-def api_key_from_env(var: str, *, who: str, option: str) -> str:
+class Secret:
+    """An API key that never shows itself: ``repr`` and ``str`` print ``[REDACTED]``, so a
+    traceback with locals (``pytest -l``), a JUnit XML report or a log line cannot leak it.
+    Only :meth:`reveal`, called inside the expression that hands it to the HTTP client, gives
+    the text."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value: str) -> None:
+        self._value = value
+
+    def reveal(self) -> str:
+        return self._value
+
+    def redact(self, text: str) -> str:
+        return text.replace(self._value, "[REDACTED]") if self._value else text
+
+    def __repr__(self) -> str:
+        return "Secret('[REDACTED]')"
+
+    __str__ = __repr__
+
+    def __bool__(self) -> bool:
+        return bool(self._value)
+
+
+def api_key_from_env(var: str, *, who: str, option: str) -> Secret:
     """The API key from the environment variable ``var``: keys never travel on the command line."""
     if not var:
         raise ModelLoadError(f"{option} is empty: name the environment variable that holds the API key")
-    key = os.environ.get(var, "")
-    if not key:
+    if not os.environ.get(var, ""):
         raise ModelLoadError(
             f"{who} reads the API key from the environment variable {var}, which is not set or empty. "
             f"Set it before running (export {var}=...); a local vLLM or SGLang server started without "
             f"--api-key accepts any value: export {var}=EMPTY. Use {option} to name another variable; "
             "never pass the key itself on the command line"
         )
-    return key
+    return Secret(os.environ[var])
 
 
 def create(options: ModelOptions) -> OpenAIChatModel:
@@ -702,5 +730,5 @@ def create(options: ModelOptions) -> OpenAIChatModel:
     except ModelLoadError:
         raise
     except Exception as exc:  # the SDK's own validation; its message may quote the key
-        message = str(exc).replace(key, "[REDACTED]")
+        message = key.redact(str(exc))
         raise ModelLoadError(f"--model openai: could not create the client: {message}") from None

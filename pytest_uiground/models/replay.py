@@ -41,20 +41,29 @@ class ReplayModel(ModelAdapter):
         self.name = "replay"
         self.overrides_table = parser  # the suite's [models.<parser>] overrides apply (see the module docstring)
         self.records: dict[str, dict[str, Any]] = {}
-        self.bad_lines: list[str] = []
         raw = path.read_bytes()
         self.sha256 = hashlib.sha256(raw).hexdigest()
-        for n, line in enumerate(raw.decode("utf-8").splitlines(), 1):
+        # A line that cannot be read is an error naming the file and line, never dropped: a
+        # dropped record would turn into "missing" on its sample, blaming the model.
+        for n, data in enumerate(raw.splitlines(), 1):
+            try:
+                line = data.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise ModelLoadError(f"{path}:{n}: not UTF-8 text ({exc.reason} at byte {exc.start}); write the "
+                                     "file as UTF-8 JSON lines") from None
             if not line.strip():
                 continue
             try:
                 rec = json.loads(line)
+                if not isinstance(rec, dict):
+                    raise TypeError(f"expected a JSON object, got {type(rec).__name__}")
                 sid = str(rec["sample_id"])
                 if not isinstance(rec["output"], str):
                     raise TypeError("'output' is not a string")
             except (ValueError, KeyError, TypeError) as exc:
-                self.bad_lines.append(f"{path}:{n}: {exc}")
-                continue
+                what = f"missing field {exc}" if isinstance(exc, KeyError) else str(exc)
+                raise ModelLoadError(f"{path}:{n}: not a replay record ({what}); each line must be "
+                                     '{"sample_id": ..., "output": "..."}') from None
             if sid in self.records:
                 raise ModelLoadError(f"{path}:{n}: duplicate record for sample_id {sid!r}; keep one per sample")
             self.records[sid] = rec

@@ -147,7 +147,18 @@ def _hf_cache() -> Path:
     return (Path(home) if home else Path.home() / ".cache" / "huggingface") / "hub"
 
 
-def locate(data_path: Path | None, *, allow_download: bool = True) -> list[tuple[dict[str, Any], ImageRef]]:
+def _snapshots(cache: Path, revision: str | None) -> list[Path]:
+    """The hub cache's snapshot folders to try: all (newest name first), or only the pinned
+    ``revision`` (a commit, or a branch/tag the cache's ``refs/`` maps to one)."""
+    if revision is None:
+        return sorted(cache.glob("*"), reverse=True)
+    ref = cache.parent / "refs" / revision
+    commit = ref.read_text(encoding="utf-8").strip() if ref.is_file() else revision
+    return [cache / commit] if (cache / commit).is_dir() else []
+
+
+def locate(data_path: Path | None, *, allow_download: bool = True, revision: str | None = None
+           ) -> list[tuple[dict[str, Any], ImageRef]]:
     looked: list[str] = []
     if data_path is not None:
         for folder in (data_path, data_path / FOLDER):
@@ -156,16 +167,16 @@ def locate(data_path: Path | None, *, allow_download: bool = True) -> list[tuple
                 return rows
             looked.append(f"{folder} (no data/test-*.parquet, test-*.parquet or save_to_disk folder)")
     cache = _hf_cache() / f"datasets--{HUB_ID.replace('/', '--')}" / "snapshots"
-    for snapshot in sorted(cache.glob("*"), reverse=True):
+    for snapshot in _snapshots(cache, revision):
         files = _shards(snapshot)
         if files:
             return _parquet_rows(files)
-    looked.append(f"the Hugging Face cache {cache}")
+    looked.append(f"the Hugging Face cache {cache}" + (f" (revision {revision!r})" if revision else ""))
     if allow_download and os.environ.get("HF_HUB_OFFLINE", "0") in ("", "0", "false", "False"):
         try:
             import datasets
 
-            return _dataset_rows(datasets.load_dataset(HUB_ID, split="test"))
+            return _dataset_rows(datasets.load_dataset(HUB_ID, split="test", revision=revision))
         except Exception as exc:  # any hub failure ends in the same message
             looked.append(f"the hub ({type(exc).__name__}: {exc})")
     else:
@@ -218,10 +229,15 @@ def row_to_sample(i: int, row: Mapping[str, Any], image: ImageRef) -> Sample:
 
 
 def load(options: Mapping[str, Any], ctx: LoaderContext) -> list[Sample]:
-    unknown = set(options) - {"download", "rows"}
+    unknown = set(options) - {"download", "rows", "revision"}
     if unknown:
-        raise ValueError(f"unknown loader option(s) {sorted(unknown)}; known: download, rows")
-    rows = locate(ctx.data_path, allow_download=bool(options.get("download", True)))
+        raise ValueError(f"unknown loader option(s) {sorted(unknown)}; known: download, revision, rows")
+    revision = options.get("revision")
+    if revision is not None and (not isinstance(revision, str) or not revision.strip()):
+        raise ValueError(f"loader option revision: expected a hub commit, tag or branch, got {revision!r}")
+    # The revision pins the hub download and cache; it is recorded in the baseline's provenance
+    # (a local --uiground-data-path copy cannot be checked against it).
+    rows = locate(ctx.data_path, allow_download=bool(options.get("download", True)), revision=revision)
     limit = options.get("rows")
     if limit is not None:
         rows = rows[: int(limit)]

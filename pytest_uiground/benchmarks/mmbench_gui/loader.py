@@ -50,6 +50,7 @@ from pytest_uiground.loading import (
     candidates,
     check_options,
     clipped_box,
+    inside,
     invalid_sample,
     known_meta,
     meta_field,
@@ -103,18 +104,29 @@ def locate(data_path: Path | None, annotation: str) -> Path:
     )
 
 
-def image_ref(folder: Path, record: Mapping[str, Any], fallback: str) -> ImageRef:
-    """``offline_images/{platform}/{image_path}`` (no second prefix when already there)."""
+def _image_rel(record: Mapping[str, Any]) -> str | None:
     path, platform = record.get("image_path"), record.get("platform")
     if not isinstance(path, str) or not path or not isinstance(platform, str) or not platform:
+        return None
+    return path if path.startswith(f"{platform}/") else f"{platform}/{path}"
+
+
+def image_ref(folder: Path, record: Mapping[str, Any], fallback: str) -> ImageRef:
+    """``offline_images/{platform}/{image_path}`` (no second prefix when already there); a path
+    leading outside the image folder is never followed (:func:`_check_image_fields` says why)."""
+    rel = _image_rel(record)
+    if rel is None:
         return ImageRef(key=fallback)
-    rel = path if path.startswith(f"{platform}/") else f"{platform}/{path}"
-    return ImageRef.from_path(folder / IMAGES / rel)
+    try:
+        return ImageRef.from_path(inside(folder / IMAGES, rel, "image_path"))
+    except RecordError:
+        return ImageRef(key=fallback)
 
 
-def _check_image_fields(record: Mapping[str, Any]) -> None:
+def _check_image_fields(record: Mapping[str, Any], folder: Path) -> None:
     text_field(record, "platform")
     text_field(record, "image_path")
+    inside(folder / IMAGES, _image_rel(record) or "", "image_path")
 
 
 def _index(record: Any, seen: dict[str, int], i: int) -> tuple[str, RecordError | None]:
@@ -165,7 +177,7 @@ def l2_record_to_sample(folder: Path, i: int, record: Any, sid: str, problem: Re
     try:
         if problem:
             raise problem
-        _check_image_fields(record)
+        _check_image_fields(record, folder)
         _choice(dict.fromkeys(GROUNDING_TYPES), meta_field(record, "grounding_type"), "grounding_type")
         _choice(dict.fromkeys(DATA_TYPES), meta_field(record, "data_type"), "data_type")
         meta_field(record, "app_name")
@@ -230,7 +242,7 @@ def l1_group_to_sample(folder: Path, record: Mapping[str, Any], where: str, sid:
     try:
         if problem:
             raise problem
-        _check_image_fields(record)
+        _check_image_fields(record, folder)
         meta_field(record, "app_name")
         if not isinstance(group, dict):
             raise RecordError(field, f"expected an object, got {type(group).__name__}")

@@ -385,14 +385,14 @@ def review_image(answers: Answers, name: str, size: tuple[int, int], proposals: 
 
 
 def read_image(path: Path) -> Image.Image | None:
-    from PIL import Image, UnidentifiedImageError
+    """The screenshot, or None (skipped, with the reason) when it cannot be decoded or its
+    header declares more pixels than the limit (a decompression bomb must not end the session)."""
+    from pytest_uiground.image import ImageError, ImageRef
 
     try:
-        with Image.open(path) as im:
-            im.load()
-            return im.convert("RGB")
-    except (OSError, UnidentifiedImageError, ValueError) as exc:
-        print(f"annotate: skipped {path}: not a readable image ({exc})", file=sys.stderr)
+        return ImageRef.from_path(path).load()
+    except ImageError as exc:
+        print(f"annotate: skipped {path}: {exc}", file=sys.stderr)
         return None
 
 

@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -50,7 +51,7 @@ from typing import Any, Final, Literal
 
 from pytest_uiground.geometry import Box, Point, size_bucket
 from pytest_uiground.image import ImageRef
-from pytest_uiground.loading import LayoutError, LoaderContext, check_options, header_size
+from pytest_uiground.loading import LayoutError, LoaderContext, RecordError, check_options, header_size, inside
 from pytest_uiground.sample import Sample, Target
 
 Form = Literal["code", "docs"]
@@ -258,7 +259,8 @@ def _screen_meta(raw: Mapping[str, Any]) -> dict[str, str]:
     return meta
 
 
-def _screen(path: Path, form: Form, i: int, raw: Any, exists: dict[Path, bool]) -> _Screen:
+def _screen(path: Path, form: Form, i: int, raw: Any, exists: dict[Path, bool], root: Path | None = None
+            ) -> _Screen:
     name = _sample_name(raw, i)
     if not isinstance(raw, dict):
         return _Screen(name, f"sample{i}", ImageRef(key=f"{path}#{i}"),
@@ -267,12 +269,20 @@ def _screen(path: Path, form: Form, i: int, raw: Any, exists: dict[Path, bool]) 
     id_part = str(sid) if isinstance(sid, (str, int)) and str(sid) else f"sample{i}"
     key = _IMAGE_KEY[form]
     image_value = raw.get(key)
-    image_path = path.parent / image_value if isinstance(image_value, str) and image_value else None
+    outside: str | None = None
+    image_path: Path | None = None
+    if isinstance(image_value, str) and image_value:
+        try:
+            image_path = inside(root or path.parent, image_value, key, start=path.parent)
+        except RecordError as exc:  # never followed: the model (or an API server) would be sent that file
+            outside = str(exc)
     screen = _Screen(name, id_part, ImageRef.from_path(image_path) if image_path else ImageRef(key=f"{path}#{i}"),
                      meta=_screen_meta(raw))
     width, height = _positive_size(raw.get("width")), _positive_size(raw.get("height"))
     if not (isinstance(sid, (str, int)) and str(sid)):
         screen.problem = "the sample has no 'id'; give every sample a unique id"
+    elif outside is not None:
+        screen.problem = outside
     elif image_path is None:
         screen.problem = f"the sample has no {key!r}; add the screenshot's path, relative to {path.parent}"
     elif width is None or height is None:
@@ -369,8 +379,10 @@ def _element(path: Path, form: Form, screen: _Screen, j: int, raw: Any, dataset:
                   meta=meta, click=click)
 
 
-def samples_from_annotations(path: Path, data: Mapping[str, Any], dataset: str | None = None) -> list[Sample]:
-    """One ``detect`` sample per element of an already-parsed annotation file."""
+def samples_from_annotations(path: Path, data: Mapping[str, Any], dataset: str | None = None,
+                             root: Path | None = None) -> list[Sample]:
+    """One ``detect`` sample per element of an already-parsed annotation file. Image paths
+    must stay inside ``root`` (default: the file's folder)."""
     raw_samples: list[Any] = list(data["samples"])
     form = detect_form(path, raw_samples)
     if form is None:
@@ -383,7 +395,7 @@ def samples_from_annotations(path: Path, data: Mapping[str, Any], dataset: str |
     used: set[str] = set()
     out: list[Sample] = []
     for i, raw in enumerate(raw_samples):
-        screen = _screen(path, form, i, raw, exists)
+        screen = _screen(path, form, i, raw, exists, root)
         elements = raw.get("elements") if isinstance(raw, dict) else None
         if not isinstance(elements, list):
             if screen.problem is None:
@@ -410,7 +422,10 @@ def load(options: Mapping[str, Any], ctx: LoaderContext) -> list[Sample]:
         raise LayoutError(f"OpenAdapt annotations {str(path)!r} not found; {_base_note(ctx)}. Set [loader.options] "
                           "annotations to the annotations.json of the dataset (or create one with "
                           "`python -m pytest_uiground annotate SCREENSHOTS --out annotations.json`)")
-    return samples_from_annotations(path, read_annotation_file(path), dataset)
+    # Image paths may lead out of the annotation file's folder but not out of the dataset root.
+    base = os.path.normpath(ctx.data_path if ctx.data_path is not None else ctx.suite_dir)
+    root = Path(base) if os.path.commonpath([base, os.path.normpath(path)]) == base else path.parent
+    return samples_from_annotations(path, read_annotation_file(path), dataset, root)
 
 
 # -- recorded sessions -----------------------------------------------------------------------------
@@ -463,14 +478,18 @@ def _recorded_line(session: Path, log: Path, n: int, line: str, dataset: str, si
     sid = unique_id(f"{stem}.{seen[stem]}", used, fallback=f"line{n}")
     etype = _text(record.get("type")) or UNKNOWN_TYPE
     meta = {"dataset": dataset, "element_type": etype}
-    ref = ImageRef.from_path(session / image) if isinstance(image, str) and image else ImageRef(key=where)
+    try:
+        image_file = inside(session, image, "image") if isinstance(image, str) and image else None
+    except RecordError as exc:  # never followed: the model (or an API server) would be sent that file
+        image_file, problem = None, problem or str(exc)
+    ref = ImageRef.from_path(image_file) if image_file is not None else ImageRef(key=where)
     instruction = instruction_for(None, record.get("label"), etype)
     try:
         if problem:
             raise BadValue(problem)
-        if not isinstance(image, str) or not image:
+        if image_file is None:
             raise BadValue(f"'image' is {_show(image)}; expected the screenshot's file name in {session}")
-        size = _header_size(session / image, sizes)
+        size = _header_size(image_file, sizes)
         if isinstance(size, str):
             raise BadValue(size)
         width, height = size

@@ -54,6 +54,7 @@ from pytest_uiground.loading import (
     check_options,
     clipped_box,
     header_size,
+    inside,
     invalid_sample,
     known_meta,
     meta_field,
@@ -133,6 +134,17 @@ def locate_v2(data_path: Path | None, splits: Sequence[str]) -> tuple[Path, Path
 
 
 
+def _image(images: Path, name: Any, sid: str) -> ImageRef:
+    """The record's image inside the image folder; anything else is never opened (the record
+    check names it: :func:`~pytest_uiground.loading.inside`)."""
+    if not isinstance(name, str) or not name:
+        return ImageRef(key=sid)
+    try:
+        return ImageRef.from_path(inside(images, name, "img_filename"))
+    except RecordError:
+        return ImageRef(key=sid)
+
+
 def v2_record_to_sample(split: str, i: int, record: Any, images: Path,
                         size_of: Callable[[Path], tuple[int, int] | str]) -> Sample:
     sid = f"ssv2-{split}-{i}"
@@ -142,7 +154,7 @@ def v2_record_to_sample(split: str, i: int, record: Any, images: Path,
         return invalid_sample(sid, ImageRef(key=sid), "point", meta,
                               f"{where}: expected an object, got {type(record).__name__}")
     name = record.get("img_filename")
-    image = ImageRef.from_path(images / name) if isinstance(name, str) and name else ImageRef(key=sid)
+    image = _image(images, name, sid)
     meta.update(known_meta(record, ("data_type", "data_source")))
     if "data_type" in meta:  # screenspot_test.py: data_type == 'text' -> text, anything else -> icon
         meta["cell"] = f"{split}/{'text' if meta['data_type'] == 'text' else 'icon'}"
@@ -153,7 +165,7 @@ def v2_record_to_sample(split: str, i: int, record: Any, images: Path,
         if not isinstance(name, str) or not name:
             raise RecordError("img_filename", f"expected a file name, got {name!r}")
         x, y, w, h = numbers(record.get("bbox"), 4, "bbox")
-        size = size_of(images / name)
+        size = size_of(inside(images, name, "img_filename"))
         if isinstance(size, str):
             raise RecordError("img_filename", f"{size}")
         width, height = size
@@ -218,7 +230,7 @@ def pro_record_to_sample(file: Path, i: int, record: Any, images: Path, language
                               f"{where}: field 'id': {raw_id!r} repeats the id of {first}")
     seen[sid] = where
     name = record.get("img_filename")
-    image = ImageRef.from_path(images / name) if isinstance(name, str) and name else ImageRef(key=sid)
+    image = _image(images, name, sid)
     meta.update(known_meta(record, PRO_META))
     for key, parts in PRO_SLICES.items():
         if all(p in meta for p in parts):
@@ -231,6 +243,7 @@ def pro_record_to_sample(file: Path, i: int, record: Any, images: Path, language
         instruction = text_field(record, PRO_LANGUAGES[language])
         if not isinstance(name, str) or not name:
             raise RecordError("img_filename", f"expected a file name, got {name!r}")
+        inside(images, name, "img_filename")
         width, height = numbers(record.get("img_size"), 2, "img_size")
         if width <= 0 or height <= 0:
             raise RecordError("img_size", f"expected a positive [w, h], got {record.get('img_size')!r}")
