@@ -11,6 +11,7 @@ test runs, with the known choices in the message.
 from __future__ import annotations
 
 import argparse
+import importlib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -20,7 +21,7 @@ from typing import Any
 import pytest
 
 from pytest_uiground.judges.base import PARSE_ERROR_MODES, JudgeOptions
-from pytest_uiground.models.base import ModelOptions
+from pytest_uiground.models.base import ModelLoadError, ModelOptions
 
 from . import registry
 
@@ -219,7 +220,7 @@ def parse(config: pytest.Config) -> RunOptions:
         )
     root = config.rootpath
     baselines, report, data_path = get("baselines"), get("report"), get("data_path")
-    return RunOptions(
+    opts = RunOptions(
         model=ModelOptions(
             name=model, path=get("model_path"), device=get("device"), batch_size=get("batch_size"),
             dtype=get("dtype"), max_new_tokens=get("max_new_tokens"), predictions=get("predictions"),
@@ -244,6 +245,31 @@ def parse(config: pytest.Config) -> RunOptions:
             parse_errors=get("judge_parse_errors"),
         ),
     )
+    check_model(opts.model)
+    return opts
+
+
+def check_model(model: ModelOptions) -> None:
+    """Model-specific settings, checked once at start-up rather than failing every sample.
+
+    An unknown ``--uiground-parser`` is refused for any model; a registered model's module
+    may define ``check_options(options: ModelOptions)`` raising ``ModelLoadError``
+    (``openai``: API base, served model, parser, key; ``replay``: predictions file, parser).
+    Models named as ``package.module:function`` are checked by their factory when loaded.
+    """
+    from .models.parsers import FAMILIES
+
+    if model.parser is not None and model.parser not in FAMILIES:
+        raise pytest.UsageError(f"--uiground-parser {model.parser!r} is unknown; known: {', '.join(FAMILIES)}")
+    target = registry.known(registry.MODEL_GROUP).get(model.name)
+    if target is None:
+        return
+    check = getattr(importlib.import_module(target.partition(":")[0]), "check_options", None)
+    if callable(check):
+        try:
+            check(model)
+        except ModelLoadError as exc:
+            raise pytest.UsageError(str(exc)) from None
 
 
 def _cache_dir(config: pytest.Config, value: object) -> Path | None:

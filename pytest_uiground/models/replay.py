@@ -99,7 +99,8 @@ class ReplayModel(ModelAdapter):
         return {"model": self.name, "parser": self.parser, "file": str(self.path), "sha256": self.sha256}
 
 
-def create(options: ModelOptions) -> ReplayModel:
+def check_options(options: ModelOptions) -> None:
+    """What ``--model replay`` needs, checked once at start-up (``options.check_model``) and by :func:`create`."""
     if not options.predictions:
         raise ModelLoadError("--model replay needs --uiground-predictions FILE.jsonl (records with sample_id "
                              "and output)")
@@ -115,4 +116,9 @@ def create(options: ModelOptions) -> ReplayModel:
         raise ModelLoadError(
             f"--uiground-replay-parser {options.replay_parser!r} is unknown; known: {', '.join(parsers.FAMILIES)}"
         )
-    return ReplayModel(path, options.replay_parser)
+
+
+def create(options: ModelOptions) -> ReplayModel:
+    check_options(options)
+    assert options.predictions is not None and options.replay_parser is not None
+    return ReplayModel(Path(options.predictions), options.replay_parser)
