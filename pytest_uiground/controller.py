@@ -20,7 +20,7 @@ import pytest
 
 from pytest_uiground.judges.base import incomparable
 from pytest_uiground.judges.pool import stability
-from pytest_uiground.report.terminal import SampleLog, id_list, summary, table
+from pytest_uiground.report.terminal import SampleLog, id_list, sample_lines, summary, table, verdict_line
 
 from . import baseline as baseline_mod
 from .checks import Check, LatencyCheck, build_checks, latency_check
@@ -57,6 +57,10 @@ def _versions() -> dict[str, str]:
         except metadata.PackageNotFoundError:
             continue
     return out
+
+
+SAMPLE_LINES = 10
+"""Per-sample lines in the terminal; the rest are counted, and all are in the report."""
 
 
 class Controller:
@@ -189,8 +193,13 @@ class Controller:
             for o in self.outcomes
         ], warn=tr.write_line if tr is not None else None)
 
-    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+    @pytest.hookimpl(wrapper=True, tryfirst=True)
+    def pytest_terminal_summary(self, terminalreporter: Any) -> Generator[None, None, None]:
+        """The uiground section comes last, after pytest's short summary, so a CI log read from the
+        bottom shows the table and the verdict; per-sample lines are one each, in id order, capped."""
+        yield
         tr = terminalreporter
+        progress = self.config.pluginmanager.get_plugin("uiground-progress")
         for o in self.outcomes:
             model = (o.model or {}).get("name", self.options.model.name)
             tr.write_sep("=", f"uiground: {o.loaded.config.name} (model {model}, {len(o.results)} samples)")
@@ -212,18 +221,43 @@ class Controller:
                 tr.write_line(judge_line(o.judge, o.results))
             fmt = sum(r.format_error for r in o.results)
             errs = sorted(r.id for r in o.results if r.error is not None)
-            tr.write_line(f"format errors: {fmt}; sample errors: {len(errs)}")
-            for title, outcome in (("regressed", "regression"), ("fixed", "fixed")):
-                ids = sorted(r.id for r in o.results if r.outcome == outcome)
-                if ids:
-                    tr.write_line(id_list(title, ids))
+            hits = sum(r.cache == "hit" for r in o.results)
+            load = progress.load_text() if progress is not None else ""
+            tr.write_line(f"format errors: {fmt}; sample errors: {len(errs)}; "
+                          f"{hits} prediction{'s' * (hits != 1)} from the cache" + (f"; {load}" if load else ""))
+            lookup = {s.id: s for s in o.loaded.samples}.get
+            where = ("all of them: samples.jsonl and report.html" if self.options.report_dir
+                     else "all of them: rerun with --uiground-report DIR")
+            regressed = [r for r in o.results if r.outcome == "regression"]
+            if regressed:
+                for line in sample_lines("regressed (right in the baseline, wrong now)", regressed, lookup,
+                                         SAMPLE_LINES, where):
+                    tr.write_line(line)
+            fixed = sorted(r.id for r in o.results if r.outcome == "fixed")
+            if fixed:
+                tr.write_line(id_list("fixed", fixed))
             if errs:
                 tr.write_line(id_list("errors", errs))
             if self.options.updating and o.partial:
                 tr.write_line("baseline NOT updated: this run did not cover every sample of the suite")
             elif self.options.updating:
-                where = baseline_mod.suite_dir(self.options.baselines_dir, o.loaded.config.name)
+                where = str(baseline_mod.suite_dir(self.options.baselines_dir, o.loaded.config.name))
                 tr.write_line(f"baseline updated: {where}")
+            for line in self._artifact_lines(o):
+                tr.write_line(line)
+            tr.write_line(verdict_line(o.loaded.config.name, o.checks, o.latency, o.results),
+                          **({"red": True} if any(c.verdict == "FAIL" for c in o.checks) or any(
+                              r.outcome == "regression" or r.error for r in o.results) else {"green": True}))
+
+    def _artifact_lines(self, o: SuiteOutcome) -> list[str]:
+        """Where the files went: samples.jsonl, summary.json, report.html (and the Markdown summary)."""
+        root = self.options.report_dir
+        out = []
+        if root is not None:
+            suite_root = root / o.loaded.config.name if len(self.outcomes) > 1 else root
+            html = suite_root / "report.html"
+            out.append(f"report: {root / 'samples.jsonl'}, {suite_root / 'summary.json'}, {html}")
+        return out
 
 
 def judge_line(judge: dict[str, Any], results: list[SampleResult]) -> str:

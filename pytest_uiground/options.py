@@ -75,6 +75,9 @@ class RunOptions:
     judge: JudgeOptions = field(default_factory=JudgeOptions)
     cropping: str = "none"
     cropping_depth: int = 3
+    progress_s: float = 30.0
+    latency_benchmark: bool = False
+    markdown: Path | None = None
 
 
 def model_options(opts: RunOptions, worker_id: str) -> ModelOptions:
@@ -102,6 +105,25 @@ def positive_float(text: str) -> float:
     return value
 
 
+def non_negative_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text!r}") from None
+    if not value >= 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text!r}")
+    return value
+
+
+def boolean(text: str) -> bool:
+    low = text.strip().lower()
+    if low in ("1", "true", "yes", "on"):
+        return True
+    if low in ("0", "false", "no", "off", ""):
+        return False
+    raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
+
+
 def choice(*allowed: str) -> Callable[[str], str]:
     def parse(text: str) -> str:
         if text not in allowed:
@@ -120,6 +142,7 @@ class Opt:
     help: str
     type: Callable[[str], object] | None = None
     metavar: str | None = None
+    switch: bool = False  # a flag without a value (``store_const`` True); its ini key takes true/false
 
     @property
     def dest(self) -> str:
@@ -176,6 +199,12 @@ OPTIONS: tuple[Opt, ...] = (
     Opt("--uiground-judge-repeat-samples", 20, "size of the seeded --uiground-judge-repeat subset per suite "
         "(default 20)", positive_int, "N"),
     Opt("--uiground-judge-parse-errors", "error", PARSE_ERRORS_HELP, choice(*PARSE_ERROR_MODES)),
+    Opt("--uiground-progress", 30.0, "seconds between progress lines (samples done / total, rate, ETA); 0 turns "
+        "them off", non_negative_float, "SECONDS"),
+    Opt("--uiground-latency-benchmark", False, "time the model serially with pytest-benchmark in test_latency "
+        "(also on with any --benchmark-* option); otherwise test_latency skips", boolean, switch=True),
+    Opt("--uiground-markdown", None, "write a Markdown summary for CI (verdict, metrics with deltas and intervals, "
+        "regressed and fixed ids, artifact links) to FILE; $GITHUB_STEP_SUMMARY is used when set", None, "FILE"),
 )
 _BY_DEST = {o.dest: o for o in OPTIONS}
 
@@ -184,8 +213,12 @@ def add_options(parser: pytest.Parser) -> None:
     group = parser.getgroup("uiground", "GUI grounding suites (pytest-uiground)")
     for o in OPTIONS:
         # default=None on the command line: "not given", so the ini key (then the default) applies.
-        group.addoption(o.flag, dest=o.dest, default=None, type=o.type, metavar=o.metavar,
-                        help=f"{o.help} [ini: {o.dest}]")
+        if o.switch:
+            group.addoption(o.flag, dest=o.dest, default=None, action="store_const", const=True,
+                            help=f"{o.help} [ini: {o.dest}]")
+        else:
+            group.addoption(o.flag, dest=o.dest, default=None, type=o.type, metavar=o.metavar,
+                            help=f"{o.help} [ini: {o.dest}]")
         parser.addini(o.dest, help=o.help, default=None)
 
 
@@ -219,7 +252,7 @@ def parse(config: pytest.Config) -> RunOptions:
             "(or give a factory as package.module:function)"
         )
     root = config.rootpath
-    baselines, report, data_path = get("baselines"), get("report"), get("data_path")
+    baselines, report, data_path, markdown = get("baselines"), get("report"), get("data_path"), get("markdown")
     opts = RunOptions(
         model=ModelOptions(
             name=model, path=get("model_path"), device=get("device"), batch_size=get("batch_size"),
@@ -237,6 +270,9 @@ def parse(config: pytest.Config) -> RunOptions:
         cache_dir=_cache_dir(config, get("cache")),
         cropping=get("cropping"),
         cropping_depth=get("cropping_depth"),
+        progress_s=get("progress"),
+        latency_benchmark=get("latency_benchmark") or _benchmark_asked(config),
+        markdown=Path(markdown).resolve() if markdown else None,
         judge=JudgeOptions(
             name=get("judge"), api_base=get("judge_api_base"), model=get("judge_model"),
             api_key_env=get("judge_api_key_env"), seed=get("judge_seed"), max_tokens=get("judge_max_tokens"),
@@ -270,6 +306,14 @@ def check_model(model: ModelOptions) -> None:
             check(model)
         except ModelLoadError as exc:
             raise pytest.UsageError(str(exc)) from None
+
+
+def _benchmark_asked(config: pytest.Config) -> bool:
+    """Any ``--benchmark-*`` option on the command line (other than the ones that turn it off)
+    asks for the serial latency benchmark too."""
+    off = ("--benchmark-disable", "--benchmark-skip")
+    return any(str(a).startswith("--benchmark-") and not str(a).startswith(off)
+               for a in config.invocation_params.args)
 
 
 def _cache_dir(config: pytest.Config, value: object) -> Path | None:

@@ -31,6 +31,7 @@ from .models.base import Model
 from .options import RunOptions
 from .outcome import Outcome, classify
 from .prediction import Prediction
+from .report.terminal import sample_line
 from .results import PROPERTY, SampleResult
 from .sample import Sample
 from .score import Score
@@ -55,6 +56,7 @@ class WorkerState:
     notes: dict[str, str] = field(default_factory=dict)
     judged: dict[str, JudgedScorer] = field(default_factory=dict)  # per suite name
     judge_error: str | None = None
+    model_load_s: float | None = None  # how long the model fixture took to build the model
     _backend: JudgeBackend | None = None
     _lookahead: Lookahead | None = None
     _cache: PredictionCache | None = None
@@ -238,18 +240,6 @@ def evaluate(state: WorkerState, item: pytest.Item, loaded: LoadedSuite, sample:
     return result
 
 
-def describe(sample: Sample, result: SampleResult) -> str:
-    target = sample.target
-    want = target.box and "[" + ", ".join(f"{v:.3f}" for v in target.box) + "]"
-    want = want or target.verdict or target.option or target.answer
-    pred = result.prediction
-    got = pred and (pred.point or pred.verdict or pred.option or pred.answer)
-    return (
-        f"  instruction: {sample.instruction!r}\n  target: {want}\n  predicted: {got}"
-        f"{' (format error)' if result.format_error else ''}\n  raw output: {result.raw[:300]!r}"
-    )
-
-
 _XFAIL_REASONS = {
     Outcome.KNOWN_FAILURE: "known failure (wrong in the baseline too)",
     Outcome.WRONG_NO_BASELINE: "wrong (no baseline yet)",
@@ -265,7 +255,8 @@ def run_sample(item: pytest.Item, sample: Sample, model: Model) -> None:
     suite = loaded.config.name
     result = evaluate(state, item, loaded, sample, model)
     if state.first(suite, "model"):
-        result.model = {"name": model.name, "fingerprint": model.fingerprint()}
+        result.model = {"name": model.name, "fingerprint": model.fingerprint(), "worker": state.worker_id,
+                        "load_s": state.model_load_s}
     judge_fp = state.judge_fingerprint(suite)
     if judge_fp is not None and state.first(suite, "judge"):
         result.judge = judge_fp
@@ -283,9 +274,7 @@ def run_sample(item: pytest.Item, sample: Sample, model: Model) -> None:
     if outcome is Outcome.ERROR:
         pytest.fail(result.error or "error", pytrace=False)
     if outcome is Outcome.REGRESSION:
-        pytest.fail(
-            f"REGRESSION {sample.id}: right in the baseline, wrong now\n{describe(sample, result)}", pytrace=False
-        )
+        pytest.fail(f"REGRESSION (right in the baseline, wrong now) {sample_line(sample, result)}", pytrace=False)
     if outcome.xfails:
         # pytrace=False: pytest would otherwise format a full traceback (parsing
         # source files) for every expected failure, ~18 ms per sample.
