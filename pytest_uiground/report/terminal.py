@@ -260,6 +260,9 @@ class Progress:
             self.last = now
             tr = self.config.pluginmanager.get_plugin("terminalreporter")
             if tr is not None:
+                # Under xdist pytest's reporter does not end its line of status letters before ours.
+                if getattr(getattr(tr, "_tw", None), "width_of_current_line", 0):
+                    tr.write("\n")
                 tr.write_line(self.line(now))
 
     def line(self, now: float) -> str:
