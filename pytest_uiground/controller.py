@@ -28,8 +28,9 @@ from .collect import SuiteFile
 from .loading import LoadedSuite, load_suite
 from .metrics import MetricResult, compute_all
 from .options import RunOptions
+from .report import junit
 from .report import summary as summary_mod
-from .results import PROPERTY, SampleResult
+from .results import SampleResult, records_in
 from .snapshot import extension_for
 
 
@@ -78,9 +79,7 @@ class Controller:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.when != "call":  # teardown reports repeat the same user_properties
             return
-        for name, value in report.user_properties:
-            if name != PROPERTY or not isinstance(value, dict):
-                continue
+        for value in records_in(report.user_properties):
             result = SampleResult.from_json(value)
             path = self.config.rootpath / report.nodeid.split("::", 1)[0]
             self.records.setdefault(path, {})[result.id] = result
@@ -137,11 +136,15 @@ class Controller:
             )
             for c in out.checks
         ]
+        for item, check in zip(items, out.checks, strict=True):
+            item.user_properties += junit.check_properties(check)
         if out.latency is not None:
             items.append(pytest.Function.from_parent(
                 module, name="test_aggregate[latency]",
                 callobj=_latency_check(out.latency),
             ))
+        junit.add_suite_properties(self.config, junit.suite_properties(
+            loaded.config.name, out.model, base.provenance if base is not None else None))
         return items
 
     # -- outputs -----------------------------------------------------------

@@ -32,7 +32,7 @@ from .options import RunOptions
 from .outcome import Outcome, classify
 from .prediction import Prediction
 from .report.terminal import sample_line
-from .results import PROPERTY, SampleResult
+from .results import PROPERTY, SampleResult, property_value
 from .sample import Sample
 from .score import Score
 from .xdist_queue import Lookahead
@@ -270,7 +270,7 @@ def run_sample(item: pytest.Item, sample: Sample, model: Model) -> None:
         error=result.error is not None,
     )
     result.outcome = outcome.value
-    item.user_properties.append((PROPERTY, result.to_json()))
+    item.user_properties.append((PROPERTY, property_value(result.to_json())))
     if outcome is Outcome.ERROR:
         pytest.fail(result.error or "error", pytrace=False)
     if outcome is Outcome.REGRESSION:

@@ -23,7 +23,7 @@ import pytest
 
 from pytest_uiground.checks import Check, LatencyCheck
 from pytest_uiground.metrics import MetricResult, summary_entry
-from pytest_uiground.results import PROPERTY, SampleResult
+from pytest_uiground.results import SampleResult, records_in
 from pytest_uiground.sample import Sample
 
 from .summary import Comparison, Latency, SuiteSummary
@@ -204,9 +204,8 @@ def teststatus(report: pytest.TestReport) -> tuple[str, str, tuple[str, dict[str
     name = report.nodeid.rpartition("::")[2]
     if name.startswith("test_aggregate["):
         return CHECKS_FAILED, "F", ("FAILED", {"red": True})
-    for key, value in report.user_properties:
-        if key == PROPERTY and isinstance(value, dict) and value.get("outcome") == "regression":
-            return REGRESSED, "R", ("REGRESSED", {"red": True})
+    if any(r.get("outcome") == "regression" for r in records_in(report.user_properties)):
+        return REGRESSED, "R", ("REGRESSED", {"red": True})
     return None
 
 
@@ -245,9 +244,7 @@ class Progress:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.when != "call":
             return
-        for key, value in report.user_properties:
-            if key != PROPERTY or not isinstance(value, dict):
-                continue
+        for value in records_in(report.user_properties):
             self.done += 1
             self.hits += value.get("cache") == "hit"
             model = value.get("model")
