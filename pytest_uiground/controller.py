@@ -9,6 +9,7 @@ the exit status), writes baselines on ``--snapshot-update`` and the reports.
 from __future__ import annotations
 
 import datetime as dt
+import os
 import platform
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
@@ -74,6 +75,7 @@ class Controller:
         self.outcomes: list[SuiteOutcome] = []
         self.log = SampleLog(options.report_dir / "samples.jsonl") if options.report_dir else None
         self.parallel = bool(getattr(config.option, "numprocesses", None))
+        self.markdown_written: list[Path] = []
 
     # -- records -----------------------------------------------------------
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
@@ -171,6 +173,7 @@ class Controller:
                                    self.provenance(out))
         if self.options.report_dir:
             self._write_summaries()
+        self._write_markdown()
 
     def _write_summaries(self) -> None:
         root = self.options.report_dir
@@ -252,15 +255,34 @@ class Controller:
                           **({"red": True} if any(c.verdict == "FAIL" for c in o.checks) or any(
                               r.outcome == "regression" or r.error for r in o.results) else {"green": True}))
 
-    def _artifact_lines(self, o: SuiteOutcome) -> list[str]:
-        """Where the files went: samples.jsonl, summary.json, report.html (and the Markdown summary)."""
+    def _artifacts(self, o: SuiteOutcome) -> list[Path]:
+        """samples.jsonl, summary.json and report.html of a suite, when --uiground-report is given."""
         root = self.options.report_dir
+        if root is None:
+            return []
+        suite_root = root / o.loaded.config.name if len(self.outcomes) > 1 else root
+        return [root / "samples.jsonl", suite_root / "summary.json", suite_root / "report.html"]
+
+    def _artifact_lines(self, o: SuiteOutcome) -> list[str]:
         out = []
-        if root is not None:
-            suite_root = root / o.loaded.config.name if len(self.outcomes) > 1 else root
-            html = suite_root / "report.html"
-            out.append(f"report: {root / 'samples.jsonl'}, {suite_root / 'summary.json'}, {html}")
+        if self.options.report_dir is not None:
+            out.append("report: " + ", ".join(str(p) for p in self._artifacts(o)))
+        if self.markdown_written:
+            out.append("markdown summary: " + ", ".join(str(p) for p in self.markdown_written))
         return out
+
+    def _write_markdown(self) -> None:
+        """``--uiground-markdown FILE`` and ``$GITHUB_STEP_SUMMARY``: the CI gate's summary."""
+        if self.options.markdown is None and not os.environ.get("GITHUB_STEP_SUMMARY"):
+            return
+        from .report import markdown
+
+        sections = [markdown.SuiteSection(
+            suite=o.loaded.config.name, model=(o.model or {}).get("name", self.options.model.name),
+            baseline=o.baseline.provenance if o.baseline is not None else None, checks=o.checks,
+            latency=o.latency, results=o.results, artifacts=self._artifacts(o)) for o in self.outcomes]
+        if sections:
+            self.markdown_written = markdown.write(markdown.render(sections), self.options.markdown)
 
 
 def judge_line(judge: dict[str, Any], results: list[SampleResult]) -> str:
