@@ -10,9 +10,11 @@ from typing import Any
 
 # matplotlib's modules are imported here, not first inside a test: pytester restores sys.modules after
 # each test, and a second copy of matplotlib's classes breaks the next figure.
+import pytest
+
+pytest.importorskip("matplotlib", reason="the plots need the [report] extra (pip install 'pytest-uiground[report]')")
 import matplotlib.backends.backend_agg
 import matplotlib.figure  # noqa: F401
-import pytest
 from conftest import Project, write_json
 from test_htmlreport import Page, check_self_contained, read_page
 

@@ -19,6 +19,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+pytest.importorskip("openai", reason="--model openai needs the [openai] extra (pip install 'pytest-uiground[openai]')")
 from chat_server import ChatServer, Reply, image_of, prompt_of
 from conftest import Project
 from PIL import Image
