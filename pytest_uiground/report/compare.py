@@ -248,6 +248,8 @@ def suite_section(suite: str, runs: Sequence[Run]) -> str:
     parts = [f"<h2>{esc(suite)}</h2>", html_table(suite, runs)]
     key = slice_key(suite, runs)
     metrics = _ordered(name for r in runs for name in r.suites[suite].metrics)
+    if not pl.available():
+        return "\n".join([*parts, pl.MISSING])
     plots = [slice_plot(suite, m, key, runs) for m in metrics] if key else []
     plots.append(scatter_plot(suite, runs))
     shown = [p for p in plots if p]

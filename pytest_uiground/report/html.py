@@ -211,6 +211,8 @@ def baseline_plot(name: str, entry: MetricSummary, summary: SuiteSummary) -> str
 
 
 def plots(summary: SuiteSummary, records: Sequence[SampleResult]) -> str:
+    if not pl.available():
+        return pl.MISSING
     parts: list[str | None] = [accuracy_plot(name, entry, records) for name, entry in summary.metrics.items()]
     parts.append(latency_plot(summary, records))
     parts += [baseline_plot(name, entry, summary) for name, entry in summary.metrics.items()]

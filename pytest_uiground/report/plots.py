@@ -23,6 +23,17 @@ if TYPE_CHECKING:
 
 Interval = tuple[float, float]
 
+MISSING = ('<p class="note">plots need matplotlib, the [report] extra: '
+           "<code>pip install 'pytest-uiground[report]'</code></p>")
+"""What a page shows instead of its plots when matplotlib is not installed (the rest renders)."""
+
+
+def available() -> bool:
+    """Whether matplotlib can be imported; without it the pages render without plots."""
+    import importlib.util
+
+    return importlib.util.find_spec("matplotlib") is not None
+
 
 def figure(width: float, height: float) -> Figure:
     """A matplotlib figure on its own Agg canvas (no pyplot, no global backend state)."""
