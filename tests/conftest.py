@@ -139,6 +139,8 @@ def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Proje
 @pytest.fixture(scope="session")
 def tiny_models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """Tiny random Qwen2-VL, Qwen2.5-VL and Florence-2 models, built offline once per session."""
+    for module in ("torch", "transformers", "torchvision"):  # the Qwen-VL processors need torchvision
+        pytest.importorskip(module, reason="local models need the [hf] extra (pip install 'pytest-uiground[hf]')")
     import tinymodels
 
     root = tmp_path_factory.mktemp("tiny-models")
