@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
+
+# The tests never reach the Hugging Face Hub (test_hub.py stands a local cache in for it); set before any
+# test imports huggingface_hub, and inherited by the pytest runs the tests start.
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 SUITE_TOML = """
 [suite]

@@ -258,7 +258,7 @@ class Progress:
             tr = self.config.pluginmanager.get_plugin("terminalreporter")
             if tr is not None:
                 # Under xdist pytest's reporter does not end its line of status letters before ours.
-                if getattr(getattr(tr, "_tw", None), "width_of_current_line", 0):
+                if getattr(getattr(tr, "_tw", None), "width_of_current_line", 0) and not tr.currentfspath:
                     tr.write("\n")
                 tr.write_line(self.line(now))
 
