@@ -21,7 +21,15 @@ import pytest
 
 from pytest_uiground.judges.base import incomparable
 from pytest_uiground.judges.pool import stability
-from pytest_uiground.report.terminal import SampleLog, id_list, sample_lines, summary, table, verdict_line
+from pytest_uiground.report.terminal import (
+    SampleLog,
+    id_list,
+    limit_problems,
+    sample_lines,
+    summary,
+    table,
+    verdict_line,
+)
 
 from . import baseline as baseline_mod
 from .checks import Check, LatencyCheck, build_checks, latency_check
@@ -215,7 +223,7 @@ class Controller:
                 prov = o.baseline.provenance
                 tr.write_line(f"baseline: model {prov.get('model')!r}, {prov.get('date', '?')}"
                               + (" (partial run: compared on the same samples)" if o.partial else ""))
-            for line in table(o.checks):
+            for line in table(o.checks) + limit_problems(o.checks):
                 tr.write_line(line)
             if o.latency is not None:
                 lat = o.latency
@@ -245,7 +253,8 @@ class Controller:
             if errs:
                 tr.write_line(id_list("errors", errs))
             if self.options.updating and o.partial:
-                tr.write_line("baseline NOT updated: this run did not cover every sample of the suite")
+                tr.write_line("baseline NOT updated: refusing to update the baseline from a partial run (-k, --lf, "
+                              "--uiground-limit or deselection); rerun the whole suite with --snapshot-update")
             elif self.options.updating:
                 where = str(baseline_mod.suite_dir(self.options.baselines_dir, o.loaded.config.name))
                 tr.write_line(f"baseline updated: {where}")

@@ -130,6 +130,12 @@ def table(checks: Sequence[Check]) -> list[str]:
     return ["  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip() for r in rows]
 
 
+def limit_problems(checks: Sequence[Check]) -> list[str]:
+    """The failing checks' problems other than a drop beyond the tolerance (which the table shows):
+    a floor or ceiling (naming the suite file that sets it), a baseline that is not comparable."""
+    return [p for c in checks if c.verdict == "FAIL" for p in c.problems() if "tolerance" not in p]
+
+
 def id_list(title: str, ids: Sequence[str], limit: int = 10) -> str:
     shown = ", ".join(ids[:limit])
     more = f" ... (+{len(ids) - limit} more)" if len(ids) > limit else ""
