@@ -29,6 +29,7 @@ from pytest_uiground.report.terminal import (
     summary,
     table,
     verdict_line,
+    verdict_reasons,
 )
 
 from . import baseline as baseline_mod
@@ -260,9 +261,9 @@ class Controller:
                 tr.write_line(f"baseline updated: {where}")
             for line in self._artifact_lines(o):
                 tr.write_line(line)
+            failed = bool(verdict_reasons(o.checks, o.latency, o.results))
             tr.write_line(verdict_line(o.loaded.config.name, o.checks, o.latency, o.results),
-                          **({"red": True} if any(c.verdict == "FAIL" for c in o.checks) or any(
-                              r.outcome == "regression" or r.error for r in o.results) else {"green": True}))
+                          **({"red": True} if failed else {"green": True}))
 
     def _artifacts(self, o: SuiteOutcome) -> list[Path]:
         """samples.jsonl, summary.json and report.html of a suite, when --uiground-report is given."""

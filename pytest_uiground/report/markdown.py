@@ -19,7 +19,7 @@ from typing import Any
 from pytest_uiground.checks import Check, LatencyCheck
 from pytest_uiground.results import SampleResult
 
-from .terminal import verdict_cell, verdict_line
+from .terminal import verdict_cell, verdict_reasons, verdict_text
 
 ID_LIMIT = 50
 
@@ -76,12 +76,10 @@ def render(sections: Sequence[SuiteSection], env: Mapping[str, str] | None = Non
     env = os.environ if env is None else env
     out: list[str] = []
     for s in sections:
-        line = verdict_line(s.suite, s.checks, s.latency, s.results)
-        verdict = "FAIL" if ": FAIL" in line else "PASS"
-        icon = "❌" if verdict == "FAIL" else "✅"
-        out.append(f"## {icon} uiground: {s.suite} — {verdict}")
+        failed = bool(verdict_reasons(s.checks, s.latency, s.results))
+        out.append(f"## {'❌' if failed else '✅'} uiground: {s.suite} — {'FAIL' if failed else 'PASS'}")
         out.append("")
-        out.append(line.split(": ", 1)[1] if ": " in line else line)
+        out.append(verdict_text(s.checks, s.latency, s.results))
         out.append("")
         base = (f"baseline `{s.baseline.get('model')}` ({s.baseline.get('date', '?')})" if s.baseline
                 else "no baseline yet (run with `--snapshot-update` to record one)")
@@ -91,8 +89,8 @@ def render(sections: Sequence[SuiteSection], env: Mapping[str, str] | None = Non
         slices = [c for c in s.checks if c.slice is not None]
         out += [_HEAD, *(_row(c) for c in overall), ""]
         if slices:
-            failed = sum(c.verdict == "FAIL" for c in slices)
-            out += [f"<details><summary>{len(slices)} slices ({failed} failed)</summary>", "", _HEAD,
+            n_failed = sum(c.verdict == "FAIL" for c in slices)
+            out += [f"<details><summary>{len(slices)} slices ({n_failed} failed)</summary>", "", _HEAD,
                     *(_row(c) for c in slices), "", "</details>", ""]
         if s.latency is not None:
             out += [f"latency per sample: p50 {s.latency.p50_ms:.1f} ms, p95 {s.latency.p95_ms:.1f} ms", ""]

@@ -176,8 +176,9 @@ def sample_lines(title: str, results: Sequence[SampleResult], lookup: Callable[[
     return lines
 
 
-def verdict_line(suite: str, checks: Sequence[Check], latency: LatencyCheck | None,
-                 results: Sequence[SampleResult]) -> str:
+def verdict_reasons(checks: Sequence[Check], latency: LatencyCheck | None,
+                    results: Sequence[SampleResult]) -> list[str]:
+    """Why a suite fails (empty when it passes): failed checks, latency, regressed and broken samples."""
     failed = [c for c in checks if c.verdict == "FAIL"]
     slow = bool(latency and latency.problems())
     regressed = sum(r.outcome == "regression" for r in results)
@@ -191,9 +192,17 @@ def verdict_line(suite: str, checks: Sequence[Check], latency: LatencyCheck | No
         why.append(f"{regressed} sample{'s' * (regressed != 1)} regressed")
     if errors:
         why.append(f"{errors} sample error{'s' * (errors != 1)}")
-    if why:
-        return f"uiground verdict for {suite}: FAIL: " + "; ".join(why)
-    return f"uiground verdict for {suite}: PASS ({len(checks)} checks ok, no regressed sample)"
+    return why
+
+
+def verdict_text(checks: Sequence[Check], latency: LatencyCheck | None, results: Sequence[SampleResult]) -> str:
+    why = verdict_reasons(checks, latency, results)
+    return "FAIL: " + "; ".join(why) if why else f"PASS ({len(checks)} checks ok, no regressed sample)"
+
+
+def verdict_line(suite: str, checks: Sequence[Check], latency: LatencyCheck | None,
+                 results: Sequence[SampleResult]) -> str:
+    return f"uiground verdict for {suite}: {verdict_text(checks, latency, results)}"
 
 
 # -- pytest's own report lines -----------------------------------------------------------------
