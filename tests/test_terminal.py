@@ -26,8 +26,10 @@ def test_failing_run_output_does_not_grow_with_the_regressions(project: Project)
     many = project.run(wrong=ids, xdist=["-n", "2"])
     assert few.ret == many.ret == 1
     tail_few, tail_many = _after_progress(few.stdout.lines), _after_progress(many.stdout.lines)
-    # All samples regressed vs two: the difference is only the capped per-sample lines ("... and N more").
-    assert len(tail_many) - len(tail_few) <= SAMPLE_LINES - 2 + 1
+    # All samples regressed vs two: the difference is only the capped per-sample lines, "... and N more", and
+    # the floor the all-wrong run also breaks (one line naming the suite file).
+    assert "is below its floor" in many.stdout.str() and "is below its floor" not in few.stdout.str()
+    assert len(tail_many) - len(tail_few) == (SAMPLE_LINES - 2) + 1 + 1
     assert tail_many[-2].startswith("uiground verdict for mini: FAIL") and "regressed" in tail_many[-1]
     listed = [m.group(1) for line in tail_many if (m := re.match(r"  (\S+): .* expected ", line))]
     assert listed == ids[:SAMPLE_LINES]  # id order, capped
