@@ -9,6 +9,7 @@ the exit status), writes baselines on ``--snapshot-update`` and the reports.
 from __future__ import annotations
 
 import datetime as dt
+import os
 import platform
 import warnings
 from collections.abc import Callable, Generator
@@ -21,7 +22,16 @@ import pytest
 
 from pytest_uiground.judges.base import incomparable
 from pytest_uiground.judges.pool import stability
-from pytest_uiground.report.terminal import SampleLog, id_list, summary, table
+from pytest_uiground.report.terminal import (
+    SampleLog,
+    id_list,
+    limit_problems,
+    sample_lines,
+    summary,
+    table,
+    verdict_line,
+    verdict_reasons,
+)
 
 from . import baseline as baseline_mod
 from .checks import Check, LatencyCheck, build_checks, latency_check
@@ -29,9 +39,9 @@ from .collect import SuiteFile
 from .loading import LoadedSuite, load_suite
 from .metrics import MetricResult, compute_all
 from .options import RunOptions
-from .report import details
+from .report import details, junit
 from .report import summary as summary_mod
-from .results import PROPERTY, SampleResult
+from .results import SampleResult, records_in
 from .snapshot import extension_for
 
 
@@ -63,6 +73,10 @@ def _versions() -> dict[str, str]:
     return out
 
 
+SAMPLE_LINES = 10
+"""Per-sample lines in the terminal; the rest are counted, and all are in the report."""
+
+
 class Controller:
     def __init__(self, config: pytest.Config, options: RunOptions) -> None:
         self.config = config
@@ -74,6 +88,7 @@ class Controller:
         # Opened on the first record: a run of nothing keeps the previous report untouched.
         self.log: SampleLog | None = None
         self.parallel = bool(getattr(config.option, "numprocesses", None))
+        self.markdown_written: list[Path] = []
         self.interrupted = False
         self.lock: baseline_mod.UpdateLock | None = None
         check_start(config, options)
@@ -99,9 +114,7 @@ class Controller:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.when != "call":  # teardown reports repeat the same user_properties
             return
-        for name, value in report.user_properties:
-            if name != PROPERTY or not isinstance(value, dict):
-                continue
+        for value in records_in(report.user_properties):
             result = SampleResult.from_json(value)
             path = self.config.rootpath / report.nodeid.split("::", 1)[0]
             self.records.setdefault(path, {})[result.id] = result
@@ -173,11 +186,15 @@ class Controller:
             )
             for c in out.checks
         ]
+        for item, check in zip(items, out.checks, strict=True):
+            item.user_properties += junit.check_properties(check)
         if out.latency is not None:
             items.append(pytest.Function.from_parent(
                 module, name="test_aggregate[latency]",
                 callobj=_latency_check(out.latency),
             ))
+        junit.add_suite_properties(self.config, junit.suite_properties(
+            loaded.config.name, out.model, out.baseline.provenance if out.baseline is not None else None))
         return items
 
     # -- outputs -----------------------------------------------------------
@@ -213,6 +230,7 @@ class Controller:
             self._write_baselines()
         if self.options.report_dir and self.outcomes:  # a run of nothing keeps the previous report
             self._write_summaries()
+        self._write_markdown()
 
     def _write_baselines(self) -> None:
         for out in self.outcomes:
@@ -256,8 +274,13 @@ class Controller:
             for o in self.outcomes
         ], warn=tr.write_line if tr is not None else None)
 
-    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+    @pytest.hookimpl(wrapper=True, tryfirst=True)
+    def pytest_terminal_summary(self, terminalreporter: Any) -> Generator[None, None, None]:
+        """The uiground section comes last, after pytest's short summary, so a CI log read from the
+        bottom shows the table and the verdict; per-sample lines are one each, in id order, capped."""
+        yield
         tr = terminalreporter
+        progress = self.config.pluginmanager.get_plugin("uiground-progress")
         for o in self.outcomes:
             model = (o.model or {}).get("name", self.options.model.name)
             tr.write_sep("=", f"uiground: {o.loaded.config.name} (model {model}, {len(o.results)} samples)")
@@ -267,7 +290,7 @@ class Controller:
                 prov = o.baseline.provenance
                 tr.write_line(f"baseline: model {prov.get('model')!r}, {prov.get('date', '?')}"
                               + (" (partial run: compared on the same samples)" if o.partial else ""))
-            for line in table(o.checks):
+            for line in table(o.checks) + limit_problems(o.checks):
                 tr.write_line(line)
             if o.latency is not None:
                 lat = o.latency
@@ -279,20 +302,65 @@ class Controller:
                 tr.write_line(judge_line(o.judge, o.results))
             fmt = sum(r.format_error for r in o.results)
             errs = sorted(r.id for r in o.results if r.error is not None)
-            tr.write_line(f"format errors: {fmt}; sample errors: {len(errs)}")
-            for title, outcome in (("regressed", "regression"), ("fixed", "fixed")):
-                ids = sorted(r.id for r in o.results if r.outcome == outcome)
-                if ids:
-                    tr.write_line(id_list(title, ids))
+            hits = sum(r.cache == "hit" for r in o.results)
+            load = progress.load_text() if progress is not None else ""
+            tr.write_line(f"format errors: {fmt}; sample errors: {len(errs)}; "
+                          f"{hits} prediction{'s' * (hits != 1)} from the cache" + (f"; {load}" if load else ""))
+            lookup = {s.id: s for s in o.loaded.samples}.get
+            where = ("all of them: samples.jsonl and report.html" if self.options.report_dir
+                     else "all of them: rerun with --uiground-report DIR")
+            regressed = [r for r in o.results if r.outcome == "regression"]
+            if regressed:
+                for line in sample_lines("regressed (right in the baseline, wrong now)", regressed, lookup,
+                                         SAMPLE_LINES, where):
+                    tr.write_line(line)
+            fixed = sorted(r.id for r in o.results if r.outcome == "fixed")
+            if fixed:
+                tr.write_line(id_list("fixed", fixed))
             if errs:
                 tr.write_line(id_list("errors", errs))
             if self.options.updating and o.partial:
-                tr.write_line("baseline NOT updated: this run did not cover every sample of the suite")
+                tr.write_line("baseline NOT updated: refusing to update the baseline from a partial run (-k, --lf, "
+                              "--uiground-limit or deselection); rerun the whole suite with --snapshot-update")
             elif self.options.updating and o.refusal:
                 tr.write_line(f"baseline NOT updated: {o.refusal}")
             elif self.options.updating:
-                where = baseline_mod.suite_dir(self.options.baselines_dir, o.loaded.config.name)
+                where = str(baseline_mod.suite_dir(self.options.baselines_dir, o.loaded.config.name))
                 tr.write_line(f"baseline updated: {where}")
+            for line in self._artifact_lines(o):
+                tr.write_line(line)
+            failed = bool(verdict_reasons(o.checks, o.latency, o.results))
+            tr.write_line(verdict_line(o.loaded.config.name, o.checks, o.latency, o.results),
+                          **({"red": True} if failed else {"green": True}))
+
+    def _artifacts(self, o: SuiteOutcome) -> list[Path]:
+        """samples.jsonl, summary.json and report.html of a suite, when --uiground-report is given."""
+        root = self.options.report_dir
+        if root is None:
+            return []
+        suite_root = root / o.loaded.config.name if len(self.outcomes) > 1 else root
+        return [root / "samples.jsonl", suite_root / "summary.json", suite_root / "report.html"]
+
+    def _artifact_lines(self, o: SuiteOutcome) -> list[str]:
+        out = []
+        if self.options.report_dir is not None:
+            out.append("report: " + ", ".join(str(p) for p in self._artifacts(o)))
+        if self.markdown_written:
+            out.append("markdown summary: " + ", ".join(str(p) for p in self.markdown_written))
+        return out
+
+    def _write_markdown(self) -> None:
+        """``--uiground-markdown FILE`` and ``$GITHUB_STEP_SUMMARY``: the CI gate's summary."""
+        if self.options.markdown is None and not os.environ.get("GITHUB_STEP_SUMMARY"):
+            return
+        from .report import markdown
+
+        sections = [markdown.SuiteSection(
+            suite=o.loaded.config.name, model=(o.model or {}).get("name", self.options.model.name),
+            baseline=o.baseline.provenance if o.baseline is not None else None, checks=o.checks,
+            latency=o.latency, results=o.results, artifacts=self._artifacts(o)) for o in self.outcomes]
+        if sections:
+            self.markdown_written = markdown.write(markdown.render(sections), self.options.markdown)
 
 
 def judge_line(judge: dict[str, Any], results: list[SampleResult]) -> str:

@@ -1,5 +1,7 @@
 """``test_latency``: serial model latency over a few samples, measured by pytest-benchmark.
 
+It runs only when asked for (``--uiground-latency-benchmark``, or any ``--benchmark-*``
+option), so a plain run prints no benchmark table; otherwise it skips saying how to ask.
 pytest-benchmark turns itself off under xdist, so this test skips there with the
 reason; per-sample latencies gathered by the controller still feed the latency budget.
 """
@@ -37,12 +39,15 @@ def _loadable(samples: Sequence[Sample], n: int) -> list[Sample]:
 
 def run_latency_benchmark(item: pytest.Item, benchmark: Any, model: Model) -> None:
     """Time the model serially on the suite's first valid samples."""
+    state = item.config.stash[STATE]
+    if not state.options.latency_benchmark:
+        pytest.skip("the serial latency benchmark runs only when asked for: pass --uiground-latency-benchmark "
+                    "(or a --benchmark-* option); per-sample latencies are in the summary either way")
     if getattr(benchmark, "disabled", False):
         pytest.skip(
             "pytest-benchmark is disabled (it turns itself off under xdist -n and with "
             "--benchmark-disable); run without -n to measure latency serially"
         )
-    state = item.config.stash[STATE]
     path = suite_path_of(item)
     assert path is not None
     loaded = state.suite(path)

@@ -11,6 +11,7 @@ test runs, with the known choices in the message.
 from __future__ import annotations
 
 import argparse
+import importlib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -20,7 +21,7 @@ from typing import Any
 import pytest
 
 from pytest_uiground.judges.base import PARSE_ERROR_MODES, JudgeOptions
-from pytest_uiground.models.base import ModelOptions
+from pytest_uiground.models.base import ModelLoadError, ModelOptions
 
 from . import registry
 
@@ -79,6 +80,9 @@ class RunOptions:
     baselines_explicit: bool = False  # --uiground-baselines was given: the folder must exist
     max_pixels: int = 89_478_485  # image headers above this are invalid samples (Pillow's own default)
     max_raw_chars: int = 100_000  # raw model output kept per record
+    progress_s: float = 30.0
+    latency_benchmark: bool = False
+    markdown: Path | None = None
 
 
 def model_options(opts: RunOptions, worker_id: str) -> ModelOptions:
@@ -106,11 +110,21 @@ def positive_float(text: str) -> float:
     return value
 
 
+def non_negative_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text!r}") from None
+    if not value >= 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text!r}")
+    return value
+
+
 def boolean(text: str) -> bool:
     low = text.strip().lower()
     if low in ("1", "true", "yes", "on"):
         return True
-    if low in ("0", "false", "no", "off"):
+    if low in ("0", "false", "no", "off", ""):
         return False
     raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
 
@@ -133,7 +147,7 @@ class Opt:
     help: str
     type: Callable[[str], object] | None = None
     metavar: str | None = None
-    switch: bool = False  # a flag without a value (store_true); its ini key takes true/false
+    switch: bool = False  # a flag without a value (``store_const`` True); its ini key takes true/false
 
     @property
     def dest(self) -> str:
@@ -205,6 +219,12 @@ OPTIONS: tuple[Opt, ...] = (
         "from_pretrained and recorded in the baseline", None, "REV"),
     Opt("--uiground-trust-remote-code", False, "allow a model's remote code without a pinned "
         "--uiground-model-revision", boolean, switch=True),
+    Opt("--uiground-progress", 30.0, "seconds between progress lines (samples done / total, rate, ETA); 0 turns "
+        "them off", non_negative_float, "SECONDS"),
+    Opt("--uiground-latency-benchmark", False, "time the model serially with pytest-benchmark in test_latency "
+        "(also on with any --benchmark-* option); otherwise test_latency skips", boolean, switch=True),
+    Opt("--uiground-markdown", None, "write a Markdown summary for CI (verdict, metrics with deltas and intervals, "
+        "regressed and fixed ids, artifact links) to FILE; $GITHUB_STEP_SUMMARY is used when set", None, "FILE"),
 )
 _BY_DEST = {o.dest: o for o in OPTIONS}
 
@@ -214,7 +234,8 @@ def add_options(parser: pytest.Parser) -> None:
     for o in OPTIONS:
         # default=None on the command line: "not given", so the ini key (then the default) applies.
         if o.switch:
-            group.addoption(o.flag, dest=o.dest, default=None, action="store_true", help=f"{o.help} [ini: {o.dest}]")
+            group.addoption(o.flag, dest=o.dest, default=None, action="store_const", const=True,
+                            help=f"{o.help} [ini: {o.dest}]")
         else:
             group.addoption(o.flag, dest=o.dest, default=None, type=o.type, metavar=o.metavar,
                             help=f"{o.help} [ini: {o.dest}]")
@@ -251,8 +272,8 @@ def parse(config: pytest.Config) -> RunOptions:
             "(or give a factory as package.module:function)"
         )
     root = config.rootpath
-    baselines, report, data_path = get("baselines"), get("report"), get("data_path")
-    return RunOptions(
+    baselines, report, data_path, markdown = get("baselines"), get("report"), get("data_path"), get("markdown")
+    opts = RunOptions(
         model=ModelOptions(
             name=model, path=get("model_path"), device=get("device"), batch_size=get("batch_size"),
             dtype=get("dtype"), max_new_tokens=get("max_new_tokens"), predictions=get("predictions"),
@@ -275,6 +296,9 @@ def parse(config: pytest.Config) -> RunOptions:
         baselines_explicit=bool(baselines),
         max_pixels=get("max_pixels"),
         max_raw_chars=get("max_raw_chars"),
+        progress_s=get("progress"),
+        latency_benchmark=get("latency_benchmark") or _benchmark_asked(config),
+        markdown=Path(markdown).resolve() if markdown else None,
         judge=JudgeOptions(
             name=get("judge"), api_base=get("judge_api_base"), model=get("judge_model"),
             api_key_env=get("judge_api_key_env"), seed=get("judge_seed"), max_tokens=get("judge_max_tokens"),
@@ -283,6 +307,39 @@ def parse(config: pytest.Config) -> RunOptions:
             parse_errors=get("judge_parse_errors"),
         ),
     )
+    check_model(opts.model)
+    return opts
+
+
+def check_model(model: ModelOptions) -> None:
+    """Model-specific settings, checked once at start-up rather than failing every sample.
+
+    An unknown ``--uiground-parser`` is refused for any model; a registered model's module
+    may define ``check_options(options: ModelOptions)`` raising ``ModelLoadError``
+    (``openai``: API base, served model, parser, key; ``replay``: predictions file, parser).
+    Models named as ``package.module:function`` are checked by their factory when loaded.
+    """
+    from .models.parsers import FAMILIES
+
+    if model.parser is not None and model.parser not in FAMILIES:
+        raise pytest.UsageError(f"--uiground-parser {model.parser!r} is unknown; known: {', '.join(FAMILIES)}")
+    target = registry.known(registry.MODEL_GROUP).get(model.name)
+    if target is None:
+        return
+    check = getattr(importlib.import_module(target.partition(":")[0]), "check_options", None)
+    if callable(check):
+        try:
+            check(model)
+        except ModelLoadError as exc:
+            raise pytest.UsageError(str(exc)) from None
+
+
+def _benchmark_asked(config: pytest.Config) -> bool:
+    """Any ``--benchmark-*`` option on the command line (other than the ones that turn it off)
+    asks for the serial latency benchmark too."""
+    off = ("--benchmark-disable", "--benchmark-skip")
+    return any(str(a).startswith("--benchmark-") and not str(a).startswith(off)
+               for a in config.invocation_params.args)
 
 
 def _cache_dir(config: pytest.Config, value: object) -> Path | None:

@@ -6,6 +6,7 @@ by name only when the model fixture is first used.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ from .controller import Controller
 from .items import SAMPLE_ARG, SUITE_ATTR, SUITE_FILE
 from .loading import SuiteLoadError
 from .models.base import adapt
+from .report.terminal import Progress, teststatus
 from .suite import SuiteConfigError
 from .worker import STATE, WorkerState
 
@@ -35,6 +37,11 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[STATE] = WorkerState(options=opts, worker_id=worker_id)
     if workerinput is None:
         config.pluginmanager.register(Controller(config, opts), "uiground-controller")
+        config.pluginmanager.register(Progress(config, opts.progress_s), "uiground-progress")
+
+
+def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -> Any:
+    return teststatus(report)
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
@@ -70,7 +77,9 @@ def uiground_model(request: pytest.FixtureRequest) -> Iterator[Any]:
     state: WorkerState = request.config.stash[STATE]
     opts = state.options
     factory = registry.resolve(registry.MODEL_GROUP, opts.model.name, what="model", option="--model")
+    started = time.perf_counter()
     model = adapt(factory(options.model_options(opts, state.worker_id)))
+    state.model_load_s = time.perf_counter() - started
     from pytest_uiground.models.cropping import wrap
 
     model = wrap(model, opts.cropping, opts.cropping_depth)

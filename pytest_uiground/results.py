@@ -1,7 +1,8 @@
 """SampleResult: the one record a sample leaves behind, from its test to the report.
 
 It travels from the xdist worker to the controller inside the test report's
-``user_properties`` (one code path for ``-n 0`` and ``-n N``), is written to
+``user_properties`` as one JSON text (one code path for ``-n 0`` and ``-n N``; JUnit XML
+writes the same text as the ``uiground`` property, so it parses as JSON there too), is written to
 ``samples.jsonl`` as soon as it arrives, and is everything metrics, checks,
 baselines and reports read. It holds the sample's identity and slices, the model's
 :class:`~pytest_uiground.prediction.Prediction` (raw text stored once, there) and its
@@ -12,7 +13,8 @@ building fake records.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import json
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -93,3 +95,24 @@ class SampleResult:
 def right_of(score: Score) -> bool:
     """Binary view of a score; graded scores count as right at >= 50."""
     return score.correct if score.correct is not None else score.value >= 50.0
+
+
+def property_value(record: Mapping[str, Any]) -> str:
+    """The record as the ``uiground`` user property: JSON (JUnit XML writes properties with ``str``)."""
+    return json.dumps(record, sort_keys=True)
+
+
+def records_in(user_properties: Iterable[tuple[str, object]]) -> list[dict[str, Any]]:
+    """The records a test report carries (JSON text; a dict is accepted too)."""
+    out: list[dict[str, Any]] = []
+    for name, value in user_properties:
+        if name != PROPERTY:
+            continue
+        if isinstance(value, str):
+            try:
+                value = json.loads(value)
+            except ValueError:
+                continue
+        if isinstance(value, dict):
+            out.append(value)
+    return out

@@ -32,7 +32,8 @@ from .options import RunOptions
 from .outcome import Outcome, classify
 from .pipeline import InFlight, Overlap
 from .prediction import Prediction
-from .results import PROPERTY, SampleResult
+from .report.terminal import sample_line
+from .results import PROPERTY, SampleResult, property_value
 from .sample import Sample
 from .score import Score
 from .xdist_queue import Lookahead
@@ -57,6 +58,7 @@ class WorkerState:
     judged: dict[str, JudgedScorer] = field(default_factory=dict)  # per suite name
     judge_error: str | None = None
     suite_names: dict[str, Path] = field(default_factory=dict)  # suite name → its file, one file per name
+    model_load_s: float | None = None  # how long the model fixture took to build the model
     _backend: JudgeBackend | None = None
     _lookahead: Lookahead | None = None
     _cache: PredictionCache | None = None
@@ -400,18 +402,6 @@ def cap_output(result: SampleResult, cap: int) -> None:
     result.score.notes["output_cut"] = {"cap_chars": cap, **{f"{k}_chars": n for k, n in cut.items()}}
 
 
-def describe(sample: Sample, result: SampleResult) -> str:
-    target = sample.target
-    want = target.box and "[" + ", ".join(f"{v:.3f}" for v in target.box) + "]"
-    want = want or target.verdict or target.option or target.answer
-    pred = result.prediction
-    got = pred and (pred.point or pred.verdict or pred.option or pred.answer)
-    return (
-        f"  instruction: {sample.instruction!r}\n  target: {want}\n  predicted: {got}"
-        f"{' (format error)' if result.format_error else ''}\n  raw output: {result.raw[:300]!r}"
-    )
-
-
 _XFAIL_REASONS = {
     Outcome.KNOWN_FAILURE: "known failure (wrong in the baseline too)",
     Outcome.WRONG_NO_BASELINE: "wrong (no baseline yet)",
@@ -427,7 +417,8 @@ def run_sample(item: pytest.Item, sample: Sample, model: Model) -> None:
     suite = loaded.config.name
     result = evaluate(state, item, loaded, sample, model)
     if state.first(suite, "model"):
-        result.model = {"name": model.name, "fingerprint": model.fingerprint()}
+        result.model = {"name": model.name, "fingerprint": model.fingerprint(), "worker": state.worker_id,
+                        "load_s": state.model_load_s}
     judge_fp = state.judge_fingerprint(suite)
     if judge_fp is not None and state.first(suite, "judge"):
         result.judge = judge_fp
@@ -441,13 +432,11 @@ def run_sample(item: pytest.Item, sample: Sample, model: Model) -> None:
         error=result.error is not None,
     )
     result.outcome = outcome.value
-    item.user_properties.append((PROPERTY, result.to_json()))
+    item.user_properties.append((PROPERTY, property_value(result.to_json())))
     if outcome is Outcome.ERROR:
         pytest.fail(result.error or "error", pytrace=False)
     if outcome is Outcome.REGRESSION:
-        pytest.fail(
-            f"REGRESSION {sample.id}: right in the baseline, wrong now\n{describe(sample, result)}", pytrace=False
-        )
+        pytest.fail(f"REGRESSION (right in the baseline, wrong now) {sample_line(sample, result)}", pytrace=False)
     if outcome.xfails:
         # pytrace=False: pytest would otherwise format a full traceback (parsing
         # source files) for every expected failure, ~18 ms per sample.

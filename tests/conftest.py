@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
+
+# The tests never reach the Hugging Face Hub (test_hub.py stands a local cache in for it); set before any
+# test imports huggingface_hub, and inherited by the pytest runs the tests start.
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 SUITE_TOML = """
 [suite]
@@ -139,6 +144,8 @@ def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Proje
 @pytest.fixture(scope="session")
 def tiny_models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """Tiny random Qwen2-VL, Qwen2.5-VL and Florence-2 models, built offline once per session."""
+    for module in ("torch", "transformers", "torchvision"):  # the Qwen-VL processors need torchvision
+        pytest.importorskip(module, reason="local models need the [hf] extra (pip install 'pytest-uiground[hf]')")
     import tinymodels
 
     root = tmp_path_factory.mktemp("tiny-models")

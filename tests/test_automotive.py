@@ -209,4 +209,4 @@ def test_missing_dataset_names_every_place_and_the_fix(auto: Project, tmp_path: 
     out = result.stdout.str()
     assert "dataset sparks-solutions/AutomotiveUI-Bench-4K not found" in out
     assert str(tmp_path / "nowhere") in out and "Hugging Face cache" in out and "HF_HUB_OFFLINE" in out
-    assert "huggingface-cli download" in out and "--uiground-data-path" in out
+    assert "hf download" in out and "--uiground-data-path" in out

@@ -11,11 +11,14 @@ import io
 from pathlib import Path
 from typing import Any
 
-import pyarrow as pa
-import pyarrow.parquet as pq
 import pytest
 
-from pytest_uiground.benchmarks.automotive.fixture import (
+# The AutomotiveUI parquet reader and the look-alike writer need the [hf] extra (datasets, pyarrow).
+pa = pytest.importorskip("pyarrow", reason="needs the [hf] extra (pip install 'pytest-uiground[hf]')")
+pq = pytest.importorskip("pyarrow.parquet", reason="needs the [hf] extra (pip install 'pytest-uiground[hf]')")
+_datasets = pytest.importorskip("datasets", reason="needs the [hf] extra (pip install 'pytest-uiground[hf]')")
+
+from pytest_uiground.benchmarks.automotive.fixture import (  # noqa: E402
     BAD_KINDS,
     COLUMNS,
     DEFAULT_BRANDS,

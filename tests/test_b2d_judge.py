@@ -285,6 +285,7 @@ def test_incomparable_names_both_judges() -> None:
 
 
 def test_openai_judge_is_pinned_and_reports_a_dead_server(monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("openai", reason="the openai judge needs the [openai] extra")
     from pytest_uiground.judges import openai as judge_openai
 
     monkeypatch.setenv("JUDGE_KEY", "EMPTY")
@@ -312,6 +313,7 @@ def test_openai_judge_is_pinned_and_reports_a_dead_server(monkeypatch: pytest.Mo
 
 
 def test_openai_judge_needs_its_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("openai", reason="the openai judge needs the [openai] extra")
     from pytest_uiground.judges import openai as judge_openai
     from pytest_uiground.models.base import ModelLoadError
 
@@ -329,6 +331,8 @@ def test_openai_judge_needs_its_settings(monkeypatch: pytest.MonkeyPatch) -> Non
 
 @pytest.mark.slow
 def test_hf_judge_runs_a_local_chat_model_greedily(tmp_path: Path) -> None:
+    pytest.importorskip("torch", reason="the hf judge needs the [hf] extra")
+    pytest.importorskip("transformers", reason="the hf judge needs the [hf] extra")
     import tinymodels
 
     from pytest_uiground.judges import hf as judge_hf

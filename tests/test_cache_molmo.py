@@ -57,7 +57,7 @@ def test_molmo_refuses_other_versions_naming_the_fix(version: str) -> None:
 
 
 def test_elam_fails_at_load_on_this_transformers_before_any_download() -> None:
-    import transformers
+    transformers = pytest.importorskip("transformers", reason="needs the [hf] extra")
 
     if not transformers.__version__.startswith("5."):
         pytest.skip("this environment has a Molmo-compatible transformers")

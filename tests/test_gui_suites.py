@@ -214,7 +214,7 @@ def test_mmbench_wrong_layout_names_the_expected_files(gui: Project, tmp_path: P
     msg = str(err.value)
     for place in (empty, empty / "MMBench-GUI", tmp_path / "lmu-env" / "MMBench-GUI"):
         assert str(place / "L2_annotations.json") in msg
-    assert "utils/download.py" in msg and "--uiground-data-path" in msg
+    assert "hf download OpenGVLab/MMBench-GUI" in msg and "--uiground-data-path" in msg
     # Annotations without the image folder beside them: the expected folder is named.
     half = tmp_path / "half" / "MMBench-GUI"
     half.mkdir(parents=True)

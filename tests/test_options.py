@@ -50,3 +50,22 @@ def test_runs_beside_pytest_playwright_and_pytest_html(project: Project) -> None
         "-p", "pytest_html", "--html", "page.html", "--device", "Pixel 5", "--uiground-report", "out")
     assert result.ret == 0, result.stdout.str() + result.stderr.str()
     assert (project.root / "page.html").is_file() and (project.root / "out" / "summary.json").is_file()
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--model", "openai"], "--model openai needs --uiground-api-base URL*"),
+    (["--model", "openai", "--uiground-api-base", "http://127.0.0.1:9/v1", "--uiground-served-model", "m",
+      "--uiground-parser", "nosuch"], "--uiground-parser 'nosuch' is unknown; known: elam, molmo, uitars*"),
+    (["--model", "replay", "--uiground-replay-parser", "uground"], "--model replay needs --uiground-predictions*"),
+    (["--model", "replay", "--uiground-predictions", "missing.jsonl", "--uiground-replay-parser", "uground"],
+     "--uiground-predictions 'missing.jsonl': no such file"),
+    (["--model", "center", "--uiground-parser", "nosuch"], "--uiground-parser 'nosuch' is unknown*"),
+])
+def test_model_settings_are_checked_once_at_start_up(project: Project, args: list[str], message: str) -> None:
+    """One usage error before any test runs, not one failure per sample (also under xdist)."""
+    project.monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    result = project.pytester.runpytest_subprocess("suites/mini", "-p", "no:cacheprovider", "-n", "2", *args)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR, result.stdout.str()
+    result.stderr.fnmatch_lines([f"ERROR: {message}"])
+    assert result.stderr.str().count("ERROR:") == 1
+    assert "passed" not in result.stdout.str() and "failed" not in result.stdout.str()

@@ -43,8 +43,8 @@ def test_replay_scores_outputs_with_the_named_parser(project: Project, xdist: li
 
 def test_replay_needs_its_options(project: Project) -> None:
     result = project.pytester.runpytest_subprocess("suites/mini", "--model", "replay", "-p", "no:cacheprovider")
-    assert result.ret != 0
-    result.stdout.fnmatch_lines(["*--model replay needs --uiground-predictions FILE.jsonl*"])
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--model replay needs --uiground-predictions FILE.jsonl*"])
 
 
 def test_cache_reuses_predictions_and_survives_a_corrupt_entry(project: Project, xdist: list[str]) -> None:

@@ -16,11 +16,14 @@ from typing import Any
 
 import numpy as np
 import pytest
-import tinymodels
-import torch
-from PIL import Image
-from transformers import AutoModelForImageTextToText, AutoProcessor
-from transformers.models.qwen2_vl.image_processing_qwen2_vl import smart_resize
+
+torch = pytest.importorskip("torch", reason="needs the [hf] extra (pip install 'pytest-uiground[hf]')")
+pytest.importorskip("transformers", reason="needs the [hf] extra (pip install 'pytest-uiground[hf]')")
+pytest.importorskip("torchvision", reason="the Qwen-VL processors need torchvision (the [hf] extra)")
+import tinymodels  # noqa: E402
+from PIL import Image  # noqa: E402
+from transformers import AutoModelForImageTextToText, AutoProcessor  # noqa: E402
+from transformers.models.qwen2_vl.image_processing_qwen2_vl import smart_resize  # noqa: E402
 
 QWEN_FAMILIES = ["qwen2_vl", "qwen2_5_vl"]
 ALL_FAMILIES = [*QWEN_FAMILIES, "florence2"]

@@ -682,8 +682,10 @@ def api_key_from_env(var: str, *, who: str, option: str) -> Secret:
     return Secret(os.environ[var])
 
 
-def create(options: ModelOptions) -> OpenAIChatModel:
-    """Validate the options and the key's environment variable; no request is made here."""
+def check_options(options: ModelOptions) -> None:
+    """The settings ``--model openai`` needs, checked once at start-up (``options.check_model``)
+    and again by :func:`create`; the key's environment variable is checked too, so a missing
+    key stops the run once instead of failing every sample."""
     known = ", ".join(parsers.FAMILIES)
     if not options.api_base:
         raise ModelLoadError(
@@ -713,6 +715,13 @@ def create(options: ModelOptions) -> OpenAIChatModel:
                              "of seconds")
     if options.concurrency < 1:
         raise ModelLoadError(f"--uiground-concurrency {options.concurrency} must be 1 or more")
+    api_key_from_env(options.api_key_env, who="--model openai", option="--uiground-api-key-env")
+
+
+def create(options: ModelOptions) -> OpenAIChatModel:
+    """Validate the options and the key's environment variable; no request is made here."""
+    check_options(options)
+    assert options.api_base is not None and options.served_model is not None and options.parser is not None
     resize = resize_rule_from_env(parser=options.parser)
     # not given: the family's official answer length (prompts.MAX_NEW_TOKENS; 256 where the
     # family leaves it to the checkpoint, which a server does not expose)

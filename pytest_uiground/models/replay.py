@@ -118,7 +118,8 @@ class ReplayModel(ModelAdapter):
         return {"model": "replay", "parser": self.parser, "file": str(self.path), "sha256": self.sha256}
 
 
-def create(options: ModelOptions) -> ReplayModel:
+def check_options(options: ModelOptions) -> None:
+    """What ``--model replay`` needs, checked once at start-up (``options.check_model``) and by :func:`create`."""
     if not options.predictions:
         raise ModelLoadError("--model replay needs --uiground-predictions FILE.jsonl (records with sample_id "
                              "and output)")
@@ -135,4 +136,9 @@ def create(options: ModelOptions) -> ReplayModel:
             f"--uiground-replay-parser {options.replay_parser!r} is unknown; known: {', '.join(parsers.FAMILIES)}, "
             "or a name a suite declares a parser for in [models.<name>] (letters, digits, - and _)"
         )
-    return ReplayModel(path, options.replay_parser)
+
+
+def create(options: ModelOptions) -> ReplayModel:
+    check_options(options)
+    assert options.predictions is not None and options.replay_parser is not None
+    return ReplayModel(Path(options.predictions), options.replay_parser)

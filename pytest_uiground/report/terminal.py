@@ -1,18 +1,30 @@
 """Outputs: ``samples.jsonl`` written as results arrive, ``summary.json`` and the
 terminal table at the end. Lines are flushed one by one so a crash loses nothing
-that finished."""
+that finished.
+
+The terminal is written for a CI log read from the bottom: per-sample regressions and
+failed aggregate checks get their own test-status categories (``regressed``, ``checks
+failed``), so pytest lists them in neither its FAILURES section nor its short summary
+(they still fail the run, JUnit XML and ``--lf``); the uiground section prints them once,
+one line each in id order, after the table, and ends with the verdict. Long runs get a
+progress line every ``--uiground-progress`` seconds (:class:`Progress`).
+"""
 
 from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO, Any
 
+import pytest
+
 from pytest_uiground.checks import Check, LatencyCheck
 from pytest_uiground.metrics import MetricResult, summary_entry
-from pytest_uiground.results import SampleResult
+from pytest_uiground.results import SampleResult, records_in
+from pytest_uiground.sample import Sample
 
 from .summary import Comparison, Latency, SuiteSummary
 
@@ -88,19 +100,194 @@ def _fmt(v: float | None, signed: bool = False) -> str:
     return f"{v:+.2f}" if signed else f"{v:.2f}"
 
 
+def verdict_cell(c: Check) -> str:
+    """``ok``, ``improved``, or ``FAIL`` with the limits it broke, so no extra line is needed."""
+    if c.verdict != "FAIL":
+        return c.verdict
+    v, why = c.current.value, []
+    if c.floor is not None and (math.isnan(v) or v < c.floor):
+        why.append(f"< floor {c.floor:g}")
+    if c.ceiling is not None and (math.isnan(v) or v > c.ceiling):
+        why.append(f"> ceiling {c.ceiling:g}")
+    if c.paired is not None and not c.updating and c.worse_by > c.tolerance:
+        why.append(f"worse > {c.tolerance:g}")
+    if c.incomparable and not c.updating:
+        why.append("baseline not comparable")
+    return "FAIL" + (f" ({', '.join(why)})" if why else "")
+
+
 def table(checks: Sequence[Check]) -> list[str]:
-    head = ("metric", "slice", "value", "baseline", "delta", "95% interval", "verdict")
+    """One row per check; a metric's slices are indented under it (narrow enough for a CI log)."""
+    head = ("metric / slice", "value", "baseline", "delta", "95% interval", "verdict")
     rows = [head]
     for c in checks:
         a, p = c.current, c.paired
         interval = f"[{a.low:.1f}, {a.high:.1f}]" if a.low is not None and a.high is not None else "-"
-        rows.append((c.metric, c.slice or "(all)", _fmt(a.value), _fmt(p.baseline_value if p else None),
-                     _fmt(p.delta if p else None, signed=True), interval, c.verdict))
+        rows.append((c.metric if c.slice is None else f"  {c.slice}", _fmt(a.value),
+                     _fmt(p.baseline_value if p else None), _fmt(p.delta if p else None, signed=True), interval,
+                     verdict_cell(c)))
     widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
     return ["  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip() for r in rows]
 
 
-def id_list(title: str, ids: Sequence[str], limit: int = 50) -> str:
+def limit_problems(checks: Sequence[Check]) -> list[str]:
+    """The failing checks' problems other than a drop beyond the tolerance (which the table shows):
+    a floor or ceiling (naming the suite file that sets it), a baseline that is not comparable."""
+    return [p for c in checks if c.verdict == "FAIL" for p in c.problems() if "tolerance" not in p]
+
+
+def id_list(title: str, ids: Sequence[str], limit: int = 10) -> str:
     shown = ", ".join(ids[:limit])
     more = f" ... (+{len(ids) - limit} more)" if len(ids) > limit else ""
     return f"{title} ({len(ids)}): {shown}{more}"
+
+
+def _clip(text: str, n: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= n else text[: n - 3] + "..."
+
+
+def sample_line(sample: Sample | None, result: SampleResult) -> str:
+    """One line for a sample: id, instruction, expected, got (the full record is in samples.jsonl
+    and report.html)."""
+    want: object = None
+    if sample is not None:
+        t = sample.target
+        want = ("[" + ", ".join(f"{v:.3f}" for v in t.box) + "]" if t.box is not None and sample.task != "verdict"
+                else t.verdict or t.option or t.answer or t.box)
+    pred = result.prediction
+    got: object = None
+    if pred is not None:
+        got = (f"({pred.point.x:.3f}, {pred.point.y:.3f})" if pred.point is not None
+               else pred.verdict or pred.option or pred.answer or pred.box)
+        if result.format_error:
+            got = f"format error {_clip(pred.raw, 40)!r}"
+    instruction = _clip(sample.instruction, 60) if sample is not None else "?"
+    return f"{result.id}: {instruction!r} expected {want}, got {got}"
+
+
+def sample_lines(title: str, results: Sequence[SampleResult], lookup: Callable[[str], Sample | None],
+                 limit: int, more_hint: str) -> list[str]:
+    """``title (n):`` then one line per sample in id order, at most ``limit`` of them."""
+    ordered = sorted(results, key=lambda r: r.id)
+    lines = [f"{title} ({len(ordered)}):"] + ["  " + sample_line(lookup(r.id), r) for r in ordered[:limit]]
+    if len(ordered) > limit:
+        lines.append(f"  ... and {len(ordered) - limit} more ({more_hint})")
+    return lines
+
+
+def verdict_reasons(checks: Sequence[Check], latency: LatencyCheck | None,
+                    results: Sequence[SampleResult]) -> list[str]:
+    """Why a suite fails (empty when it passes): failed checks, latency, regressed and broken samples."""
+    failed = [c for c in checks if c.verdict == "FAIL"]
+    slow = bool(latency and latency.problems())
+    regressed = sum(r.outcome == "regression" for r in results)
+    errors = sum(r.error is not None for r in results)
+    why = []
+    if failed:
+        why.append(f"{len(failed)} of {len(checks)} checks failed")
+    if slow:
+        why.append("latency over budget")
+    if regressed:
+        why.append(f"{regressed} sample{'s' * (regressed != 1)} regressed")
+    if errors:
+        why.append(f"{errors} sample error{'s' * (errors != 1)}")
+    return why
+
+
+def verdict_text(checks: Sequence[Check], latency: LatencyCheck | None, results: Sequence[SampleResult]) -> str:
+    why = verdict_reasons(checks, latency, results)
+    return "FAIL: " + "; ".join(why) if why else f"PASS ({len(checks)} checks ok, no regressed sample)"
+
+
+def verdict_line(suite: str, checks: Sequence[Check], latency: LatencyCheck | None,
+                 results: Sequence[SampleResult]) -> str:
+    return f"uiground verdict for {suite}: {verdict_text(checks, latency, results)}"
+
+
+# -- pytest's own report lines -----------------------------------------------------------------
+
+REGRESSED = "regressed"
+CHECKS_FAILED = "checks failed"
+
+
+def teststatus(report: pytest.TestReport) -> tuple[str, str, tuple[str, dict[str, bool]]] | None:
+    """Status category for pytest's terminal: a per-sample regression is ``regressed`` (``R``), a failed
+    aggregate check ``checks failed``; both still count as failures (exit status, JUnit, ``--lf``)."""
+    if report.when != "call" or not report.failed:
+        return None
+    name = report.nodeid.rpartition("::")[2]
+    if name.startswith("test_aggregate["):
+        return CHECKS_FAILED, "F", ("FAILED", {"red": True})
+    if any(r.get("outcome") == "regression" for r in records_in(report.user_properties)):
+        return REGRESSED, "R", ("REGRESSED", {"red": True})
+    return None
+
+
+def _duration(seconds: float) -> str:
+    h, rest = divmod(max(0, round(seconds)), 3600)
+    return f"{h}:{rest // 60:02d}:{rest % 60:02d}"
+
+
+class Progress:
+    """A progress line every ``interval`` seconds on the controller: samples done / total, samples
+    per second, ETA, cache hits and model load time.
+
+    Fed by ``pytest_runtest_logreport``, which the xdist controller receives for every worker's
+    tests too, and written through the terminal reporter on a line of its own after pytest has
+    written the test's status character, so pytest's own progress is never overwritten. Short runs
+    (under ``interval``) print nothing.
+    """
+
+    def __init__(self, config: pytest.Config, interval: float, clock: Callable[[], float] = time.monotonic) -> None:
+        self.config, self.interval, self.clock = config, interval, clock
+        self.total = 0
+        self.done = 0
+        self.hits = 0
+        self.load_s: dict[str, float] = {}
+        self.start: float | None = None
+        self.last = 0.0
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        self.total = sum("::test_sample[" in item.nodeid for item in session.items)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(self, node: Any, ids: Sequence[str]) -> None:
+        self.total = self.total or sum("::test_sample[" in i for i in ids)
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.when != "call":
+            return
+        for value in records_in(report.user_properties):
+            self.done += 1
+            self.hits += value.get("cache") == "hit"
+            model = value.get("model")
+            if isinstance(model, dict) and isinstance(model.get("load_s"), (int, float)):
+                self.load_s[str(model.get("worker", "?"))] = float(model["load_s"])
+        now = self.clock()
+        if self.start is None:
+            self.start = self.last = now
+        if self.interval > 0 and now - self.last >= self.interval and self.done:
+            self.last = now
+            tr = self.config.pluginmanager.get_plugin("terminalreporter")
+            if tr is not None:
+                # Under xdist pytest's reporter does not end its line of status letters before ours.
+                if getattr(getattr(tr, "_tw", None), "width_of_current_line", 0) and not tr.currentfspath:
+                    tr.write("\n")
+                tr.write_line(self.line(now))
+
+    def line(self, now: float) -> str:
+        elapsed = now - (self.start or now)
+        rate = self.done / elapsed if elapsed > 0 else 0.0
+        total = max(self.total, self.done)
+        eta = _duration((total - self.done) / rate) if rate > 0 else "?"
+        out = f"uiground: {self.done}/{total} samples, {rate:.1f}/s, ETA {eta}, {self.hits} from the cache"
+        load = self.load_text()
+        return out + (f"; {load}" if load else "")
+
+    def load_text(self) -> str:
+        if not self.load_s:
+            return ""
+        parts = ", ".join(f"{v:.1f} s ({k})" for k, v in sorted(self.load_s.items()))
+        return f"model loaded in {parts}"

@@ -36,7 +36,7 @@ FOLDER = "AutomotiveUI-Bench-4K"
 META_COLUMNS = ["box", "class", "test_action", "expectation", "conclusion", "language", "brand"]
 CLASSES = {"Test Action": "point", "Expected Result": "verdict"}
 HOW_TO_GET = (
-    f"download it with `huggingface-cli download {HUB_ID} --repo-type dataset --local-dir /data/{FOLDER}` "
+    f"download it with `hf download {HUB_ID} --repo-type dataset --local-dir /data/{FOLDER}` "
     f"and pass `--uiground-data-path /data/{FOLDER}` (or a folder that contains {FOLDER}/), or run online so that "
     "`datasets` fetches it into the Hugging Face cache"
 )

@@ -42,6 +42,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from pytest_uiground import hub
 from pytest_uiground.image import ImageRef
 from pytest_uiground.loading import (
     LayoutError,
@@ -68,9 +69,12 @@ GROUNDING_TYPES = ("basic", "advanced")
 DATA_TYPES = ("icon", "text")
 DIFFICULTIES = ("easy", "medium", "hard")
 LETTERS = "ABCDEF"
+HUB_ID = "OpenGVLab/MMBench-GUI"
+HUB_FILES = ("L1_annotations.json", "L2_annotations.json", "MMBench-GUI-OfflineImages.zip")
 HOW_TO_GET = (
-    "clone https://github.com/open-compass/MMBench-GUI and run `LMUData=/data python utils/download.py`, "
-    f"then pass `--uiground-data-path /data` (or `--uiground-data-path /data/{FOLDER}`)"
+    f"run without --uiground-data-path to fetch {HUB_ID} into the Hugging Face cache, or "
+    f"`hf download {HUB_ID} --repo-type dataset --local-dir /data/{FOLDER}`, unzip MMBench-GUI-OfflineImages.zip "
+    f"there and pass `--uiground-data-path /data/{FOLDER}` (VLMEvalKit's $LMUData/{FOLDER} is found too)"
 )
 
 
@@ -87,7 +91,13 @@ def locate(data_path: Path | None, annotation: str) -> Path:
     beside annotations that were found (a half-extracted download).
     """
     looked: list[str] = []
-    for folder in [*candidates(data_path, FOLDER), lmu_root() / FOLDER]:
+    folders = [*candidates(data_path, FOLDER), lmu_root() / FOLDER]
+    if data_path is None and not (lmu_root() / FOLDER / annotation).is_file():  # the hub, through the HF cache
+        try:
+            folders.append(hub.dataset_dir(HUB_ID, archives=HUB_FILES[2:], allow_patterns=HUB_FILES))
+        except hub.HubError as exc:
+            looked.append(str(exc))
+    for folder in folders:
         if (folder / annotation).is_file():
             if not (folder / IMAGES).is_dir():
                 raise LayoutError(

@@ -34,7 +34,8 @@ Slice keys (``meta``), for every figure the references print:
   ``{platform}/{application}`` and ``platform_application_type`` (``fine_grained``).
 
 ``--uiground-data-path DIR`` is the dataset folder itself or a data root holding ``ScreenSpot-v2/``
-or ``ScreenSpot-Pro/`` (one ``--uiground-data-path`` for several suites). A missing layout raises
+or ``ScreenSpot-Pro/`` (one ``--uiground-data-path`` for several suites). Without it the dataset
+is fetched from the hub into the Hugging Face cache (:mod:`pytest_uiground.hub`). A missing layout raises
 an error naming every place looked and what was expected there.
 """
 
@@ -44,6 +45,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from pytest_uiground import hub
 from pytest_uiground.geometry import Box
 from pytest_uiground.image import ImageRef
 from pytest_uiground.loading import (
@@ -68,12 +70,14 @@ from pytest_uiground.sample import Sample, Target
 V2_FOLDER = "ScreenSpot-v2"
 V2_SPLITS = ("mobile", "desktop", "web")
 V2_IMAGE_DIRS = ("screenspotv2_image", "images")
+V2_HUB_ID = "OS-Copilot/ScreenSpot-v2"
 V2_HOW_TO_GET = (
-    "download it with `huggingface-cli download OS-Copilot/ScreenSpot-v2 --repo-type dataset "
-    f"--local-dir /data/{V2_FOLDER}`, unzip screenspotv2_image.zip there, and pass "
-    f"`--uiground-data-path /data/{V2_FOLDER}` (or a folder that contains {V2_FOLDER}/)"
+    f"run without --uiground-data-path to fetch {V2_HUB_ID} into the Hugging Face cache, or download it with "
+    f"`hf download {V2_HUB_ID} --repo-type dataset --local-dir /data/{V2_FOLDER}`, unzip screenspotv2_image.zip "
+    f"there, and pass `--uiground-data-path /data/{V2_FOLDER}` (or a folder that contains {V2_FOLDER}/)"
 )
 PRO_FOLDER = "ScreenSpot-Pro"
+PRO_HUB_ID = "likaixin/ScreenSpot-Pro"
 PRO_LANGUAGES = {"en": "instruction", "cn": "instruction_cn"}
 PRO_META = ("group", "application", "ui_type", "platform")
 #: Combined slice keys (meta key -> the keys joined with "/"), one per table the reference prints.
@@ -85,9 +89,9 @@ PRO_SLICES = {
     "platform_application_type": ("platform", "application", "ui_type"),
 }
 PRO_HOW_TO_GET = (
-    "download it with `huggingface-cli download likaixin/ScreenSpot-Pro --repo-type dataset "
-    f"--local-dir /data/{PRO_FOLDER}` and pass `--uiground-data-path /data/{PRO_FOLDER}` (or a folder that "
-    f"contains {PRO_FOLDER}/)"
+    f"run without --uiground-data-path to fetch {PRO_HUB_ID} into the Hugging Face cache, or download it with "
+    f"`hf download {PRO_HUB_ID} --repo-type dataset --local-dir /data/{PRO_FOLDER}` and pass "
+    f"`--uiground-data-path /data/{PRO_FOLDER}` (or a folder that contains {PRO_FOLDER}/)"
 )
 
 def unclipped_box(x0: float, y0: float, x1: float, y1: float, field: str) -> Box:
@@ -105,8 +109,12 @@ def _v2_file(split: str) -> str:
 def locate_v2(data_path: Path | None, splits: Sequence[str]) -> tuple[Path, Path]:
     """The folder holding the split files and the image folder, or a :class:`LayoutError`."""
     looked: list[str] = []
-    if data_path is None:
-        raise LayoutError(f"ScreenSpot-v2 needs --uiground-data-path (no default location). To get it: {V2_HOW_TO_GET}")
+    if data_path is None:  # the hub, through the Hugging Face cache
+        try:
+            data_path = hub.dataset_dir(V2_HUB_ID, archives=("screenspotv2_image.zip",))
+        except hub.HubError as exc:
+            raise LayoutError(f"ScreenSpot-v2: no --uiground-data-path, and {exc}. "
+                              f"To get it: {V2_HOW_TO_GET}") from None
     for folder in candidates(data_path, V2_FOLDER):
         present = [s for s in V2_SPLITS if (folder / _v2_file(s)).is_file()]
         if not present:
@@ -194,9 +202,12 @@ def load_v2(options: Mapping[str, Any], ctx: LoaderContext) -> list[Sample]:
 # -- ScreenSpot-Pro ---------------------------------------------------------------------------------
 def locate_pro(data_path: Path | None) -> tuple[list[Path], Path]:
     """The annotation files and the image folder, or a :class:`LayoutError`."""
-    if data_path is None:
-        raise LayoutError("ScreenSpot-Pro needs --uiground-data-path (no default location). To get it: "
-                          f"{PRO_HOW_TO_GET}")
+    if data_path is None:  # the hub, through the Hugging Face cache
+        try:
+            data_path = hub.dataset_dir(PRO_HUB_ID)
+        except hub.HubError as exc:
+            raise LayoutError(f"ScreenSpot-Pro: no --uiground-data-path, and {exc}. To get it: "
+                              f"{PRO_HOW_TO_GET}") from None
     looked: list[str] = []
     for folder in candidates(data_path, PRO_FOLDER):
         files = sorted((folder / "annotations").glob("*.json"))

@@ -1,0 +1,70 @@
+"""JUnit XML properties: numbers a CI system can read without parsing messages.
+
+* each sample test carries its record as one ``uiground`` property whose value is JSON
+  (:func:`pytest_uiground.results.property_value`);
+* each aggregate test carries ``value``, ``baseline``, ``delta``, ``delta_low``/``delta_high``
+  (95% bootstrap interval), ``p_value`` (exact McNemar), ``regressed``/``fixed``, ``floor``,
+  ``tolerance`` and ``verdict`` (empty where there is no baseline);
+* the test suite carries ``uiground.<suite>.model``, ``.model_fingerprint`` (JSON) and the
+  baseline's provenance (``.baseline_model``, ``.baseline_date``, ``.baseline_fingerprint``),
+  as ``record_testsuite_property`` would write them.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import pytest
+
+from pytest_uiground.checks import Check
+
+
+def _num(v: float | None) -> str:
+    return "" if v is None or (isinstance(v, float) and not math.isfinite(v)) else f"{v:.4f}"
+
+
+def check_properties(check: Check) -> list[tuple[str, object]]:
+    p = check.paired
+    return [
+        ("value", _num(check.current.value)),
+        ("n", str(check.current.n)),
+        ("baseline", _num(p.baseline_value if p else None)),
+        ("delta", _num(p.delta if p else None)),
+        ("delta_low", _num(p.delta_low if p else None)),
+        ("delta_high", _num(p.delta_high if p else None)),
+        ("p_value", f"{p.p_value:.6g}" if p else ""),
+        ("regressed", str(p.regressed) if p else ""),
+        ("fixed", str(p.fixed) if p else ""),
+        ("floor", _num(check.floor)),
+        ("tolerance", _num(check.tolerance)),
+        ("verdict", check.verdict),
+    ]
+
+
+def suite_properties(suite: str, model: Mapping[str, Any] | None, baseline: Mapping[str, Any] | None
+                     ) -> list[tuple[str, str]]:
+    """Suite-level properties: the model and the baseline it was compared with."""
+    model = model or {}
+    base = baseline or {}
+    pre = f"uiground.{suite}"
+    return [
+        (f"{pre}.model", str(model.get("name", ""))),
+        (f"{pre}.model_fingerprint", json.dumps(model.get("fingerprint"), sort_keys=True)),
+        (f"{pre}.baseline_model", str(base.get("model", ""))),
+        (f"{pre}.baseline_date", str(base.get("date", ""))),
+        (f"{pre}.baseline_fingerprint", json.dumps(base.get("model_fingerprint"), sort_keys=True)),
+        (f"{pre}.baseline_packages", json.dumps(base.get("packages"), sort_keys=True)),
+    ]
+
+
+def add_suite_properties(config: pytest.Config, props: list[tuple[str, str]]) -> None:
+    """Write suite-level properties into ``--junitxml`` (the object ``record_testsuite_property`` writes to),
+    when JUnit XML is on."""
+    for plugin in config.pluginmanager.get_plugins():
+        add = getattr(plugin, "add_global_property", None)
+        if callable(add):
+            for name, value in props:
+                add(name, value)

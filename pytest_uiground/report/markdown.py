@@ -1,0 +1,125 @@
+"""The Markdown summary for CI: ``--uiground-markdown FILE`` and, when set, ``$GITHUB_STEP_SUMMARY``.
+
+One section per suite: the verdict first (what a reviewer of a model upgrade needs), the model
+and the baseline it was compared with, the metric table with deltas, the delta's 95% bootstrap
+interval and the McNemar p-value (slices folded under ``<details>``), the regressed and fixed
+sample ids, and where the artifacts are (the report files, and the workflow run's artifacts page
+on GitHub Actions).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pytest_uiground.checks import Check, LatencyCheck
+from pytest_uiground.results import SampleResult
+
+from .terminal import verdict_cell, verdict_reasons, verdict_text
+
+ID_LIMIT = 50
+
+
+@dataclass(frozen=True)
+class SuiteSection:
+    suite: str
+    model: str
+    baseline: Mapping[str, Any] | None
+    checks: Sequence[Check]
+    latency: LatencyCheck | None
+    results: Sequence[SampleResult]
+    artifacts: Sequence[Path]
+
+
+def _f(v: float | None, signed: bool = False) -> str:
+    if v is None or not math.isfinite(v):
+        return "–"
+    return f"{v:+.2f}" if signed else f"{v:.2f}"
+
+
+def _row(c: Check) -> str:
+    a, p = c.current, c.paired
+    interval = f"[{a.low:.1f}, {a.high:.1f}]" if a.low is not None and a.high is not None else "–"
+    delta_ci = f"[{p.delta_low:+.1f}, {p.delta_high:+.1f}]" if p else "–"
+    pval = f"{p.p_value:.3g}" if p else "–"
+    flips = f"{p.regressed} / {p.fixed}" if p else "–"
+    verdict = verdict_cell(c)
+    verdict = f"**{verdict}**" if verdict.startswith("FAIL") else verdict
+    name = c.metric if c.slice is None else f"{c.metric} · {c.slice}"
+    return (f"| {name} | {_f(a.value)} | {_f(p.baseline_value if p else None)} | "
+            f"{_f(p.delta if p else None, True)} | {delta_ci} | {interval} | {flips} | {pval} | {verdict} |")
+
+
+_HEAD = ("| metric | value | baseline | delta | delta 95% CI | 95% interval | regressed / fixed | McNemar p "
+         "| verdict |\n| --- | ---: | ---: | ---: | --- | --- | ---: | ---: | --- |")
+
+
+def _ids(title: str, ids: Sequence[str]) -> str:
+    if not ids:
+        return f"**{title} (0)**"
+    shown = ", ".join(f"`{i}`" for i in ids[:ID_LIMIT])
+    more = f", … (+{len(ids) - ID_LIMIT} more: see samples.jsonl)" if len(ids) > ID_LIMIT else ""
+    return f"**{title} ({len(ids)}):** {shown}{more}"
+
+
+def run_link(env: Mapping[str, str]) -> str | None:
+    """The GitHub Actions run page (its Artifacts list), from the variables Actions sets."""
+    server, repo, run = env.get("GITHUB_SERVER_URL"), env.get("GITHUB_REPOSITORY"), env.get("GITHUB_RUN_ID")
+    return f"{server}/{repo}/actions/runs/{run}" if server and repo and run else None
+
+
+def render(sections: Sequence[SuiteSection], env: Mapping[str, str] | None = None) -> str:
+    env = os.environ if env is None else env
+    out: list[str] = []
+    for s in sections:
+        failed = bool(verdict_reasons(s.checks, s.latency, s.results))
+        out.append(f"## {'❌' if failed else '✅'} uiground: {s.suite} — {'FAIL' if failed else 'PASS'}")
+        out.append("")
+        out.append(verdict_text(s.checks, s.latency, s.results))
+        out.append("")
+        base = (f"baseline `{s.baseline.get('model')}` ({s.baseline.get('date', '?')})" if s.baseline
+                else "no baseline yet (run with `--snapshot-update` to record one)")
+        out.append(f"model `{s.model}`, {len(s.results)} samples; {base}")
+        out.append("")
+        overall = [c for c in s.checks if c.slice is None]
+        slices = [c for c in s.checks if c.slice is not None]
+        out += [_HEAD, *(_row(c) for c in overall), ""]
+        if slices:
+            n_failed = sum(c.verdict == "FAIL" for c in slices)
+            out += [f"<details><summary>{len(slices)} slices ({n_failed} failed)</summary>", "", _HEAD,
+                    *(_row(c) for c in slices), "", "</details>", ""]
+        if s.latency is not None:
+            out += [f"latency per sample: p50 {s.latency.p50_ms:.1f} ms, p95 {s.latency.p95_ms:.1f} ms", ""]
+        regressed = sorted(r.id for r in s.results if r.outcome == "regression")
+        fixed = sorted(r.id for r in s.results if r.outcome == "fixed")
+        errors = sorted(r.id for r in s.results if r.error is not None)
+        out += [_ids("Regressed", regressed), "", _ids("Fixed", fixed), ""]
+        if errors:
+            out += [_ids("Sample errors", errors), ""]
+        links = [f"`{p}`" for p in s.artifacts]
+        link = run_link(env)
+        if link:
+            links.append(f"[workflow run artifacts]({link}#artifacts)")
+        if links:
+            out += ["Artifacts: " + ", ".join(links), ""]
+    return "\n".join(out) + "\n"
+
+
+def write(text: str, path: Path | None, env: Mapping[str, str] | None = None) -> list[Path]:
+    """Write to ``path`` (replaced) and append to ``$GITHUB_STEP_SUMMARY`` (Actions' job summary file)."""
+    env = os.environ if env is None else env
+    written: list[Path] = []
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        written.append(path)
+    step = env.get("GITHUB_STEP_SUMMARY")
+    if step:
+        with open(step, "a", encoding="utf-8") as fh:
+            fh.write(text)
+        written.append(Path(step))
+    return written
