@@ -144,8 +144,6 @@ class Overlap:
         return [(s, out[s.id]) for s in batch.samples]
 
     def _generate_prepared(self, prepared: Any, good: list[Sample], prepare_s: float) -> list[Prediction]:
-        from .worker import predict_isolated
-
         t0 = time.perf_counter()
         try:
             preds = self.model.generate(prepared)
@@ -200,3 +198,21 @@ def prepare_isolated(model: ModelAdapter, batch: list[Sample]) -> tuple[Any, lis
         return model.prepare(good), good, errors, time.perf_counter() - t2
     except Exception as exc:  # fails only together: each sample gets the error
         return None, [], {**errors, **{s.id: _error(exc, t2) for s in good}}, 0.0
+
+
+def predict_isolated(model: ModelAdapter, batch: Sequence[Sample]) -> list[Prediction]:
+    """Predict a batch; on failure retry one by one so the error lands on its sample."""
+    t0 = time.perf_counter()
+    try:
+        preds = model.predict(batch)
+        if len(preds) != len(batch):
+            raise RuntimeError(f"model {model.name!r} returned {len(preds)} predictions for {len(batch)} samples")
+    except Exception as exc:
+        if len(batch) > 1:
+            return [p for s in batch for p in predict_isolated(model, [s])]
+        return [Prediction(error=f"{type(exc).__name__}: {exc}", raw="", latency_ms=(time.perf_counter() - t0) * 1000)]
+    per = (time.perf_counter() - t0) * 1000 / len(batch)
+    for p in preds:
+        if not p.latency_ms:  # keep a per-sample time the model measured itself (e.g. per request)
+            p.latency_ms = per
+    return preds

@@ -10,7 +10,6 @@ first use and judges a predicted batch in the background (:mod:`.judges.pool`).
 
 from __future__ import annotations
 
-import time
 import traceback
 from collections.abc import Container, Sequence
 from dataclasses import dataclass, field, replace
@@ -30,7 +29,7 @@ from .loading import LoadedSuite, SuiteLoadError, load_suite
 from .models.base import Model
 from .options import RunOptions
 from .outcome import Outcome, classify
-from .pipeline import InFlight, Overlap
+from .pipeline import InFlight, Overlap, predict_isolated
 from .prediction import Prediction
 from .report.terminal import sample_line
 from .results import PROPERTY, SampleResult, property_value
@@ -156,22 +155,6 @@ def _error_text(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
-def predict_isolated(model: Model, batch: Sequence[Sample]) -> list[Prediction]:
-    """Predict a batch; on failure retry one by one so the error lands on its sample."""
-    t0 = time.perf_counter()
-    try:
-        preds = model.predict(batch)
-        if len(preds) != len(batch):
-            raise RuntimeError(f"model {model.name!r} returned {len(preds)} predictions for {len(batch)} samples")
-    except Exception as exc:
-        if len(batch) > 1:
-            return [p for s in batch for p in predict_isolated(model, [s])]
-        return [Prediction(error=_error_text(exc), raw="", latency_ms=(time.perf_counter() - t0) * 1000)]
-    per = (time.perf_counter() - t0) * 1000 / len(batch)
-    for p in preds:
-        if not p.latency_ms:  # keep a per-sample time the model measured itself (e.g. per request)
-            p.latency_ms = per
-    return preds
 
 
 def apply_overrides(model: Model, loaded: LoadedSuite) -> dict[str, Any]:

@@ -17,10 +17,10 @@ from pathlib import Path
 
 from . import plots as pl
 from . import units
-from .compare import Line, Run, flips, headline, latency, lines, metric_names
 from .gallery import FILES_DIR, safe_name
 from .html import short, split_slice
 from .markup import esc, fmt, page
+from .runs import Line, Run, flips, headline, latency, lines, metric_names
 
 FLIP_LIMIT = 40  # cards per list; the rest are listed by id
 

@@ -1,0 +1,273 @@
+"""The runs compared by ``python -m pytest_uiground compare``: loading, pairing, flipped samples.
+
+Kept apart from the command (:mod:`.compare`) so the HTML page (:mod:`.comparepage`) and the
+command both read it without importing each other.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pytest_uiground import stats
+from pytest_uiground.metrics import compute, correct_of, value_of
+from pytest_uiground.results import SampleResult
+from pytest_uiground.suite import MetricSpec
+
+from . import summary as summary_mod
+from . import units
+from .html import latency_percentiles, split_slice
+from .markup import is_number
+from .summary import MetricSummary, SuiteSummary
+
+
+class CompareError(Exception):
+    """The runs cannot be compared; the message says which and why."""
+
+
+@dataclass(frozen=True)
+class Run:
+    path: Path
+    label: str
+    suites: Mapping[str, SuiteSummary]  # suite name → its summary
+    records: Sequence[SampleResult] = field(default_factory=tuple)
+
+    def suite_records(self, suite: str) -> list[SampleResult]:
+        return [r for r in self.records if r.suite == suite]
+
+
+# -- loading ------------------------------------------------------------------------
+
+def read_summary(path: Path) -> dict[str, SuiteSummary]:
+    """Suite name → summary, from either the single-suite or the ``{"suites": ...}`` form."""
+    file = path / "summary.json"
+    if not file.is_file():
+        raise CompareError(f"{path}: no summary.json (expected {file}); run pytest with --uiground-report {path} "
+                           "to produce one")
+    try:
+        suites = summary_mod.read(file)
+    except (OSError, json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise CompareError(f"{file}: not readable JSON ({exc})") from exc
+    except (ValueError, TypeError, KeyError, AttributeError) as exc:
+        why = str(exc).removeprefix(f"{file}: ")  # summary.read names the file itself
+        raise CompareError(f"{file}: not a uiground summary ({why})") from exc
+    if not suites or "" in suites:
+        raise CompareError(f"{file}: not a uiground summary (no 'suite' or 'suites' field)")
+    return suites
+
+
+def read_records(path: Path) -> list[SampleResult]:
+    """The run's per-sample records, if it kept them (``samples.jsonl``).
+
+    Every line must be a record: a line that is not (a torn write, a hand edit) is an
+    error naming the file and the line, never silently left out of the latencies.
+    """
+    file = path / "samples.jsonl"
+    if not file.is_file():
+        return []
+    try:
+        text = file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CompareError(f"{file}: not readable ({exc})") from exc
+    out = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+            if not isinstance(data, Mapping):
+                raise TypeError(f"expected a JSON object, got {type(data).__name__}")
+            out.append(SampleResult.from_json(data))
+        except KeyError as exc:
+            raise CompareError(f"{file}, line {number}: not a sample record (no {exc} field)") from exc
+        except (ValueError, TypeError, AttributeError) as exc:
+            raise CompareError(f"{file}, line {number}: not a sample record ({type(exc).__name__}: {exc})") from exc
+    return out
+
+
+def _models(suites: Mapping[str, SuiteSummary]) -> str:
+    return "+".join(sorted({s.model for s in suites.values() if s.model}))
+
+
+def default_labels(dirs: Sequence[Path], suites: Sequence[Mapping[str, SuiteSummary]]) -> list[str]:
+    """One short label per run: the model name when that tells the runs apart, else the
+    report folder's name, else both ("ocr · ocr-fixed"); never "ocr (ocr)"."""
+    models = [_models(s) for s in suites]
+    names = [d.resolve().name or str(d) for d in dirs]
+    both = [n if not m or m == n else f"{m} \u00b7 {n}" for m, n in zip(models, names, strict=True)]
+    for candidate in (models, names, both):
+        if all(candidate) and len(set(candidate)) == len(candidate):
+            return list(candidate)
+    return both
+
+
+def load_runs(dirs: Sequence[Path], labels: Sequence[str] | None) -> list[Run]:
+    if labels is not None and len(labels) != len(dirs):
+        raise CompareError(f"--labels has {len(labels)} label(s) for {len(dirs)} run(s); give one per run")
+    suites = [read_summary(d) for d in dirs]
+    names = list(labels) if labels is not None else default_labels(dirs, suites)
+    runs = [Run(d, name, s, read_records(d)) for d, name, s in zip(dirs, names, suites, strict=True)]
+    return _unique_labels(runs)
+
+
+def _unique_labels(runs: list[Run]) -> list[Run]:
+    seen: dict[str, int] = {}
+    out = []
+    for r in runs:
+        seen[r.label] = seen.get(r.label, 0) + 1
+        out.append(r if seen[r.label] == 1 else Run(r.path, f"{r.label} #{seen[r.label]}", r.suites, r.records))
+    return out
+
+
+def check_same_suites(runs: Sequence[Run]) -> None:
+    if len({frozenset(r.suites) for r in runs}) <= 1:
+        return
+    lines = [f"  {r.path}: suite{'s' if len(r.suites) != 1 else ''} {', '.join(map(repr, sorted(r.suites)))}"
+             for r in runs]
+    raise CompareError("cannot compare runs of different suites:\n" + "\n".join(lines)
+                       + "\ncompare runs of the same suite (or, for multi-suite runs, the same set of suites)")
+
+
+# -- numbers ------------------------------------------------------------------------
+
+def headline(summary: SuiteSummary) -> tuple[str | None, float]:
+    """The first metric and its value: the suite's headline number."""
+    name = next(iter(summary.metrics), None)
+    value = summary.metrics[name].value if name is not None else None
+    return name, value if value is not None and is_number(value) else math.nan
+
+
+def latency(run: Run, suite: str) -> tuple[float, float]:
+    return latency_percentiles(run.suites[suite], run.suite_records(suite))
+
+
+def _ordered(names: Iterable[str]) -> list[str]:
+    return list(dict.fromkeys(names))
+
+
+def metric_names(suite: str, runs: Sequence[Run]) -> list[str]:
+    return _ordered(name for r in runs for name in r.suites[suite].metrics)
+
+
+def slice_labels(suite: str, metric: str, runs: Sequence[Run]) -> list[str]:
+    labels = _ordered(lab for r in runs if (e := r.suites[suite].metrics.get(metric)) is not None
+                      for lab in e.slices)
+    return sorted(labels, key=lambda lab: split_slice(lab)[0])
+
+
+def spec_of(name: str, entry: MetricSummary) -> MetricSpec | None:
+    """The metric as the run defined it, from the summary's ``selection``; None for older summaries."""
+    sel = entry.selection
+    if not sel:
+        return None
+    keys = tuple(_ordered(split_slice(lab)[0] for lab in entry.slices))
+    return MetricSpec(name=name, score=sel.get("score"), tasks=tuple(sel.get("tasks") or ()),
+                      where=dict(sel.get("where") or {}), average=entry.average, macro_over=sel.get("macro_over"),
+                      slices=keys, given=sel.get("given"), higher_is_better=entry.higher_is_better,
+                      mean_of=tuple(sel.get("mean_of") or ()))
+
+
+@dataclass(frozen=True)
+class Paired:
+    """Run B against run A on the samples both scored for this metric (and slice)."""
+
+    n: int
+    delta: float
+    low: float
+    high: float
+    regressed: int  # right in A, wrong in B
+    fixed: int  # wrong in A, right in B
+    p_value: float | None  # exact McNemar; None for milliseconds and counts
+
+
+def _right(r: SampleResult, spec: MetricSpec) -> bool:
+    ok = correct_of(r, spec.score)
+    if ok is None:
+        return value_of(r, spec.score) >= 50.0
+    return ok if spec.higher_is_better else not ok
+
+
+def paired(spec: MetricSpec, label: str | None, a: Sequence[SampleResult], b: Sequence[SampleResult],
+           unit: str) -> Paired | None:
+    """Paired bootstrap interval of B − A and McNemar's test, as the baseline checks compute them
+    (:func:`pytest_uiground.checks._paired`), here between two runs' own records."""
+    if spec.mean_of:
+        return None
+    a_by, b_by = {r.id: r for r in a}, {r.id: r for r in b}
+    shared = sorted(set(a_by) & set(b_by))
+    if not shared:
+        return None
+    ma, mb = compute(spec, [a_by[i] for i in shared]), compute(spec, [b_by[i] for i in shared])
+    agg_a = ma.overall if label is None else ma.slices.get(label)
+    agg_b = mb.overall if label is None else mb.slices.get(label)
+    if agg_a is None or agg_b is None:
+        return None
+    ids = sorted(set(agg_a.ids) & set(agg_b.ids))
+    if not ids:
+        return None
+    va = [value_of(a_by[i], spec.score) for i in ids]
+    vb = [value_of(b_by[i], spec.score) for i in ids]
+    delta, low, high = stats.paired_bootstrap_delta(vb, va)
+    if spec.average == "macro" and label is None:  # shift the micro bootstrap onto the macro delta, as the checks do
+        shift = (agg_b.value - agg_a.value) - delta
+        delta, low, high = delta + shift, low + shift, high + shift
+    ok_a = [_right(a_by[i], spec) for i in ids]
+    ok_b = [_right(b_by[i], spec) for i in ids]
+    reg = sum(1 for x, y in zip(ok_a, ok_b, strict=True) if x and not y)
+    fix = sum(1 for x, y in zip(ok_a, ok_b, strict=True) if y and not x)
+    p = None if unit in ("ms", "count") else stats.mcnemar_exact(reg, fix)
+    return Paired(len(ids), delta, low, high, reg, fix, p)
+
+
+@dataclass(frozen=True)
+class Line:
+    """One metric (or slice) across runs: each run's value, and each later run against the first."""
+
+    metric: str
+    label: str | None
+    values: list[float | None]
+    intervals: list[tuple[float, float] | None]
+    deltas: list[float | None]  # run k minus run 0, from the summaries (None for run 0)
+    paired: list[Paired | None]  # run k against run 0 on shared samples (None for run 0)
+
+
+def lines(suite: str, metric: str, runs: Sequence[Run]) -> list[Line]:
+    entries = [r.suites[suite].metrics.get(metric) for r in runs]
+    first = next(e for e in entries if e is not None)
+    spec = spec_of(metric, first)
+    unit = units.unit_of(metric, first.unit).key
+    out = []
+    for label in [None, *slice_labels(suite, metric, runs)]:
+        values = [None if e is None else (e.value if label is None else e.slices.get(label)) for e in entries]
+        intervals = [None if e is None else (e.interval if label is None else e.slice_intervals.get(label))
+                     for e in entries]
+        base = values[0]
+        deltas = [None if k == 0 or v is None or base is None else v - base for k, v in enumerate(values)]
+        pairs: list[Paired | None] = [None]
+        for r in runs[1:]:
+            recs_a, recs_b = runs[0].suite_records(suite), r.suite_records(suite)
+            pairs.append(paired(spec, label, recs_a, recs_b, unit) if spec is not None and recs_a and recs_b
+                         else None)
+        out.append(Line(metric, label, values, intervals, deltas, pairs))
+    return out
+
+
+def flips(suite: str, a: Run, b: Run) -> tuple[list[str], list[str]]:
+    """(fixed, regressed): shared samples whose main outcome went wrong → right, and right → wrong."""
+    a_by = {r.id: r for r in a.suite_records(suite)}
+    fixed, regressed = [], []
+    for r in b.suite_records(suite):
+        old = a_by.get(r.id)
+        if old is None:
+            continue
+        if r.right and not old.right:
+            fixed.append(r.id)
+        elif old.right and not r.right:
+            regressed.append(r.id)
+    return sorted(fixed), sorted(regressed)
+
+
+# -- terminal -----------------------------------------------------------------------
