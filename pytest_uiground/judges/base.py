@@ -123,17 +123,22 @@ def parse_reply(raw: str, field_name: str) -> dict[str, Any]:
     return data
 
 
-def reply_score(raw: str) -> float:
-    """``{"score": 0..100}`` → the score, clamped to 0..100."""
-    value = parse_reply(raw, "score")["score"]
+def reply_number(raw: str, field_name: str = "score") -> float:
+    """``{field_name: n}`` → n as given (a number, or a number written as text, "85" or "85%")."""
+    value = parse_reply(raw, field_name)[field_name]
     if isinstance(value, str):
         try:
             value = float(value.strip().rstrip("%"))
         except ValueError:
-            raise JudgeParseError(f"the judge's score {value!r} is not a number", raw) from None
+            raise JudgeParseError(f"the judge's {field_name} {value!r} is not a number", raw) from None
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
-        raise JudgeParseError(f"the judge's score {value!r} is not a number", raw)
-    return max(0.0, min(100.0, float(value)))
+        raise JudgeParseError(f"the judge's {field_name} {value!r} is not a number", raw)
+    return float(value)
+
+
+def reply_score(raw: str) -> float:
+    """``{"score": 0..100}`` → the score, clamped to 0..100."""
+    return max(0.0, min(100.0, reply_number(raw)))
 
 
 def reply_list(raw: str, field_name: str) -> list[str]:

@@ -27,7 +27,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from pytest_uiground.judges.base import Judge, JudgeParseError, parse_reply
+from pytest_uiground.judges.base import Judge, JudgeParseError, parse_reply, reply_number
 from pytest_uiground.prediction import Prediction
 from pytest_uiground.sample import Sample
 from pytest_uiground.score import Score
@@ -61,15 +61,7 @@ def _label(item: Any) -> str:
 
 def reply_score(raw: str) -> float:
     """``{"score": n}`` → n as given (not clamped: the reference averages a 120 as 120)."""
-    value = parse_reply(raw, "score")["score"]
-    if isinstance(value, str):
-        try:
-            value = float(value.strip().rstrip("%"))
-        except ValueError:
-            raise JudgeParseError(f"the judge's score {value!r} is not a number", raw) from None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
-        raise JudgeParseError(f"the judge's score {value!r} is not a number", raw)
-    return float(value)
+    return reply_number(raw)
 
 
 def reply_names(raw: str) -> list[str]:
