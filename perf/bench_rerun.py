@@ -40,6 +40,8 @@ def run(suite: str, url: str, cache: Path, junit: Path, concurrency: int) -> tup
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
     wall = time.perf_counter() - t0
+    if not junit.is_file():
+        raise SystemExit(f"pytest wrote no JUnit file:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
     cases = [c for c in ET.parse(junit).getroot().iter("testcase") if "[" in c.get("name", "")]
     if not cases:
         raise SystemExit(f"no sample tests ran:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
@@ -61,6 +63,7 @@ def main() -> None:
         url = parent.recv()
         with tempfile.TemporaryDirectory() as tmp:
             cache = Path(tmp) / "cache"
+            (Path(tmp) / "baselines").mkdir()  # an empty baselines folder: no baseline, nothing to compare
             first = run(ns.suite, url, cache, Path(tmp) / "first.xml", ns.concurrency)
             second = run(ns.suite, url, cache, Path(tmp) / "second.xml", ns.concurrency)
     finally:

@@ -410,6 +410,90 @@ def test_a_decoded_image_travels_as_a_lossless_png() -> None:
     assert (np.asarray(Image.open(io.BytesIO(png))) == pixels).all()
 
 
+@pytest.mark.parametrize("mode", ["RGB", "RGBA", "L", "P"])
+def test_the_fast_png_is_lossless_with_either_compressor(monkeypatch: pytest.MonkeyPatch, mode: str) -> None:
+    """ISA-L (the openai extra) and the standard library's zlib write the same pixels;
+    an image in another mode is sent as its RGB conversion, as ``ImageRef.load()`` gives it."""
+    import zlib
+
+    import numpy as np
+
+    from pytest_uiground import image as image_mod
+
+    rng = np.random.default_rng(1)
+    base = Image.fromarray(rng.integers(0, 256, (41, 67, 3), dtype=np.uint8))
+    img = base.convert(mode) if mode != "P" else base.quantize(64)
+    want = np.asarray(img.convert("RGB"))
+    pngs = [image_mod.encode_png_fast(img)]
+    monkeypatch.setattr(image_mod, "_deflate", lambda: zlib.compress)
+    pngs.append(image_mod.encode_png_fast(img))
+    for png in pngs:
+        assert openai_client.png_rgb8_size(png) == (67, 41)
+        assert (np.asarray(Image.open(io.BytesIO(png))) == want).all()
+
+
+def test_isal_is_the_compressor_where_installed() -> None:
+    """The openai extra installs ``isal``: a fast encoding is what it is there for."""
+    pytest.importorskip("isal")
+    from pytest_uiground import image as image_mod
+
+    assert image_mod._deflate().__module__.startswith("isal")
+
+
+def test_the_sdk_is_imported_only_for_a_request(tmp_path: Path) -> None:
+    """A rerun answered from the prediction cache asks for cache keys and the fingerprint
+    only; importing ``openai`` (~0.7 s) waits for the first real request."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from PIL import Image\n"
+        "from pytest_uiground.image import ImageRef\n"
+        "from pytest_uiground.models.openai_client import OpenAIChatModel\n"
+        "from pytest_uiground.geometry import Box\n"
+        "from pytest_uiground.sample import Sample, Target\n"
+        "m = OpenAIChatModel(api_base='http://127.0.0.1:9/v1', api_key='k', served_model='m', parser='uground')\n"
+        "img = ImageRef.from_source('a', lambda: Image.new('RGB', (8, 8)))\n"
+        "s = Sample('a', img, 'click', 'point', Target(box=Box(0, 0, 1, 1)))\n"
+        "m.cache_key(s); m.fingerprint(); m.close()\n"
+        "print('openai' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False", out.stderr
+
+
+def test_a_missing_sdk_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "openai" else real(name, *a))
+    with pytest.raises(ModelLoadError, match=r"pip install 'pytest-uiground\[openai\]'"):
+        OpenAIChatModel(api_base="http://127.0.0.1:9/v1", api_key=KEY, served_model="m", parser="uground")
+
+
+def test_a_client_the_sdk_refuses_fails_each_sample_without_the_key(
+    monkeypatch: pytest.MonkeyPatch, samples: list[Sample],
+) -> None:
+    """The SDK validates its arguments when the client is built, on the first request:
+    that error becomes each sample's error (the run goes on to report it), key redacted."""
+    import openai
+
+    def refuse(**kw: Any) -> Any:
+        raise ValueError(f"bad header value {kw['api_key']}")
+
+    monkeypatch.setattr(openai, "OpenAI", refuse)
+    model = OpenAIChatModel(api_base="http://127.0.0.1:9/v1", api_key=KEY, served_model="m", parser="uground",
+                            max_retries=0)
+    try:
+        preds = model.predict(samples[:2])
+    finally:
+        model.close()
+    for pred in preds:
+        assert pred.error is not None and "could not create the client for http://127.0.0.1:9/v1" in pred.error
+        assert KEY not in pred.error and "bad header value" in pred.error
+
+
 # --- absolute-pixel parsers -------------------------------------------------------------------
 
 

@@ -63,6 +63,7 @@ from __future__ import annotations
 
 import base64
 import email.utils
+import importlib.util
 import inspect
 import json
 import math
@@ -373,8 +374,9 @@ class OpenAIChatModel(ModelAdapter):
         seed: int = 0,
         client: openai.OpenAI | None = None,
     ) -> None:
-        import openai
-
+        if client is None and importlib.util.find_spec("openai") is None:
+            raise ModelLoadError("--model openai and --uiground-judge openai need the openai package: "
+                                 "pip install 'pytest-uiground[openai]'")
         if parser is not None and parser not in parsers.FAMILIES:
             raise ModelLoadError(f"--uiground-parser {parser!r} is unknown; known: {', '.join(parsers.FAMILIES)}")
         self.endpoint = public_url(api_base)
@@ -391,11 +393,9 @@ class OpenAIChatModel(ModelAdapter):
         # prints every local of every frame, so no frame may hold the key as a plain string.
         self._secret = api_key if isinstance(api_key, Secret) else Secret(api_key)
         del api_key
-        self._client = client or openai.OpenAI(
-            base_url=api_base, api_key=self._secret.reveal(), timeout=request_timeout, max_retries=0
-        )
-        # openai >= 3 takes a raw body as ``content=`` (and warns on bytes in ``body=``); 1.x only has ``body=``.
-        self._raw_body_arg = "content" if "content" in inspect.signature(self._client.post).parameters else "body"
+        self._api_base = api_base
+        self._client: openai.OpenAI | None = client  # built by _sdk() on the first request
+        self._raw_body_arg = ""
         self._pool: ThreadPoolExecutor | None = None
         self._lock = threading.Lock()
         self._images: OrderedDict[str, Future[EncodedImage]] = OrderedDict()
@@ -426,6 +426,33 @@ class OpenAIChatModel(ModelAdapter):
                 self._pool = ThreadPoolExecutor(self.concurrency, thread_name_prefix="uiground-openai")
             return self._pool
 
+    def _sdk(self) -> tuple[openai.OpenAI, str]:
+        """The SDK client and the name of its raw-body argument, built on the first request.
+
+        Importing ``openai`` takes about 0.7 s (its hundreds of pydantic types), which a
+        rerun answered wholly from the prediction cache never needs: ``perf/bench_rerun.py``
+        measured it as most of such a rerun's sample-test time.
+        """
+        with self._lock:
+            if self._client is None:
+                self._client = self._new_client()
+            if not self._raw_body_arg:
+                # openai >= 3 takes a raw body as ``content=`` (and warns on bytes in ``body=``);
+                # 1.x only has ``body=``.
+                params = inspect.signature(self._client.post).parameters
+                self._raw_body_arg = "content" if "content" in params else "body"
+            return self._client, self._raw_body_arg
+
+    def _new_client(self) -> openai.OpenAI:
+        import openai
+
+        try:
+            return openai.OpenAI(base_url=self._api_base, api_key=self._secret.reveal(),
+                                 timeout=self.request_timeout, max_retries=0)
+        except Exception as exc:  # the SDK's own validation; its frames hold the key, so they are cut
+            message = self._secret.redact(str(exc))
+        raise ModelLoadError(f"could not create the client for {self.endpoint}: {message}")
+
     def cache_key(self, sample: Sample) -> dict[str, Any]:
         return {"sample": sample.id, "image": sample.image.key, "task": sample.task,
                 "prompt": prompts.prompt_for(self._family(), sample), "served_model": self.served_model,
@@ -448,7 +475,8 @@ class OpenAIChatModel(ModelAdapter):
             pool, self._pool = self._pool, None
         if pool is not None:
             pool.shutdown(wait=True, cancel_futures=True)
-        self._client.close()
+        if self._client is not None:
+            self._client.close()
 
     # -- one sample ------------------------------------------------------------------------
     def _count(self, key: str, n: int = 1) -> None:
@@ -591,8 +619,9 @@ class OpenAIChatModel(ModelAdapter):
         import openai
 
         try:
-            raw_body: dict[str, Any] = {self._raw_body_arg: body}
-            content = self._client.post("/chat/completions", cast_to=bytes, **raw_body)
+            client, body_arg = self._sdk()
+            raw_body: dict[str, Any] = {body_arg: body}
+            content = client.post("/chat/completions", cast_to=bytes, **raw_body)
         except openai.APIStatusError as exc:
             self._unreachable.clear()
             status = exc.status_code
