@@ -50,7 +50,8 @@ from pytest_uiground.benchmarks.synthetic.loader import _layout_screen, render_s
 from pytest_uiground.geometry import Box
 from pytest_uiground.image import ImageRef
 from pytest_uiground.models import prompts
-from pytest_uiground.models.openai_client import OpenAIChatModel, encode_image, read_completion
+from pytest_uiground.models.openai_client import OpenAIChatModel
+from pytest_uiground.models.openai_wire import encode_image, read_completion
 from pytest_uiground.prediction import Prediction
 from pytest_uiground.sample import Sample, Target
 

@@ -137,7 +137,7 @@ def test_uitars_resize_equals_ui_tars_constants_natively_and_over_http(tiny_mode
     from PIL import Image
 
     from pytest_uiground.models.base import ModelOptions
-    from pytest_uiground.models.openai_client import resize_rule_from_env
+    from pytest_uiground.models.openai_wire import resize_rule_from_env
     from pytest_uiground.models.qwen import create_uitars
 
     model = create_uitars(ModelOptions(name="uitars", path=str(tiny_models["qwen2_5_vl"])))

@@ -28,9 +28,10 @@ from PIL import Image
 from pytest_uiground.geometry import Box
 from pytest_uiground.image import ImageRef
 from pytest_uiground.loading import load_suite
-from pytest_uiground.models import openai_client, prompts
+from pytest_uiground.models import openai_client, openai_options, openai_wire, prompts
 from pytest_uiground.models.base import ModelLoadError, ModelOptions
-from pytest_uiground.models.openai_client import OpenAIChatModel, ResizeRule, create, smart_resize
+from pytest_uiground.models.openai_client import OpenAIChatModel, create
+from pytest_uiground.models.openai_wire import ResizeRule, smart_resize
 from pytest_uiground.sample import Sample, Target
 
 KEY = "sk-uiground-SECRET-7f3a91c2"
@@ -55,8 +56,8 @@ tasks = ["point"]
 def _loopback_only(monkeypatch: pytest.MonkeyPatch) -> None:
     """No proxy may route the loopback traffic elsewhere; no ambient setting may leak in."""
     for var in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy",
-                "OPENAI_BASE_URL", "OPENAI_CUSTOM_HEADERS", openai_client.MIN_PIXELS_ENV,
-                openai_client.MAX_PIXELS_ENV, openai_client.BACKOFF_ENV):
+                "OPENAI_BASE_URL", "OPENAI_CUSTOM_HEADERS", openai_wire.MIN_PIXELS_ENV,
+                openai_wire.MAX_PIXELS_ENV, openai_options.BACKOFF_ENV):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
 
@@ -154,15 +155,15 @@ def test_smart_resize_refuses_extreme_aspect_ratios() -> None:
 
 
 def test_resize_assumption_comes_from_env_and_is_in_the_fingerprint(monkeypatch: pytest.MonkeyPatch) -> None:
-    rule = openai_client.resize_rule_from_env()
+    rule = openai_wire.resize_rule_from_env()
     assert (rule.min_pixels, rule.max_pixels) == (4 * 28 * 28, 16384 * 28 * 28)
-    monkeypatch.setenv(openai_client.MAX_PIXELS_ENV, str(1280 * 28 * 28))
-    rule = openai_client.resize_rule_from_env()
-    assert rule.max_pixels == 1280 * 28 * 28 and openai_client.MAX_PIXELS_ENV in rule.source
+    monkeypatch.setenv(openai_wire.MAX_PIXELS_ENV, str(1280 * 28 * 28))
+    rule = openai_wire.resize_rule_from_env()
+    assert rule.max_pixels == 1280 * 28 * 28 and openai_wire.MAX_PIXELS_ENV in rule.source
     assert rule.input_size((1920, 1080)) == (1316, 728)
-    monkeypatch.setenv(openai_client.MIN_PIXELS_ENV, "lots")
-    with pytest.raises(ModelLoadError, match=openai_client.MIN_PIXELS_ENV):
-        openai_client.resize_rule_from_env()
+    monkeypatch.setenv(openai_wire.MIN_PIXELS_ENV, "lots")
+    with pytest.raises(ModelLoadError, match=openai_wire.MIN_PIXELS_ENV):
+        openai_wire.resize_rule_from_env()
 
 
 # --- requests --------------------------------------------------------------------------------
@@ -203,7 +204,7 @@ def test_the_hand_spliced_body_is_the_json_it_stands_for(
     server: ChatServer, make_model: Callable[..., OpenAIChatModel]
 ) -> None:
     model = make_model(server, max_new_tokens=7)
-    image = openai_client.EncodedImage(b"data:image/png;base64,iVBORw0KGgo+/=", (1, 1))
+    image = openai_wire.EncodedImage(b"data:image/png;base64,iVBORw0KGgo+/=", (1, 1))
     prompt = 'Click "Ok"\n\tthen \\ the Ünïcode ✓ button'
     assert json.loads(model.build_body(prompt, image)) == {
         "model": "m", "temperature": 0, "max_tokens": 7, "seed": 0,
@@ -375,9 +376,9 @@ def test_an_image_shared_by_concurrent_requests_is_encoded_once(
     make_model: Callable[..., OpenAIChatModel], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     encoded: list[str] = []
-    real = openai_client.encode_image
+    real = openai_wire.encode_image
 
-    def counting(ref: ImageRef) -> openai_client.EncodedImage:
+    def counting(ref: ImageRef) -> openai_wire.EncodedImage:
         encoded.append(ref.key)
         time.sleep(0.1)  # the other requests arrive while this one encodes
         return real(ref)
@@ -403,10 +404,10 @@ def test_a_decoded_image_travels_as_a_lossless_png() -> None:
 
     pixels = np.random.default_rng(0).integers(0, 256, (37, 53, 3), dtype=np.uint8)
     img = Image.fromarray(pixels)
-    out = openai_client.encode_image(ImageRef.from_source("gen", lambda: img))
+    out = openai_wire.encode_image(ImageRef.from_source("gen", lambda: img))
     assert out.size == (53, 37)
     png = encode_png_fast(img)
-    assert openai_client.png_rgb8_size(png) == (53, 37)
+    assert openai_wire.png_rgb8_size(png) == (53, 37)
     assert (np.asarray(Image.open(io.BytesIO(png))) == pixels).all()
 
 
@@ -428,7 +429,7 @@ def test_the_fast_png_is_lossless_with_either_compressor(monkeypatch: pytest.Mon
     monkeypatch.setattr(image_mod, "_deflate", lambda: zlib.compress)
     pngs.append(image_mod.encode_png_fast(img))
     for png in pngs:
-        assert openai_client.png_rgb8_size(png) == (67, 41)
+        assert openai_wire.png_rgb8_size(png) == (67, 41)
         assert (np.asarray(Image.open(io.BytesIO(png))) == want).all()
 
 
@@ -620,7 +621,7 @@ def test_end_to_end_a_400_fails_one_sample(project: Project, samples: list[Sampl
 @pytest.mark.slow
 def test_end_to_end_server_dies_mid_run_and_the_rerun_resumes(project: Project, samples: list[Sample]) -> None:
     project.monkeypatch.setenv("OPENAI_API_KEY", KEY)
-    project.monkeypatch.setenv(openai_client.BACKOFF_ENV, "0.001")
+    project.monkeypatch.setenv(openai_options.BACKOFF_ENV, "0.001")
     arrivals = itertools.count()
     lock = threading.Lock()
     right = answering_targets(samples)

@@ -41,7 +41,9 @@ class OpenAIJudge:
 
 def create(options: JudgeOptions) -> OpenAIJudge:
     """Validate the judge options and the key's variable; no request is made here."""
-    from pytest_uiground.models.openai_client import OpenAIChatModel, _backoff_from_env, api_key_from_env, public_url
+    from pytest_uiground.models.openai_client import OpenAIChatModel
+    from pytest_uiground.models.openai_options import api_key_from_env, backoff_from_env
+    from pytest_uiground.models.openai_wire import public_url
 
     base = options.api_base
     if not base:
@@ -61,7 +63,7 @@ def create(options: JudgeOptions) -> OpenAIJudge:
             api_base=base, api_key=key, served_model=options.model, parser=None,
             max_new_tokens=options.max_tokens, concurrency=options.concurrency,
             request_timeout=options.request_timeout, max_retries=options.max_retries, api_key_env=var,
-            seed=options.seed, backoff_base_s=_backoff_from_env(),
+            seed=options.seed, backoff_base_s=backoff_from_env(),
         )
     except ModelLoadError:
         raise
