@@ -341,7 +341,7 @@ def test_annotate_skips_a_bomb_instead_of_crashing(tmp_path: Path, capsys: pytes
 
 
 def test_openadapt_image_paths_stay_inside_the_dataset(tmp_path: Path) -> None:
-    from pytest_uiground.benchmarks.openadapt import loader as openadapt
+    from pytest_uiground.benchmarks.openadapt import recorded
 
     (tmp_path / "data").mkdir()
     png_header(tmp_path / "outside.png", 10, 10)
@@ -349,7 +349,7 @@ def test_openadapt_image_paths_stay_inside_the_dataset(tmp_path: Path) -> None:
     session.mkdir()
     line = {"image": "../../outside.png", "click_xy": [5, 5], "bbox": [1, 1, 9, 9], "label": "x"}
     (session / "clicks.jsonl").write_text(json.dumps(line) + "\n")
-    samples = openadapt.load_recorded({"clicks": "sess/clicks.jsonl", "dataset": "sess"},
-                                      LoaderContext("t", tmp_path, data_path=tmp_path / "data"))
+    samples = recorded.load_recorded({"clicks": "sess/clicks.jsonl", "dataset": "sess"},
+                                     LoaderContext("t", tmp_path, data_path=tmp_path / "data"))
     assert len(samples) == 1 and samples[0].image.path is None
     assert "points outside the dataset folder" in (samples[0].invalid or "")

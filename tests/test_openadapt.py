@@ -16,6 +16,7 @@ from PIL import Image
 
 from pytest_uiground import registry
 from pytest_uiground.benchmarks.openadapt import loader as openadapt
+from pytest_uiground.benchmarks.openadapt import recorded
 from pytest_uiground.benchmarks.openadapt.fixture import write_annotations, write_recorded
 from pytest_uiground.geometry import Box, Point
 from pytest_uiground.loading import LoaderContext
@@ -133,7 +134,17 @@ def test_registered_under_both_names() -> None:
     found = registry.resolve(registry.LOADER_GROUP, "openadapt", what="loader", option="x")
     assert found is openadapt.load
     found = registry.resolve(registry.LOADER_GROUP, "recorded_sessions", what="loader", option="x")
-    assert found is openadapt.load_recorded
+    assert found is recorded.load_recorded
+
+
+def test_pyproject_entry_points_import() -> None:
+    """pyproject's paths, read directly: an installed environment may still hold an older copy of them."""
+    import tomllib
+
+    pyproject = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text(encoding="utf-8"))
+    loaders = pyproject["project"]["entry-points"][registry.LOADER_GROUP]
+    assert registry.import_object(loaders["openadapt"], what="loader") is openadapt.load
+    assert registry.import_object(loaders["recorded_sessions"], what="loader") is recorded.load_recorded
 
 
 # -- bad elements fail alone -----------------------------------------------------------------------
@@ -264,7 +275,7 @@ def test_file_level_problems_raise_naming_the_file(tmp_path: Path, content: str,
 # -- recorded sessions -----------------------------------------------------------------------------
 def test_recorded_session_pixels_to_normalized(tmp_path: Path) -> None:
     write_recorded(tmp_path / "session", frames=2, missing_box=True)
-    samples = openadapt.load_recorded({"session": "session"}, ctx(tmp_path))
+    samples = recorded.load_recorded({"session": "session"}, ctx(tmp_path))
     assert len(samples) == 4 + 3
     check_sample_ids(samples, source="test")
     got = by_id(samples)
@@ -293,7 +304,7 @@ def test_recorded_bad_lines_fail_alone(tmp_path: Path) -> None:
     ]
     text = "\n".join(json.dumps(line) for line in lines) + "\n\n{broken\n"
     (tmp_path / "log.jsonl").write_text(text)
-    got = by_id(openadapt.load_recorded({"clicks": "log.jsonl", "dataset": "sess"}, ctx(tmp_path)))
+    got = by_id(recorded.load_recorded({"clicks": "log.jsonl", "dataset": "sess"}, ctx(tmp_path)))
     assert list(got) == ["f.0", "f.1", "f.2", "nope.0", "f.3", "line7.0"]
     ok = got["f.0"]
     assert ok.invalid is None and dict(ok.meta) == {"dataset": "sess", "element_type": "icon", "size": "lt32"}
@@ -310,4 +321,4 @@ def test_recorded_bad_lines_fail_alone(tmp_path: Path) -> None:
 
 def test_recorded_missing_log_names_the_path(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError, match=r"sess/clicks\.jsonl.*not found"):
-        openadapt.load_recorded({"session": "sess"}, ctx(tmp_path))
+        recorded.load_recorded({"session": "sess"}, ctx(tmp_path))

@@ -1,10 +1,13 @@
-"""OpenAdapt grounding annotations (loader ``openadapt``) and recorded click sessions
-(loader ``recorded_sessions``): element detection at a click location.
+"""OpenAdapt grounding annotations (loader ``openadapt``): element detection at a click
+location, on curated screenshots.
 
 Why this exists: OpenAdapt's evaluation plan asks "can we find the element the user
 clicked?" on curated screenshots and on recorded sessions. Each annotated element becomes
 one ``detect`` sample whose ``click`` (an input) is where the user clicked and whose target
-is the element's normalized box, so a detector is scored on finding that box.
+is the element's normalized box, so a detector is scored on finding that box. Recorded
+sessions (loader ``recorded_sessions``) are read by :mod:`.recorded`; ``load_recorded`` is
+re-exported here so the entry point's older path ``openadapt.loader:load_recorded`` still
+resolves.
 
 **Two annotation forms.** OpenAdapt's code and its docs disagree, and files of both kinds
 exist, so both are read:
@@ -29,12 +32,6 @@ image file) becomes ``invalid`` samples naming the file, the sample and element 
 bad value and the fix; the other elements run. Only file-level problems (not JSON, no
 ``samples`` list, an unknown ``version``, mixed forms) raise, as collection errors.
 
-**Recorded sessions** (``recorded_sessions``): a folder of screenshots and ``clicks.jsonl``,
-one ``{"image", "click_xy" [x, y], "label", "bbox" [x0, y0, x1, y1], "type"}`` per line in
-*pixels*; the box is filled in later by a person, so a line without one is an invalid
-sample saying so. Pixel values are normalized with the image size read from the file
-header (``PIL.Image.open(path).size`` decodes no pixels).
-
 Images are never decoded here: samples hold lazy :class:`~pytest_uiground.image.ImageRef`.
 """
 
@@ -43,15 +40,27 @@ from __future__ import annotations
 import json
 import math
 import os
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Literal
 
-from pytest_uiground.geometry import Box, Point, size_bucket
+from pytest_uiground.benchmarks.openadapt.common import (
+    UNKNOWN_TYPE,
+    BadValue,
+    base_note,
+    bucket,
+    finite_numbers,
+    instruction_for,
+    nonblank,
+    resolve_path,
+    show,
+    unique_id,
+)
+from pytest_uiground.benchmarks.openadapt.recorded import load_recorded as load_recorded
+from pytest_uiground.geometry import Box, Point
 from pytest_uiground.image import ImageRef
-from pytest_uiground.loading import LayoutError, LoaderContext, RecordError, check_options, header_size, inside
+from pytest_uiground.loading import LayoutError, LoaderContext, RecordError, check_options, inside
 from pytest_uiground.sample import Sample, Target
 
 Form = Literal["code", "docs"]
@@ -59,9 +68,6 @@ Form = Literal["code", "docs"]
 VERSIONS: Final[tuple[str, ...]] = ("1.0",)
 DEFAULT_ANNOTATIONS: Final = "annotations.json"
 DEFAULT_DATASET: Final = "curated"
-DEFAULT_CLICKS: Final = "clicks.jsonl"
-RECORDED_DATASET: Final = "recorded"
-UNKNOWN_TYPE: Final = "unknown"
 SLOP: Final = 1e-6  # float noise tolerated at the 0..1 edges (x + w can land at 1.0000000000000002)
 
 # Keys that only one form uses: a sample's image key and an element's type / click keys.
@@ -71,62 +77,6 @@ _LAYOUT: Final[dict[str, str]] = {"code": "[x, y, w, h]", "docs": "[x0, y0, x1, 
 _IMAGE_KEY: Final[dict[str, str]] = {"code": "image_path", "docs": "image"}
 _TYPE_KEY: Final[dict[str, str]] = {"code": "element_type", "docs": "type"}
 _SLICE_KEYS: Final = ("difficulty", "theme")
-_UNSAFE_ID: Final = re.compile(r"[^A-Za-z0-9_.:+\-]")
-_LEADING_JUNK: Final = re.compile(r"^[^A-Za-z0-9]+")
-
-
-class BadValue(ValueError):
-    """One element or line is malformed; the message says what and how to fix it."""
-
-
-# -- shared helpers --------------------------------------------------------------------------------
-def resolve_path(value: Any, ctx: LoaderContext, option: str) -> Path:
-    """``value`` relative to ``--uiground-data-path`` when given, else to the suite's folder."""
-    if not isinstance(value, str) or not value:
-        raise ValueError(f"loader option {option}: expected a path, got {value!r}")
-    path = Path(value).expanduser()
-    if path.is_absolute():
-        return path
-    return (ctx.data_path if ctx.data_path is not None else ctx.suite_dir) / path
-
-
-def _base_note(ctx: LoaderContext) -> str:
-    if ctx.data_path is not None:
-        return f"relative paths are read from --uiground-data-path {ctx.data_path}"
-    return (f"relative paths are read from the suite folder {ctx.suite_dir} (pass --uiground-data-path to read "
-            "elsewhere)")
-
-
-def unique_id(raw: str, used: set[str], fallback: str) -> str:
-    """``raw`` made safe for the sample-id pattern and distinct from every id in ``used``.
-
-    Unsafe characters become ``_`` and a leading non-alphanumeric run is dropped (ids must
-    start with a letter or digit); two raw ids that end up equal get ``-2``, ``-3``... in
-    file order, so ids stay stable as long as the file's order does.
-    """
-    safe = _LEADING_JUNK.sub("", _UNSAFE_ID.sub("_", raw)) or fallback
-    out, n = safe, 2
-    while out in used:
-        out, n = f"{safe}-{n}", n + 1
-    used.add(out)
-    return out
-
-
-def finite_numbers(value: Any, n: int, name: str, *, hint: str) -> list[float]:
-    """Exactly ``n`` finite numbers, or :class:`BadValue` naming ``name`` and the expected layout."""
-    ok = isinstance(value, (list, tuple)) and len(value) == n and all(
-        isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in value)
-    if not ok:
-        raise BadValue(f"{name} {_show(value)} is not {n} numbers; expected {hint}")
-    return [float(v) for v in value]
-
-
-def _show(value: Any) -> str:
-    """A value as it is written in the file (so a message can be searched for)."""
-    try:
-        return json.dumps(value)
-    except (TypeError, ValueError):
-        return repr(value)
 
 
 def _positive_size(value: Any) -> int | None:
@@ -135,24 +85,6 @@ def _positive_size(value: Any) -> int | None:
         return None
     return int(value) if float(value).is_integer() else None
 
-
-def _text(value: Any) -> str | None:
-    return value.strip() if isinstance(value, str) and value.strip() else None
-
-
-def instruction_for(instruction: Any, text: Any, element_type: str) -> str:
-    """The element's instruction, else its text, else its type ("the icon")."""
-    return _text(instruction) or _text(text) or (f"the {element_type}" if element_type != UNKNOWN_TYPE
-                                                 else "the clicked element")
-
-
-def bucket(box: Box, width: int, height: int) -> str:
-    """The size bucket of a normalized box on a ``width`` x ``height`` image.
-
-    Pixel sides are rounded to 1e-6 first: a 32 px element stored as a fraction comes
-    back as 31.999999999999996 px and must not fall into ``lt32``.
-    """
-    return size_bucket(round(box.width * width, 6), round(box.height * height, 6))
 
 
 def _clip(v: float) -> float:
@@ -172,10 +104,10 @@ def read_annotation_file(path: Path) -> dict[str, Any]:
         raise ValueError(f"{path}: expected a JSON object with a 'samples' list, got a {type(data).__name__}")
     if not isinstance(data.get("samples"), list):
         raise ValueError(f"{path}: expected a 'samples' list (OpenAdapt annotation format), "
-                         f"got {_show(data.get('samples'))[:80]}")
+                         f"got {show(data.get('samples'))[:80]}")
     version = data.get("version")
     if not _known_version(version):
-        raise ValueError(f"{path}: unknown annotation version {_show(version)}; this loader reads version "
+        raise ValueError(f"{path}: unknown annotation version {show(version)}; this loader reads version "
                          f"{', '.join(VERSIONS)} (set \"version\": \"1.0\" if the file follows that format)")
     return data
 
@@ -287,7 +219,7 @@ def _screen(path: Path, form: Form, i: int, raw: Any, exists: dict[Path, bool], 
         screen.problem = f"the sample has no {key!r}; add the screenshot's path, relative to {path.parent}"
     elif width is None or height is None:
         bad = "width" if width is None else "height"
-        screen.problem = (f"sample {bad} {_show(raw.get(bad))} is not a positive whole number of pixels; set it "
+        screen.problem = (f"sample {bad} {show(raw.get(bad))} is not a positive whole number of pixels; set it "
                           "to the screenshot's pixel size (it converts boxes to pixels for the size slices)")
     else:
         screen.width, screen.height = width, height
@@ -312,21 +244,21 @@ def element_box(form: Form, value: Any) -> Box:
         raise BadValue(f"has no 'bbox'; add \"bbox\": {layout} normalized 0..1 (the element's ground-truth box)")
     nums = finite_numbers(value, 4, "bbox", hint=f"{layout} normalized 0..1")
     if any(v < -SLOP or v > 1 + SLOP for v in nums):
-        raise BadValue(f"bbox {_show(value)} is outside 0..1: boxes are normalized; divide pixel values by "
+        raise BadValue(f"bbox {show(value)} is outside 0..1: boxes are normalized; divide pixel values by "
                        "width/height")
     if form == "code":
         x, y, w, h = nums
         if w <= 0 or h <= 0:
-            raise BadValue(f"bbox {_show(value)} has zero or negative area (w={w:g}, h={h:g}); the code form's "
+            raise BadValue(f"bbox {show(value)} has zero or negative area (w={w:g}, h={h:g}); the code form's "
                            "bbox is [x, y, w, h], so w and h must be positive")
         x0, y0, x1, y1 = x, y, x + w, y + h
         if x1 > 1 + SLOP or y1 > 1 + SLOP:
-            raise BadValue(f"bbox {_show(value)} ends at x+w={x1:g}, y+h={y1:g}, outside 0..1: the code form's bbox "
+            raise BadValue(f"bbox {show(value)} ends at x+w={x1:g}, y+h={y1:g}, outside 0..1: the code form's bbox "
                            "is [x, y, w, h] normalized; if these are corners [x0, y0, x1, y1], use the docs form")
     else:
         x0, y0, x1, y1 = nums
         if x1 <= x0 or y1 <= y0:
-            raise BadValue(f"bbox {_show(value)} has zero or negative area: the docs form's bbox is [x0, y0, x1, "
+            raise BadValue(f"bbox {show(value)} has zero or negative area: the docs form's bbox is [x0, y0, x1, "
                            "y1] with x1 > x0 and y1 > y0; if it is [x, y, w, h], use the code form")
     return Box(_clip(x0), _clip(y0), _clip(x1), _clip(y1))
 
@@ -338,12 +270,12 @@ def click_point(form: Form, raw: Mapping[str, Any], box: Box) -> Point:
         return box.center
     x, y = finite_numbers(value, 2, "click_point", hint="[x, y] normalized 0..1")
     if not (-SLOP <= x <= 1 + SLOP and -SLOP <= y <= 1 + SLOP):
-        raise BadValue(f"click_point {_show(value)} is outside 0..1: points are normalized; divide pixel values by "
+        raise BadValue(f"click_point {show(value)} is outside 0..1: points are normalized; divide pixel values by "
                        "width/height")
     point = Point(_clip(x), _clip(y))
     grown = Box(box.x0 - SLOP, box.y0 - SLOP, box.x1 + SLOP, box.y1 + SLOP)
     if not grown.contains(point):
-        raise BadValue(f"click_point {_show(value)} lies outside the element's bbox {_show(raw.get('bbox'))}; the "
+        raise BadValue(f"click_point {show(value)} lies outside the element's bbox {show(raw.get('bbox'))}; the "
                        "click must land on the element (the box centre is the usual choice)")
     return point
 
@@ -355,7 +287,7 @@ def _element(path: Path, form: Form, screen: _Screen, j: int, raw: Any, dataset:
     sid = unique_id(f"{screen.id_part}.{el_part}", used, fallback=f"sample.{j}")
     where = f"{path}: {screen.name}, element {str(eid) if id_ok else f'#{j}'!r}"
     element = raw if isinstance(raw, dict) else {}
-    etype = _text(element.get(_TYPE_KEY[form])) or UNKNOWN_TYPE
+    etype = nonblank(element.get(_TYPE_KEY[form])) or UNKNOWN_TYPE
     meta = {"dataset": dataset, "element_type": etype, "form": form, **screen.meta}
     instruction = instruction_for(element.get("instruction"), element.get("text"), etype)
 
@@ -390,7 +322,7 @@ def samples_from_annotations(path: Path, data: Mapping[str, Any], dataset: str |
             raise ValueError(f"{path}: cannot tell the annotation form: no sample has 'image_path' or "
                              "'element_type' (code form) nor 'image', 'type' or 'click_point' (docs form)")
         return []
-    name = dataset or _text(data.get("dataset")) or _text(data.get("name")) or DEFAULT_DATASET
+    name = dataset or nonblank(data.get("dataset")) or nonblank(data.get("name")) or DEFAULT_DATASET
     exists: dict[Path, bool] = {}
     used: set[str] = set()
     out: list[Sample] = []
@@ -399,7 +331,7 @@ def samples_from_annotations(path: Path, data: Mapping[str, Any], dataset: str |
         elements = raw.get("elements") if isinstance(raw, dict) else None
         if not isinstance(elements, list):
             if screen.problem is None:
-                screen.problem = f"the sample's 'elements' is {_show(elements)[:60]}, not a list of elements"
+                screen.problem = f"the sample's 'elements' is {show(elements)[:60]}, not a list of elements"
             elements = [None]
         out.extend(_element(path, form, screen, j, el, name, used) for j, el in enumerate(elements))
     return out
@@ -416,119 +348,13 @@ def load(options: Mapping[str, Any], ctx: LoaderContext) -> list[Sample]:
     check_options(options, {"annotations", "dataset"})
     path = resolve_path(options.get("annotations", DEFAULT_ANNOTATIONS), ctx, "annotations")
     dataset = options.get("dataset")
-    if dataset is not None and _text(dataset) is None:
+    if dataset is not None and nonblank(dataset) is None:
         raise ValueError(f"loader option dataset: expected a non-empty name, got {dataset!r}")
     if not path.is_file():
-        raise LayoutError(f"OpenAdapt annotations {str(path)!r} not found; {_base_note(ctx)}. Set [loader.options] "
+        raise LayoutError(f"OpenAdapt annotations {str(path)!r} not found; {base_note(ctx)}. Set [loader.options] "
                           "annotations to the annotations.json of the dataset (or create one with "
                           "`python -m pytest_uiground annotate SCREENSHOTS --out annotations.json`)")
     # Image paths may lead out of the annotation file's folder but not out of the dataset root.
     base = os.path.normpath(ctx.data_path if ctx.data_path is not None else ctx.suite_dir)
     root = Path(base) if os.path.commonpath([base, os.path.normpath(path)]) == base else path.parent
     return samples_from_annotations(path, read_annotation_file(path), dataset, root)
-
-
-# -- recorded sessions -----------------------------------------------------------------------------
-def _header_size(path: Path, sizes: dict[Path, tuple[int, int] | str]) -> tuple[int, int] | str:
-    return header_size(path, sizes, missing_hint="; put the screenshot in the session folder or fix 'image'",
-                       unreadable_hint="; re-save the screenshot")
-
-
-def pixel_click(value: Any, width: int, height: int) -> Point:
-    """``click_xy`` in pixels → a normalized point, or :class:`BadValue`."""
-    if value is None:
-        raise BadValue("has no 'click_xy'; a detection sample needs the click location [x, y] in pixels")
-    x, y = finite_numbers(value, 2, "click_xy", hint="[x, y] in pixels")
-    if not (0 <= x <= width and 0 <= y <= height):
-        raise BadValue(f"click_xy {_show(value)} lies outside the {width}x{height} image; it is in pixels of that "
-                       "screenshot")
-    return Point(x / width, y / height)
-
-
-def pixel_box(value: Any, width: int, height: int) -> Box:
-    """A pixel ``[x0, y0, x1, y1]`` → a normalized box, or :class:`BadValue` with the fix."""
-    if value is None:
-        raise BadValue("the ground-truth box is missing: add \"bbox\": [x0, y0, x1, y1] in pixels to this line "
-                       "(read it off the screenshot, e.g. with `python -m pytest_uiground annotate`, which prints "
-                       "pixel boxes)")
-    x0, y0, x1, y1 = finite_numbers(value, 4, "bbox", hint="[x0, y0, x1, y1] in pixels")
-    if x1 <= x0 or y1 <= y0:
-        raise BadValue(f"bbox {_show(value)} has zero or negative area; it is [x0, y0, x1, y1] in pixels with "
-                       "x1 > x0 and y1 > y0")
-    if x0 < 0 or y0 < 0 or x1 > width or y1 > height:
-        raise BadValue(f"bbox {_show(value)} lies outside the {width}x{height} image; it is [x0, y0, x1, y1] in "
-                       "pixels of that screenshot")
-    return Box(x0 / width, y0 / height, x1 / width, y1 / height)
-
-
-def _recorded_line(session: Path, log: Path, n: int, line: str, dataset: str, sizes: dict[Path, tuple[int, int] | str],
-                   seen: dict[str, int], used: set[str]) -> Sample:
-    where = f"{log}:{n}"
-    problem: str | None = None
-    try:
-        record = json.loads(line)
-    except json.JSONDecodeError as exc:
-        record, problem = {}, f"not valid JSON ({exc}); fix or delete the line"
-    else:
-        problem = None if isinstance(record, dict) else f"expected a JSON object, got {_show(record)[:60]}"
-        record = record if isinstance(record, dict) else {}
-    image = record.get("image")
-    stem = Path(image).stem if isinstance(image, str) and image else f"line{n}"
-    seen[stem] = seen.get(stem, -1) + 1
-    sid = unique_id(f"{stem}.{seen[stem]}", used, fallback=f"line{n}")
-    etype = _text(record.get("type")) or UNKNOWN_TYPE
-    meta = {"dataset": dataset, "element_type": etype}
-    try:
-        image_file = inside(session, image, "image") if isinstance(image, str) and image else None
-    except RecordError as exc:  # never followed: the model (or an API server) would be sent that file
-        image_file, problem = None, problem or str(exc)
-    ref = ImageRef.from_path(image_file) if image_file is not None else ImageRef(key=where)
-    instruction = instruction_for(None, record.get("label"), etype)
-    try:
-        if problem:
-            raise BadValue(problem)
-        if image_file is None:
-            raise BadValue(f"'image' is {_show(image)}; expected the screenshot's file name in {session}")
-        size = _header_size(image_file, sizes)
-        if isinstance(size, str):
-            raise BadValue(size)
-        width, height = size
-        click = pixel_click(record.get("click_xy"), width, height)
-        box = pixel_box(record.get("bbox"), width, height)
-        if not box.contains(click):
-            raise BadValue(f"click_xy {_show(record.get('click_xy'))} lies outside bbox {_show(record.get('bbox'))}; "
-                           "the box must be the element that was clicked (both are in pixels)")
-    except BadValue as exc:
-        return Sample(id=sid, image=ref, instruction=instruction, task="detect", target=Target(), meta=meta,
-                      invalid=f"{where} (image {image!r}): {exc}")
-    meta["size"] = bucket(box, width, height)
-    return Sample(id=sid, image=ref, instruction=instruction, task="detect", target=Target(box=box), meta=meta,
-                  click=click)
-
-
-def load_recorded(options: Mapping[str, Any], ctx: LoaderContext) -> list[Sample]:
-    """Recorded sessions: one ``detect`` sample per line of the click log.
-
-    Options: ``session`` (the folder of screenshots; default ``.``, relative to
-    ``--uiground-data-path`` when given, else to the suite folder), ``clicks`` (the log's file name
-    in that folder; default ``clicks.jsonl``) and ``dataset`` (default ``recorded``).
-    Sample ids are ``{image stem}.{k}``, ``k`` counting the clicks on that screenshot.
-    """
-    check_options(options, {"session", "clicks", "dataset"})
-    session = resolve_path(options.get("session", "."), ctx, "session")
-    clicks = options.get("clicks", DEFAULT_CLICKS)
-    if not isinstance(clicks, str) or not clicks:
-        raise ValueError(f"loader option clicks: expected a file name, got {clicks!r}")
-    dataset = options.get("dataset", RECORDED_DATASET)
-    if _text(dataset) is None:
-        raise ValueError(f"loader option dataset: expected a non-empty name, got {dataset!r}")
-    log = session / clicks
-    if not log.is_file():
-        raise LayoutError(f"recorded session click log {str(log)!r} not found; {_base_note(ctx)}. Set [loader.options] "
-                          "session to the folder holding the screenshots and clicks.jsonl")
-    sizes: dict[Path, tuple[int, int] | str] = {}
-    seen: dict[str, int] = {}
-    used: set[str] = set()
-    lines = log.read_text(encoding="utf-8").splitlines()
-    return [_recorded_line(session, log, n, line, str(dataset), sizes, seen, used)
-            for n, line in enumerate(lines, 1) if line.strip()]
