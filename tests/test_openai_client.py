@@ -378,10 +378,10 @@ def test_an_image_shared_by_concurrent_requests_is_encoded_once(
     encoded: list[str] = []
     real = openai_wire.encode_image
 
-    def counting(ref: ImageRef) -> openai_wire.EncodedImage:
+    def counting(ref: ImageRef, preprocess: Any = None) -> openai_wire.EncodedImage:
         encoded.append(ref.key)
         time.sleep(0.1)  # the other requests arrive while this one encodes
-        return real(ref)
+        return real(ref, preprocess)
 
     monkeypatch.setattr(openai_client, "encode_image", counting)
     screen = Image.new("RGB", (320, 200), "white")
@@ -494,6 +494,69 @@ def test_a_client_the_sdk_refuses_fails_each_sample_without_the_key(
     for pred in preds:
         assert pred.error is not None and "could not create the client for http://127.0.0.1:9/v1" in pred.error
         assert KEY not in pred.error and "bad header value" in pred.error
+
+
+def _halve(image: Image.Image) -> Image.Image:
+    return image.resize((image.width // 2, image.height // 2))
+
+
+def _read_tap(text: str, task: str, ctx: Any) -> Any:
+    from pytest_uiground.geometry import Point
+    from pytest_uiground.models.parsers import Parsed
+
+    x, y = (float(v) for v in text.removeprefix("tap ").split(","))
+    return Parsed(point=Point(x / ctx.image_size[0], y / ctx.image_size[1]))
+
+
+def test_a_suites_overrides_reach_the_server_and_the_parser(make_model: Callable[..., OpenAIChatModel]) -> None:
+    """``[models.<family>]`` prompts, preprocessing and parser apply to ``--model openai`` as
+    to the native adapter: the suite's prompt is sent, the preprocessed image is sent, and
+    the answer is read by the suite's parser (in the preprocessed image's pixels)."""
+    from pytest_uiground.models.overrides import Overrides
+
+    sample, _ = png_sample("ov", Image.new("RGB", (400, 200), "white"), "the OK button")
+    seen: list[tuple[str, tuple[int, int]]] = []
+
+    def handler(body: dict[str, Any]) -> Reply:
+        seen.append((prompt_of(body), Image.open(io.BytesIO(image_of(body))).size))
+        return Reply.ok("tap 100,50")
+
+    with ChatServer(handler) as srv:
+        model = make_model(srv)
+        assert model.overrides_table == "uground"  # the family's table, as for the native adapter
+        plain_key = model.cache_key(sample)
+        model.use_overrides(Overrides(prompts={"point": "Tap {instruction}"}, parser=f"{__name__}:_read_tap",
+                                      preprocess=f"{__name__}:_halve"))
+        [pred] = model.predict([sample])
+    assert seen == [("Tap the OK button", (200, 100))]
+    assert pred.error is None and pred.point is not None
+    assert (pred.point.x, pred.point.y) == (pytest.approx(0.5), pytest.approx(0.5))
+    assert model.cache_key(sample)["prompt"] == "Tap the OK button" != plain_key["prompt"]
+
+
+def test_a_request_keeps_the_overrides_it_was_submitted_with(make_model: Callable[..., OpenAIChatModel]) -> None:
+    """The worker submits ahead: a request of the previous suite still in flight when the
+    next suite's overrides arrive is sent and read with its own suite's."""
+    from pytest_uiground.models.overrides import Overrides
+
+    blocker, _ = png_sample("blocker", Image.new("RGB", (64, 64), "black"), "the blocker")
+    sample, _ = png_sample("keep", Image.new("RGB", (64, 64), "white"), "the OK button")
+    release = threading.Event()
+    prompts_seen: list[str] = []
+
+    def handler(body: dict[str, Any]) -> Reply:
+        release.wait(5)
+        prompts_seen.append(prompt_of(body))
+        return Reply.ok("(500, 500)")
+
+    with ChatServer(handler) as srv:
+        model = make_model(srv, concurrency=1)  # the one slot is held: ``sample`` waits in the queue
+        model.use_overrides(Overrides(prompts={"point": "first suite: {instruction}"}))
+        futures = [model.submit(blocker), model.submit(sample)]
+        model.use_overrides(Overrides(prompts={"point": "second suite: {instruction}"}))
+        release.set()
+        assert all(f.result(10).error is None for f in futures)
+    assert sorted(prompts_seen) == ["first suite: the OK button", "first suite: the blocker"]
 
 
 # --- absolute-pixel parsers -------------------------------------------------------------------

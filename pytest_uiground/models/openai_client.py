@@ -5,6 +5,9 @@ model, so this adapter sends each sample to ``--uiground-api-base`` as one chat 
 scores the raw text with the family's own parser (``--uiground-parser``, the same prompt the
 native adapter would use). The server returns the underlying model's raw text, so
 the plugin — not the server — stays in charge of prompts and coordinate conventions.
+A suite's ``[models.<family>]`` overrides (prompt templates, preprocessing, parser; else
+``[models.openai]``) apply as they do to the native adapter of that family, so a model served
+by vLLM is prompted and read as the benchmark's reference code does.
 
 Options and why:
 
@@ -80,6 +83,7 @@ from .openai_wire import (
     encode_image,
     resize_rule_from_env,
 )
+from .overrides import NONE, Overrides
 
 if TYPE_CHECKING:
     import openai
@@ -135,6 +139,10 @@ class OpenAIChatModel(ModelAdapter):
         self.preferred_batch_size = concurrency
         self.in_flight = concurrency
         self.resize = (resize or default_resize_rule(parser)) if parser in NEEDS_INPUT_SIZE else None
+        # The suite's [models.<family>] table applies, as for the native adapter of that family
+        # (and a replay); a suite without one falls back to [models.openai] (worker.apply_overrides).
+        self.overrides_table = parser
+        self.overrides: Overrides = NONE
         self.seed = seed
         self.generation: dict[str, Any] = {"temperature": 0, "max_tokens": max_new_tokens, "seed": seed}
         self._pool: ThreadPoolExecutor | None = None
@@ -151,17 +159,24 @@ class OpenAIChatModel(ModelAdapter):
                 f"parser={self.parser!r})")
 
     # -- the Model protocol ----------------------------------------------------------------
+    def use_overrides(self, overrides: Overrides) -> None:
+        """The running suite's ``[models.<parser>]`` (else ``[models.openai]``) prompts,
+        preprocessing and parser. A request takes the overrides current when it was
+        submitted: requests of the previous suite may still be in flight."""
+        self.overrides = overrides
+
     def predict(self, samples: Sequence[Sample]) -> list[Prediction]:
         """One prediction per sample, in order, with up to ``concurrency`` requests in flight."""
         if not samples:
             return []
+        ov = self.overrides
         if len(samples) == 1:
-            return [self._predict_one(samples[0])]
-        return list(self._executor().map(self._predict_one, samples))
+            return [self._predict_one(samples[0], ov)]
+        return list(self._executor().map(self._predict_one, samples, [ov] * len(samples)))
 
     def submit(self, sample: Sample) -> Future[Prediction]:
         """Queue one sample's request; it starts as soon as one of the ``concurrency`` slots is free."""
-        return self._executor().submit(self._predict_one, sample)
+        return self._executor().submit(self._predict_one, sample, self.overrides)
 
     def _executor(self) -> ThreadPoolExecutor:
         with self._lock:
@@ -169,9 +184,13 @@ class OpenAIChatModel(ModelAdapter):
                 self._pool = ThreadPoolExecutor(self.concurrency, thread_name_prefix="uiground-openai")
             return self._pool
 
+    def prompt(self, sample: Sample, overrides: Overrides | None = None) -> str:
+        """The family's prompt, or the suite's template for this task kind."""
+        return (overrides or self.overrides).prompt(sample, lambda s: prompts.prompt_for(self._family(), s))
+
     def cache_key(self, sample: Sample) -> dict[str, Any]:
         return {"sample": sample.id, "image": sample.image.key, "task": sample.task,
-                "prompt": prompts.prompt_for(self._family(), sample), "served_model": self.served_model,
+                "prompt": self.prompt(sample), "served_model": self.served_model,
                 "parser": self.parser, "generation": self.generation}
 
     def fingerprint(self) -> dict[str, Any]:
@@ -194,11 +213,11 @@ class OpenAIChatModel(ModelAdapter):
         self._http.close()
 
     # -- one sample ------------------------------------------------------------------------
-    def _predict_one(self, sample: Sample) -> Prediction:
+    def _predict_one(self, sample: Sample, overrides: Overrides) -> Prediction:
         """Never raises: whatever goes wrong becomes this sample's error."""
         t0 = time.perf_counter()
         try:
-            pred = self._predict_unguarded(sample)
+            pred = self._predict_unguarded(sample, overrides)
         except Exception as exc:  # the worker must never crash
             pred = Prediction(error=f"{type(exc).__name__}: {exc}")
         if pred.error is not None:
@@ -208,10 +227,11 @@ class OpenAIChatModel(ModelAdapter):
         pred.latency_ms = (time.perf_counter() - t0) * 1000
         return pred
 
-    def _image(self, sample: Sample) -> EncodedImage:
-        """The sample's encoded image: encoded by the first request that needs it, while
-        concurrent requests for the same image wait for that one instead of encoding again."""
-        key = sample.image.key
+    def _image(self, sample: Sample, overrides: Overrides) -> EncodedImage:
+        """The sample's encoded image (after the suite's ``preprocess``): encoded by the first
+        request that needs it, while concurrent requests for the same image wait for that one
+        instead of encoding again."""
+        key = f"{sample.image.key}\0{overrides.preprocess}" if overrides.preprocess else sample.image.key
         with self._lock:
             future = self._images.get(key)
             mine = future is None
@@ -223,7 +243,7 @@ class OpenAIChatModel(ModelAdapter):
         if not mine:
             return future.result()
         try:
-            future.set_result(encode_image(sample.image))
+            future.set_result(encode_image(sample.image, overrides.image if overrides.preprocess else None))
         except BaseException as exc:
             with self._lock:  # not cached: a later sample of a broken image gets its own error
                 if self._images.get(key) is future:
@@ -248,17 +268,17 @@ class OpenAIChatModel(ModelAdapter):
             image.data_url, b'"}}, {"type": "text", "text": ', json.dumps(prompt).encode(), b"}]}]}",
         ))
 
-    def _predict_unguarded(self, sample: Sample) -> Prediction:
+    def _predict_unguarded(self, sample: Sample, overrides: Overrides) -> Prediction:
         try:
-            image = self._image(sample)
-            body = self.build_body(prompts.prompt_for(self._family(), sample), image)
+            image = self._image(sample, overrides)
+            body = self.build_body(self.prompt(sample, overrides), image)
             input_size = self.resize.input_size(image.size) if self.resize is not None else None
         except (ImageError, ValueError) as exc:
             return Prediction(error=str(exc))
         attempt = self._http.request(sample.id, body)
         if attempt.text is None:
             return Prediction(error=attempt.error)
-        return self.to_prediction(sample, attempt.text, attempt.finish, image.size, input_size)
+        return self.to_prediction(sample, attempt.text, attempt.finish, image.size, input_size, overrides)
 
     def _family(self) -> str:
         if self.parser is None:
@@ -276,9 +296,9 @@ class OpenAIChatModel(ModelAdapter):
         return attempt.text, self._http.redact(attempt.error), attempt.unreachable
 
     def to_prediction(self, sample: Sample, text: str, finish: str | None, image_size: tuple[int, int],
-                      input_size: tuple[int, int] | None) -> Prediction:
+                      input_size: tuple[int, int] | None, overrides: Overrides | None = None) -> Prediction:
         ctx = parsers.ParseContext(image_size=image_size, model_input_size=input_size)
-        parsed = parsers.parse(self._family(), text, sample.task, ctx)
+        parsed = (overrides or self.overrides).parse(self._family(), text, sample.task, ctx)
         raw = text
         if parsed.format_error and finish == "length":
             raw = f"{text} [cut off at --uiground-max-new-tokens {self.generation['max_tokens']} without an answer]"

@@ -25,7 +25,7 @@ import math
 import os
 import struct
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
@@ -173,11 +173,12 @@ def png_rgb8_size(data: bytes) -> tuple[int, int] | None:
     return width, height
 
 
-def encode_image(ref: ImageRef) -> EncodedImage:
+def encode_image(ref: ImageRef, preprocess: Callable[[Image.Image], Image.Image] | None = None) -> EncodedImage:
     """A PNG data URL for ``ref`` and its size, without re-encoding when it already is RGB PNG.
 
     Raw bytes (a file, a parquet cell) are read once; anything else is decoded exactly as
-    ``ImageRef.load()`` would (same errors) and encoded with :func:`encode_png_fast`.
+    ``ImageRef.load()`` would (same errors) and encoded with :func:`encode_png_fast`. With
+    ``preprocess`` (a suite's override) the image is always decoded, preprocessed and encoded.
     """
     raw: bytes | Image.Image
     if ref.path is not None:
@@ -193,10 +194,12 @@ def encode_image(ref: ImageRef) -> EncodedImage:
             raise ImageError(f"image {ref.key!r} could not be read ({exc})") from exc
     else:
         raise ImageError(f"image {ref.key!r} has neither a path nor a source")
-    if isinstance(raw, bytes) and (size := png_rgb8_size(raw)) is not None:
+    if preprocess is None and isinstance(raw, bytes) and (size := png_rgb8_size(raw)) is not None:
         png = raw
     else:
         img = ImageRef.from_source(ref.key, lambda: raw).load()
+        if preprocess is not None:
+            img = preprocess(img)
         size, png = img.size, encode_png_fast(img)
     return EncodedImage(b"data:image/png;base64," + base64.b64encode(png), size)
 
