@@ -41,14 +41,20 @@ SUITES = Path(__file__).parents[2] / "suites"
 TOL = 0.1  # accuracy points (0..100)
 
 
-def run_suite(project: Project, folder: str, data: Path, outputs: Mapping[str, str], family: str,
-              *args: str, failed: Sequence[str] = ()) -> dict[str, Any]:
-    """Install the shipped suite, replay ``outputs`` (sample id or reference index → text); the metrics."""
-    name = tomllib.loads((SUITES / folder / "suite.toml").read_text())["suite"]["name"]
+def install_suite(project: Project, folder: str) -> str:
+    """Copy the shipped suite into the test project (in place of its own); its name."""
+    name: str = tomllib.loads((SUITES / folder / "suite.toml").read_text())["suite"]["name"]
     dest = project.root / "suites" / name
     dest.mkdir(parents=True, exist_ok=True)
     shutil.copy(SUITES / folder / "suite.toml", dest / "suite.toml")
     shutil.rmtree(project.root / "suites" / "mini", ignore_errors=True)
+    return name
+
+
+def run_suite(project: Project, folder: str, data: Path, outputs: Mapping[str, str], family: str,
+              *args: str, failed: Sequence[str] = ()) -> dict[str, Any]:
+    """Install the shipped suite, replay ``outputs`` (sample id or reference index → text); the metrics."""
+    name = install_suite(project, folder)
     preds = project.root / "outputs.jsonl"
     preds.write_text("".join(json.dumps({"sample_id": k, "output": v}) + "\n" for k, v in outputs.items()))
     project.monkeypatch.setenv("LMUData", str(project.root / "no-lmudata"))
@@ -213,6 +219,35 @@ def test_mmbench_l1_every_figure(project: Project, tmp_path: Path) -> None:
     assert rm.l1_hits(rows, texts) != rm.l1_hits(rows, texts, rm.intended_parse_option)
     unread = [rm.intended_parse_option(t) is None for t in texts]
     assert acc["format_errors"] == sum(unread) > 0  # no reference count: the project's unparsed answers
+
+
+@pytest.mark.parametrize("text", ["Option b", "This is a settings screen; I choose B"])
+def test_mmbench_l1_served_by_an_api_is_read_with_the_reference_parser(project: Project, tmp_path: Path,
+                                                                       text: str) -> None:
+    """``--model openai`` gets the suite's ``[models.<family>]`` parser like the native adapter:
+    answers the uitars family parser cannot read are MMBench-GUI's option B here (before,
+    every one was a format error)."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).parents[1]))
+    from chat_server import ChatServer, Reply
+
+    records, _ = l1_records()
+    pg.write_mmbench_gui(tmp_path, l1=records[:2], l2=[pg.l2_record(0, "os_mac", "basic", "icon", [0, 0, 1, 1])])
+    name = install_suite(project, "mmbench_gui/l1")
+    project.monkeypatch.setenv("LMUData", str(project.root / "no-lmudata"))
+    project.monkeypatch.setenv("OPENAI_API_KEY", "EMPTY")
+    with ChatServer(lambda body: Reply.ok(text)) as srv:
+        project.pytester.runpytest_subprocess(
+            f"suites/{name}", "-p", "no:cacheprovider", "-p", "no:randomly", "--benchmark-disable",
+            "--uiground-cache", "off", "--uiground-data-path", str(tmp_path), "--uiground-report", "out",
+            "--model", "openai", "--uiground-api-base", srv.url, "--uiground-served-model", "m",
+            "--uiground-parser", "uitars")
+        assert srv.count == 6
+    rows = [json.loads(line) for line in (project.root / "out" / "samples.jsonl").read_text().splitlines()]
+    assert len(rows) == 6 and all(r["error"] is None for r in rows)
+    assert [r["prediction"]["option"] for r in rows] == ["B"] * 6
+    assert project.summary()["metrics"]["accuracy"]["format_errors"] == 0
 
 
 # -- ScreenSpot-v2 (SeeClick) ---------------------------------------------------------------------
