@@ -400,8 +400,10 @@ def run_sample(item: pytest.Item, sample: Sample, model: Model) -> None:
     suite = loaded.config.name
     result = evaluate(state, item, loaded, sample, model)
     if state.first(suite, "model"):
+        deferred = model.deferred_load_s()  # weights loaded by this first prediction (none from the cache)
+        load_s = state.model_load_s + deferred if state.model_load_s is not None and deferred else state.model_load_s
         result.model = {"name": model.name, "fingerprint": model.fingerprint(), "worker": state.worker_id,
-                        "load_s": state.model_load_s}
+                        "load_s": load_s}
     judge_fp = state.judge_fingerprint(suite)
     if judge_fp is not None and state.first(suite, "judge"):
         result.judge = judge_fp

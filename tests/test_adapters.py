@@ -95,6 +95,54 @@ def test_generation_cut_off_is_a_counted_format_error(project: Project, tiny_mod
     assert cut and all(r["score"]["format_error"] for r in cut)
 
 
+@pytest.mark.parametrize("model", ["uitars", "tinyclick"])
+def test_weights_load_on_the_first_prediction_only(tiny_models: dict[str, Path], model: str) -> None:
+    """Building the adapter reads the processor and the config; the weights wait for the
+    first prediction, so a rerun answered from the prediction cache never loads them. The
+    fingerprint (the cache directory's name) is the same before and after loading."""
+    from pytest_uiground.models.base import ModelOptions
+    from pytest_uiground.registry import MODEL_GROUP, known
+    from pytest_uiground.registry import import_object as load
+
+    factory = load(known(MODEL_GROUP)[model], what="model")
+    adapter = factory(ModelOptions(name=model, path=str(tiny_models[FAMILIES[model]]), max_new_tokens=4))
+    sample = _one_sample()
+    before, key = adapter.fingerprint(), adapter.cache_key(sample)
+    assert adapter._model is None and adapter.deferred_load_s() is None
+    (pred,) = adapter.predict([sample])
+    assert pred.error is None and adapter._model is not None and adapter.deferred_load_s() > 0
+    adapter._fingerprint = None  # computed again, now from a loaded model
+    assert adapter.fingerprint() == before and adapter.cache_key(sample) == key
+    if model == "uitars":  # what the checkpoint merges into generate, read without the weights
+        assert before["generation_config"] == {k: v for k, v in adapter.model.generation_config.to_diff_dict().items()
+                                               if k != "transformers_version"}
+
+
+def test_a_failed_weights_load_fails_each_sample_without_loading_again(tiny_models: dict[str, Path],
+                                                                      tmp_path: Path) -> None:
+    import shutil
+
+    from pytest_uiground.models.base import ModelLoadError, ModelOptions
+    from pytest_uiground.models.qwen import create_uground
+
+    broken = tmp_path / "broken"
+    shutil.copytree(tiny_models["qwen2_vl"], broken)
+    (broken / "model.safetensors").write_bytes(b"not a safetensors file")
+    adapter = create_uground(ModelOptions(name="uground", path=str(broken)))  # processor and config are fine
+    calls = []
+    real = adapter.load_model
+
+    def counting() -> object:
+        calls.append(1)
+        return real()
+
+    adapter.load_model = counting  # type: ignore[method-assign]
+    for _ in range(2):
+        with pytest.raises(ModelLoadError, match="could not load"):
+            adapter.predict([_one_sample()])
+    assert calls == [1]
+
+
 def test_bad_model_path_is_named(project: Project, tmp_path: Path) -> None:
     result = project.pytester.runpytest_subprocess(
         "suites/mini", "--model", "uground", "--model-path", str(tmp_path / "nope"), "-p", "no:cacheprovider")

@@ -65,6 +65,7 @@ class ModelAdapter:
       that many requests in flight); the harness uses ``max(--uiground-batch-size, this)``.
     * :meth:`clear_cache`: forget per-image work so ``test_latency`` times real work.
     * :meth:`close`: release the weights, threads or connections at the end of the session.
+    * :meth:`deferred_load_s`: the weights' load time, for a model that loads them on first use.
 
     Two capabilities keep the model busy while the harness runs tests (see
     :mod:`pytest_uiground.pipeline`); a model has at most one of them:
@@ -110,6 +111,12 @@ class ModelAdapter:
         return None
 
     def close(self) -> None:
+        return None
+
+    def deferred_load_s(self) -> float | None:
+        """Seconds spent loading weights on first use, for a model that defers that until a
+        prediction needs it (a rerun answered from the cache never loads); None: not deferred
+        or not loaded yet. Added to the build time in "model loaded in ..." lines."""
         return None
 
     def submit(self, sample: Sample) -> Future[Prediction]:
@@ -174,6 +181,10 @@ class DelegatingAdapter(ModelAdapter):
 
     def clear_cache(self) -> None:
         self.inner.clear_cache()
+
+    def deferred_load_s(self) -> float | None:
+        fn = getattr(self.inner, "deferred_load_s", None)
+        return fn() if callable(fn) else None
 
     def close(self) -> None:
         self.inner.close()

@@ -42,35 +42,62 @@ class TinyClick(HFVisionModel):
     generation_defaults: ClassVar[dict[str, Any]] = {}
     generation_source = "SamsungLabs/TinyClick main.py: model.generate(**inputs), the checkpoint's generation_config"
 
-    def load(self) -> tuple[Any, Any]:
+    def _remote(self) -> bool:
+        """A checkpoint in Florence-2's remote-code format (``auto_map``), as TinyClick ships."""
         config = Path(self.path) / "config.json"
-        if config.is_file() and "auto_map" in json.loads(config.read_text()):
-            processor, model = self._load_remote()
+        return config.is_file() and "auto_map" in json.loads(config.read_text())
+
+    def _remote_kwargs(self) -> dict[str, Any]:
+        return pretrained_kwargs(self.options, self.path, remote_code=True)
+
+    def _remote_failed(self, exc: Exception) -> ModelLoadError:
+        return ModelLoadError(
+            f"tinyclick: {self.path!r} uses Florence-2 remote code, which failed to load here ({exc}). "
+            "It runs on transformers 4.x with trust_remote_code; on transformers 5 use a checkpoint "
+            "converted to the native Florence-2 format")
+
+    def load_processor(self) -> Any:
+        if self._remote():
+            from transformers import AutoProcessor
+
+            try:
+                processor = AutoProcessor.from_pretrained(self.path, **self._remote_kwargs())  # type: ignore[no-untyped-call]
+            except ModelLoadError:
+                raise
+            except Exception as exc:
+                raise self._remote_failed(exc) from exc
         else:
-            processor, model = super().load()
+            processor = super().load_processor()
         # BART's learned positions count pad tokens: left padding changes the outputs of
         # the shorter prompts in a batch, right padding keeps them equal to batch-1.
         processor.tokenizer.padding_side = "right"
-        return processor, model
+        return processor
 
-    def _load_remote(self) -> tuple[Any, Any]:
-        import torch
-        from transformers import AutoModelForCausalLM, AutoProcessor
+    def load_config(self) -> Any:
+        if not self._remote():
+            return super().load_config()
+        from transformers import AutoConfig
 
         try:
-            kwargs = pretrained_kwargs(self.options, self.path, remote_code=True)
-            processor = AutoProcessor.from_pretrained(self.path, **kwargs)  # type: ignore[no-untyped-call]
-            model = AutoModelForCausalLM.from_pretrained(self.path, dtype=getattr(torch, self.dtype), **kwargs)
+            return AutoConfig.from_pretrained(self.path, **self._remote_kwargs())
         except ModelLoadError:
             raise
         except Exception as exc:
-            raise ModelLoadError(
-                f"tinyclick: {self.path!r} uses Florence-2 remote code, which failed to load here ({exc}). "
-                "It runs on transformers 4.x with trust_remote_code; on transformers 5 use a checkpoint "
-                "converted to the native Florence-2 format"
-            ) from exc
-        model.to(self.device).eval()  # type: ignore[arg-type]
-        return processor, model
+            raise self._remote_failed(exc) from exc
+
+    def load_model(self) -> Any:
+        if not self._remote():
+            return super().load_model()
+        import torch
+        from transformers import AutoModelForCausalLM
+
+        try:
+            return AutoModelForCausalLM.from_pretrained(self.path, dtype=getattr(torch, self.dtype),
+                                                        **self._remote_kwargs())
+        except ModelLoadError:
+            raise
+        except Exception as exc:
+            raise self._remote_failed(exc) from exc
 
     def encode(self, texts: Sequence[str], images: Sequence[Any], processor: Any = None) -> Any:
         return (processor or self.processor)(text=list(texts), images=list(images), padding=True,

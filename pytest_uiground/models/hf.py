@@ -10,7 +10,10 @@ and parse each output with the family's parser using the input size the processo
 really used. Families override only the hooks
 that differ (prompt wrapping, input sizes, decoding).
 
-torch and transformers are imported inside methods: importing this module is cheap.
+The processor and config are read when the adapter is built; the weights on the first
+``generate`` (:attr:`HFVisionModel.model`), so a rerun answered from the prediction cache
+never loads them. torch and transformers are imported inside methods: importing this
+module is cheap.
 """
 
 from __future__ import annotations
@@ -131,7 +134,11 @@ class HFVisionModel(ModelAdapter):
         self.path = resolve_model_path(options.path or self.default_hub_id)
         self.device = resolve_device(options.device, options.worker_id)
         self.dtype = resolve_dtype(options.dtype, self.device, self.default_dtype)
-        self.processor, self.model = self.load()
+        self.processor, self.config = self.load_processor(), self.load_config()
+        self._model: Any = None
+        self._model_lock = threading.Lock()
+        self._load_error: ModelLoadError | None = None
+        self.weights_load_s: float | None = None
         self.family = self.choose_family()
         self.generation = self.generation_settings(options.max_new_tokens)
         self._fingerprint: dict[str, Any] | None = None
@@ -159,24 +166,88 @@ class HFVisionModel(ModelAdapter):
         }
 
     # -- loading -------------------------------------------------------------
-    def load(self) -> tuple[Any, Any]:
-        import torch
-        from transformers import AutoModelForImageTextToText, AutoProcessor
+    # The processor and the config are read when the adapter is built (a wrong --model-path
+    # fails at start-up, and the fingerprint needs them); the weights on the first
+    # ``generate``. A rerun answered wholly from the prediction cache never loads them: for
+    # a 7B checkpoint that is most of such a rerun's time.
+
+    @property
+    def model(self) -> Any:
+        """The model with its weights on this worker's device, loaded on first use (once;
+        a load that failed fails every later use with the same error, without retrying)."""
+        if self._model is None:
+            with self._model_lock:
+                if self._load_error is not None:
+                    raise self._load_error
+                if self._model is None:
+                    t0 = time.perf_counter()
+                    try:
+                        model = self.load_model()
+                    except ModelLoadError as exc:
+                        self._load_error = exc
+                        raise
+                    except Exception as exc:  # a corrupt weights file, out of memory: not retried per sample
+                        self._load_error = self._failed_load(exc)
+                        raise self._load_error from exc
+                    model.to(self.device).eval()
+                    self.weights_load_s = time.perf_counter() - t0
+                    self._model = model
+        return self._model
+
+    def deferred_load_s(self) -> float | None:
+        return self.weights_load_s
+
+    def _failed_load(self, exc: Exception) -> ModelLoadError:
+        return ModelLoadError(
+            f"{self.name}: could not load {self.path!r} ({exc}). Pass --model-path with a hub id or a local "
+            "directory; with HF_HUB_OFFLINE=1 a hub id must already be in the local Hugging Face cache")
+
+    def _kwargs(self) -> dict[str, Any]:
+        return pretrained_kwargs(self.options, self.path, remote_code=self.trust_remote_code)
+
+    def load_processor(self) -> Any:
+        from transformers import AutoProcessor
 
         try:
-            kwargs = pretrained_kwargs(self.options, self.path, remote_code=self.trust_remote_code)
-            processor = AutoProcessor.from_pretrained(self.path, **kwargs)  # type: ignore[no-untyped-call]
-            model = AutoModelForImageTextToText.from_pretrained(self.path, dtype=getattr(torch, self.dtype), **kwargs)
+            processor = AutoProcessor.from_pretrained(self.path, **self._kwargs())  # type: ignore[no-untyped-call]
         except (OSError, ValueError) as exc:
-            raise ModelLoadError(
-                f"{self.name}: could not load {self.path!r} ({exc}). Pass --model-path with a hub id or a local "
-                "directory; with HF_HUB_OFFLINE=1 a hub id must already be in the local Hugging Face cache"
-            ) from exc
+            raise self._failed_load(exc) from exc
         tokenizer = getattr(processor, "tokenizer", None)
         if tokenizer is not None:
             tokenizer.padding_side = "left"  # right padding changes greedy outputs of a batch
-        model.to(self.device).eval()  # type: ignore[arg-type]
-        return processor, model
+        return processor
+
+    def load_config(self) -> Any:
+        """The checkpoint's config, read apart from the weights (never the loaded model's
+        own, which loading adjusts): the fingerprint is the same before and after loading."""
+        from transformers import AutoConfig
+
+        try:
+            return AutoConfig.from_pretrained(self.path, **self._kwargs())
+        except (OSError, ValueError) as exc:
+            raise self._failed_load(exc) from exc
+
+    def load_model(self) -> Any:
+        """The weights (placed on the device by :attr:`model`)."""
+        import torch
+        from transformers import AutoModelForImageTextToText
+
+        try:
+            return AutoModelForImageTextToText.from_pretrained(self.path, dtype=getattr(torch, self.dtype),
+                                                               **self._kwargs())
+        except (OSError, ValueError) as exc:
+            raise self._failed_load(exc) from exc
+
+    def checkpoint_generation_config(self) -> Any:
+        """What ``generate`` merges in from the checkpoint, read without the weights the way
+        ``from_pretrained`` reads it: generation_config.json, else derived from the config."""
+        from transformers import GenerationConfig
+
+        try:
+            # the revision only: GenerationConfig keeps any other keyword as a setting of its own
+            return GenerationConfig.from_pretrained(self.path, revision=self.options.revision or "main")
+        except OSError:
+            return GenerationConfig.from_model_config(self.config)
 
     def choose_family(self) -> str:
         return self.family
@@ -302,7 +373,7 @@ class HFVisionModel(ModelAdapter):
     def _make_fingerprint(self) -> dict[str, Any]:
         import transformers
 
-        config = self.model.config
+        config = self.config
         image_processor = getattr(self.processor, "image_processor", None)
         ip = image_processor.to_dict() if image_processor is not None else {}
         return {
@@ -319,7 +390,7 @@ class HFVisionModel(ModelAdapter):
             "transformers": transformers.__version__,
             "generation": self.generation,
             # what generate merges in from the checkpoint (repetition penalty, beams, ...)
-            "generation_config": {k: v for k, v in self.model.generation_config.to_diff_dict().items()
+            "generation_config": {k: v for k, v in self.checkpoint_generation_config().to_diff_dict().items()
                                   if k != "transformers_version"},
             "sources": self.sources(),
         }
@@ -336,5 +407,5 @@ class HFVisionModel(ModelAdapter):
         return sorted([p.name, p.stat().st_size] for p in root.iterdir() if p.suffix in WEIGHT_SUFFIXES)
 
     def close(self) -> None:
-        self.model = None
+        self._model = None
         self._prep_copy = None

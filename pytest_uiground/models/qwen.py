@@ -57,15 +57,15 @@ class UITars(HFVisionModel):
     dtype_source = "MMBench-GUI models/base.py: torch_dtype='auto' (the checkpoint's bfloat16)"
     generation_source = "MMBench-GUI models/local_uitars.py: generate(**inputs, max_new_tokens) (greedy)"
 
-    def load(self) -> tuple[Any, Any]:
-        processor, model = super().load()
+    def load_processor(self) -> Any:
+        processor = super().load_processor()
         # transformers 5 keeps the pixel budget as size={"shortest_edge": min, "longest_edge": max}
         image_processor = processor.image_processor
         image_processor.size = {"shortest_edge": UITARS_MIN_PIXELS, "longest_edge": UITARS_MAX_PIXELS}
         for attr, value in (("min_pixels", UITARS_MIN_PIXELS), ("max_pixels", UITARS_MAX_PIXELS)):
             if getattr(image_processor, attr, None) is not None:  # transformers 4.x reads these
                 setattr(image_processor, attr, value)
-        return processor, model
+        return processor
 
 
 class QwenVL(HFVisionModel):
@@ -77,7 +77,7 @@ class QwenVL(HFVisionModel):
     FAMILY_BY_TYPE: ClassVar[dict[str, str]] = {"qwen2_5_vl": "qwen-vl", "qwen3_vl": "qwen3-vl", "qwen2_vl": "uground"}
 
     def choose_family(self) -> str:
-        model_type = getattr(self.model.config, "model_type", "")
+        model_type = getattr(self.config, "model_type", "")
         return self.FAMILY_BY_TYPE.get(model_type, "qwen-vl")
 
 
