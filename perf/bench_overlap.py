@@ -15,7 +15,7 @@ less than its device time; on a shared, loaded CPU raise ``--device-ms`` accordi
 Two schedules, fed one sample 'test' at a time as the worker does:
 
 * ``serial`` (the harness before issue 16): each batch is decoded, processed and
-  generated in turn (``worker.predict_isolated``), so the device idles while the CPU prepares;
+  generated in turn (``pipeline.predict_isolated``), so the device idles while the CPU prepares;
 * ``overlap``: :class:`pytest_uiground.pipeline.Overlap` prepares the next batch in a
   background thread while the current one generates.
 
@@ -42,9 +42,9 @@ from pytest_uiground.geometry import Box
 from pytest_uiground.image import ImageRef
 from pytest_uiground.models.base import ModelOptions
 from pytest_uiground.models.qwen import create_uitars
+from pytest_uiground.pipeline import predict_isolated
 from pytest_uiground.prediction import Prediction
 from pytest_uiground.sample import Sample, Target
-from pytest_uiground.worker import predict_isolated
 
 
 def screenshot_png(seed: int) -> bytes:

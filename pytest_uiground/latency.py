@@ -19,7 +19,7 @@ from .image import ImageError
 from .items import suite_path_of
 from .models.base import Model
 from .sample import Sample
-from .worker import STATE
+from .state import STATE
 
 
 def _loadable(samples: Sequence[Sample], n: int) -> list[Sample]:

@@ -18,7 +18,7 @@ let the worker start work on the samples this process will run next (its look-ah
 Failures stay per sample: a request that fails is that sample's error (the client
 never raises); a batch whose preparation raises is prepared again one sample at a
 time, and a sample that still fails gets its error; a batch whose generation raises
-is predicted again one sample at a time (``worker.predict_isolated``).
+is predicted again one sample at a time (:func:`predict_isolated`).
 """
 
 from __future__ import annotations

@@ -21,8 +21,8 @@ from .items import SAMPLE_ARG, SUITE_ATTR, SUITE_FILE
 from .loading import SuiteLoadError
 from .models.base import adapt
 from .report.terminal import Progress, teststatus
+from .state import STATE, WorkerState
 from .suite import SuiteConfigError
-from .worker import STATE, WorkerState
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

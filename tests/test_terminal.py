@@ -8,7 +8,7 @@ import re
 import pytest
 from conftest import Project
 
-from pytest_uiground.controller import SAMPLE_LINES
+from pytest_uiground.report.terminal_summary import SAMPLE_LINES
 
 pytestmark = pytest.mark.slow
 

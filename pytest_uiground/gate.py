@@ -1,0 +1,124 @@
+"""The gate's own rules: settings that cannot work, what a baseline records, when an update is refused.
+
+They are plain functions of a suite's result (:class:`SuiteOutcome`) and the options, apart
+from the hooks that sequence them (:mod:`.controller`), so each rule reads on its own and the
+terminal and markdown summaries (:mod:`.report`) read the same record the rules decided on.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import platform
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_uiground.report.terminal import id_list
+
+from . import baseline as baseline_mod
+from .checks import Check, LatencyCheck
+from .loading import LoadedSuite
+from .metrics import MetricResult
+from .options import RunOptions
+from .results import SampleResult
+
+
+@dataclass
+class SuiteOutcome:
+    """One suite's result after the run: its records, metrics and checks, and the baseline they meet."""
+
+    loaded: LoadedSuite
+    path: Path
+    results: list[SampleResult]
+    metric_results: list[MetricResult] = field(default_factory=list)
+    checks: list[Check] = field(default_factory=list)
+    latency: LatencyCheck | None = None
+    partial: bool = False
+    baseline: baseline_mod.Baseline | None = None
+    model: dict[str, Any] | None = None
+    judge: dict[str, Any] | None = None
+    incomparable: str | None = None
+    mismatch: str | None = None  # the baseline was recorded on another dataset / suite version
+    refusal: str | None = None  # why --snapshot-update will not write this suite's baseline
+
+
+def _versions() -> dict[str, str]:
+    out = {"python": platform.python_version()}
+    for dist in ("pytest-uiground", "pytest", "syrupy", "numpy", "pillow", "rapidocr-onnxruntime", "torch",
+                 "transformers"):
+        try:
+            out[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            continue
+    return out
+
+
+def provenance(out: SuiteOutcome, options: RunOptions) -> dict[str, Any]:
+    """What the run records about a suite's result: in the baseline it writes and in its summary."""
+    model = out.model or {}
+    return {
+        "model": model.get("name", options.model.name),
+        "model_path": options.model.path,
+        "model_fingerprint": model.get("fingerprint"),
+        "model_revision": options.model.revision,
+        **dataset_provenance(out.loaded),
+        **({"judge": out.judge} if out.judge else {}),
+        "n_samples": len(out.results),
+        "packages": _versions(),
+        "date": dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat(),
+    }
+
+
+def dataset_provenance(loaded: LoadedSuite) -> dict[str, Any]:
+    """What identifies the data a baseline was recorded on; compared on every later run."""
+    revision = loaded.config.loader_options.get("revision")
+    return {
+        "suite_version": loaded.config.version,
+        "dataset_fingerprint": loaded.fingerprint,
+        "dataset_revision": str(revision) if revision is not None else None,
+    }
+
+
+def update_refusal(out: SuiteOutcome, options: RunOptions) -> str | None:
+    """Why ``--snapshot-update`` must not write this suite's baseline, or None.
+
+    A sample error (a dead server, a missing image) is not a wrong answer: recording it as
+    one would turn every later wrong answer on that sample into a "known failure". An
+    update whose absolute floors fail would record a model the suite itself rejects.
+    """
+    name = out.loaded.config.name
+    reasons: list[str] = []
+    errored = sorted(r.id for r in out.results if r.error is not None)
+    if errored and not options.keep_errored:
+        reasons.append(
+            f"{len(errored)} sample(s) errored in this run ({id_list('errors', errored, 20)}); an error is not a "
+            "wrong answer. Fix the cause and rerun, or pass --uiground-keep-errored to keep their previous "
+            "baseline entries")
+    floors = [p for c in out.checks for p in c.problems()]
+    if floors and not options.force_update:
+        reasons.append("its absolute floors fail (" + "; ".join(floors)
+                       + "); pass --uiground-force-update to record it anyway")
+    if not reasons:
+        return None
+    return f"refusing to update the baseline of {name!r}: " + " Also, ".join(reasons)
+
+
+def check_start(config: pytest.Config, options: RunOptions) -> None:
+    """Settings that cannot work fail once, at start-up, before any sample runs."""
+    from .models.device import device_problem
+
+    report = options.report_dir
+    if report is not None and report.exists() and not report.is_dir():
+        raise pytest.UsageError(f"--uiground-report {str(report)!r} is an existing file; the report is a folder "
+                                "(samples.jsonl, summary.json, report.html): name a folder")
+    base = options.baselines_dir
+    if options.baselines_explicit and not options.updating and not base.is_dir():
+        raise pytest.UsageError(
+            f"--uiground-baselines {str(base)!r} does not exist; check the path (a mistyped folder would compare "
+            "against nothing), or create it with --snapshot-update")
+    problem = device_problem(options.model.device)
+    if problem:
+        raise pytest.UsageError(problem)

@@ -1,0 +1,89 @@
+"""The uiground section of the terminal summary: one block per suite, after pytest's own summary.
+
+It only formats what the run already decided (a :class:`~pytest_uiground.gate.SuiteOutcome`):
+the table of checks, latency, judge, errors, regressed samples, the baseline's fate and the
+verdict. Kept beside the other terminal formatting (:mod:`.terminal`) rather than in the
+controller, whose hook only hands over each suite in turn.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pytest_uiground import baseline as baseline_mod
+from pytest_uiground.gate import SuiteOutcome
+from pytest_uiground.judges.pool import stability
+from pytest_uiground.options import RunOptions
+from pytest_uiground.results import SampleResult
+
+from .terminal import id_list, limit_problems, sample_lines, table, verdict_line, verdict_reasons
+
+SAMPLE_LINES = 10
+"""Per-sample lines in the terminal; the rest are counted, and all are in the report."""
+
+
+def write_suite(tr: Any, o: SuiteOutcome, options: RunOptions, load: str, artifact_lines: list[str]) -> None:
+    """One suite's block on the terminal reporter ``tr``; ``load`` says how long the model took to
+    load ("" if unknown), ``artifact_lines`` where the report and the markdown summary were written."""
+    model = (o.model or {}).get("name", options.model.name)
+    tr.write_sep("=", f"uiground: {o.loaded.config.name} (model {model}, {len(o.results)} samples)")
+    if o.baseline is None:
+        tr.write_line("no baseline yet: run with --snapshot-update to record one")
+    else:
+        prov = o.baseline.provenance
+        tr.write_line(f"baseline: model {prov.get('model')!r}, {prov.get('date', '?')}"
+                      + (" (partial run: compared on the same samples)" if o.partial else ""))
+    for line in table(o.checks) + limit_problems(o.checks):
+        tr.write_line(line)
+    if o.latency is not None:
+        lat = o.latency
+        note = " (under xdist: parallel workers inflate per-sample times)" if lat.parallel else ""
+        tr.write_line(f"latency per sample: p50 {lat.p50_ms:.1f} ms, p95 {lat.p95_ms:.1f} ms{note}")
+    if o.incomparable:
+        tr.write_line(f"baseline NOT comparable: {o.incomparable}")
+    if o.judge:
+        tr.write_line(judge_line(o.judge, o.results))
+    fmt = sum(r.format_error for r in o.results)
+    errs = sorted(r.id for r in o.results if r.error is not None)
+    hits = sum(r.cache == "hit" for r in o.results)
+    tr.write_line(f"format errors: {fmt}; sample errors: {len(errs)}; "
+                  f"{hits} prediction{'s' * (hits != 1)} from the cache" + (f"; {load}" if load else ""))
+    lookup = {s.id: s for s in o.loaded.samples}.get
+    where = ("all of them: samples.jsonl and report.html" if options.report_dir
+             else "all of them: rerun with --uiground-report DIR")
+    regressed = [r for r in o.results if r.outcome == "regression"]
+    if regressed:
+        for line in sample_lines("regressed (right in the baseline, wrong now)", regressed, lookup,
+                                 SAMPLE_LINES, where):
+            tr.write_line(line)
+    fixed = sorted(r.id for r in o.results if r.outcome == "fixed")
+    if fixed:
+        tr.write_line(id_list("fixed", fixed))
+    if errs:
+        tr.write_line(id_list("errors", errs))
+    if options.updating and o.partial:
+        tr.write_line("baseline NOT updated: refusing to update the baseline from a partial run (-k, --lf, "
+                      "--uiground-limit or deselection); rerun the whole suite with --snapshot-update")
+    elif options.updating and o.refusal:
+        tr.write_line(f"baseline NOT updated: {o.refusal}")
+    elif options.updating:
+        where = str(baseline_mod.suite_dir(options.baselines_dir, o.loaded.config.name))
+        tr.write_line(f"baseline updated: {where}")
+    for line in artifact_lines:
+        tr.write_line(line)
+    failed = bool(verdict_reasons(o.checks, o.latency, o.results))
+    tr.write_line(verdict_line(o.loaded.config.name, o.checks, o.latency, o.results),
+                  **({"red": True} if failed else {"green": True}))
+
+
+def judge_line(judge: dict[str, Any], results: list[SampleResult]) -> str:
+    """One terminal line: who judged, how many replies were unparseable, how stable it was."""
+    parse = sum(1 for r in results if r.score.notes.get("judge_parse_error"))
+    who = " ".join(str(v) for v in (judge.get("judge"), judge.get("served_model") or judge.get("model")) if v)
+    line = (f"judge: {who}, settings {judge.get('settings')} "
+            f"prompts {judge.get('prompt_hash')}; unparseable replies: {parse}")
+    st = stability(results)
+    if st:
+        line += (f"; stability over {st['samples']} samples x {st['repeats']}: mean range {st['mean_range']:.2f}, "
+                 f"max range {st['max_range']:.2f}, {len(st['unstable'])} unstable")
+    return line

@@ -1,0 +1,143 @@
+"""Per-process state of a worker (or the single process), kept in ``config.stash[STATE]``.
+
+One object per process carries what outlives a single sample test: the options, the baselines
+read so far, the judge built on first use, the prediction cache and the predictions made ahead
+of their test. It lives apart from the prediction and scoring paths (:mod:`.worker`,
+:mod:`.ahead`) so that the hook modules (:mod:`.plugin`, :mod:`.latency`) reach it without
+importing those paths, and those paths share one definition of it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from . import baseline as baseline_mod
+from . import registry
+from .cache import PredictionCache
+from .judges import base as judge_mod
+from .judges.base import JudgeBackend
+from .judges.pool import JudgedScorer
+from .loading import LoadedSuite, SuiteLoadError, load_suite
+from .models.base import Model
+from .options import RunOptions
+from .pipeline import InFlight, Overlap
+from .prediction import Prediction
+from .sample import Sample
+from .xdist_queue import Lookahead
+
+STATE = pytest.StashKey["WorkerState"]()
+
+
+class JudgeSetupError(Exception):
+    """--uiground-judge is missing or wrong: every judged sample fails with this message."""
+
+
+@dataclass
+class WorkerState:
+    """Per-process state: options, baselines, judges and predictions made ahead of their test."""
+
+    options: RunOptions
+    worker_id: str = "master"
+    pending: dict[str, Prediction] = field(default_factory=dict)
+    baselines: dict[str, baseline_mod.Baseline | None] = field(default_factory=dict)
+    sent: set[tuple[str, str]] = field(default_factory=set)  # (suite, "model"/"judge") identities sent
+    notes: dict[str, str] = field(default_factory=dict)
+    judged: dict[str, JudgedScorer] = field(default_factory=dict)  # per suite name
+    judge_error: str | None = None
+    suite_names: dict[str, Path] = field(default_factory=dict)  # suite name → its file, one file per name
+    model_load_s: float | None = None  # how long the model fixture took to build the model
+    _backend: JudgeBackend | None = None
+    _lookahead: Lookahead | None = None
+    _cache: PredictionCache | None = None
+    _inflight: InFlight | None = None  # streaming models: requests started ahead of their tests
+    _overlap: Overlap | None = None  # preparing models: the next batch prepared while one generates
+    _keys: dict[str, str] = field(default_factory=dict)  # cache keys of samples started ahead
+
+    def cache_for(self, model: Model) -> PredictionCache | None:
+        """The prediction cache, for models that say what determines their output."""
+        if self.options.cache_dir is None:
+            return None
+        if self._cache is None:
+            self._cache = PredictionCache(self.options.cache_dir, model.fingerprint())
+        return self._cache
+
+    def judged_scorer(self, loaded: LoadedSuite) -> JudgedScorer:
+        """The suite's judge, built on first use; a judge that cannot be built fails every judged sample."""
+        if self.judge_error is not None:
+            raise JudgeSetupError(self.judge_error)
+        name = loaded.config.name
+        if name not in self.judged:
+            try:
+                self.judged[name] = self._build_judged(loaded)
+            except Exception as exc:
+                self.judge_error = f"the judge could not be set up: {type(exc).__name__}: {exc}"
+                raise JudgeSetupError(self.judge_error) from exc
+        return self.judged[name]
+
+    def _build_judged(self, loaded: LoadedSuite) -> JudgedScorer:
+        jopts = replace(self.options.judge, worker_id=self.worker_id, device=self.options.model.device)
+        if not jopts.name:
+            raise JudgeSetupError(
+                f"suite {loaded.config.name!r} scores free-text answers with an LLM judge: pass "
+                "--uiground-judge openai "
+                "--uiground-judge-api-base URL --uiground-judge-model NAME (or --uiground-judge module:factory)")
+        if self._backend is None:
+            factory = registry.resolve(registry.JUDGE_GROUP, jopts.name, what="judge", option="--uiground-judge")
+            self._backend = factory(jopts)
+        cache_root = self.options.cache_dir / "judge" if self.options.cache_dir is not None else None
+        judge = judge_mod.Judge(backend=self._backend, options=jopts, prompt_hash=loaded.scorer.prompt_hash,
+                                cache_root=cache_root)
+        assert loaded.scorer.judged is not None
+        ids = [s.id for s in loaded.samples if s.invalid is None]
+        subset = (judge_mod.repeat_subset(ids, jopts.repeat_samples, self.options.seed) if jopts.repeat > 1
+                  else frozenset())
+        return JudgedScorer(judge, loaded.scorer.judged, parse_errors=jopts.parse_errors, repeat=jopts.repeat,
+                            repeat_ids=subset)
+
+    def judge_fingerprint(self, suite: str) -> dict[str, Any] | None:
+        judged = self.judged.get(suite)
+        return judged.judge.fingerprint() if judged is not None else None
+
+    def suite(self, path: Path) -> LoadedSuite:
+        loaded = load_suite(path, self.options.data_path)
+        claim_name(self.suite_names, loaded.config.name, path)
+        return loaded
+
+    def baseline(self, suite: str) -> baseline_mod.Baseline | None:
+        if suite not in self.baselines:
+            self.baselines[suite] = baseline_mod.load(self.options.baselines_dir, suite)
+        return self.baselines[suite]
+
+    def lookahead(self, item: pytest.Item, n: int) -> list[Sample]:
+        if self._lookahead is None:
+            self._lookahead = Lookahead(self.worker_id)
+        return self._lookahead.upcoming(item, n, self.pending)
+
+    def first(self, suite: str, what: str) -> bool:
+        """True once per suite and process: whether this record carries the model's (or judge's) identity."""
+        if (suite, what) in self.sent:
+            return False
+        self.sent.add((suite, what))
+        return True
+
+    def close(self) -> None:
+        for ahead in (self._inflight, self._overlap):
+            if ahead is not None:
+                ahead.close()
+        for judged in self.judged.values():
+            judged.close()
+        close = getattr(self._backend, "close", None)
+        if callable(close):
+            close()
+
+
+def claim_name(names: dict[str, Path], name: str, path: Path) -> None:
+    """Two suite files with one ``[suite] name`` would share (and overwrite) one baseline."""
+    first = names.setdefault(name, path)
+    if first != path:
+        raise SuiteLoadError(f"{path}: [suite] name {name!r} is already used by {first}; each suite needs its own "
+                             "name (it names its folder under the baselines and the report)")
