@@ -290,7 +290,7 @@ def test_tinyclick_equals_its_main_py(tiny_models: dict[str, Path]) -> None:
 
 
 def test_resolve_dtype_uses_the_official_dtype_on_a_gpu_only() -> None:
-    from pytest_uiground.models.hf import resolve_dtype
+    from pytest_uiground.models.hf_setup import resolve_dtype
     from pytest_uiground.options import OPTIONS
 
     assert resolve_dtype(None, "cuda:0", "float16") == "float16"  # UGround's README

@@ -10,7 +10,7 @@ from pytest_uiground.cache import PredictionCache
 from pytest_uiground.geometry import Point
 from pytest_uiground.models import molmo
 from pytest_uiground.models.base import ModelLoadError, ModelOptions
-from pytest_uiground.models.hf import resolve_dtype, resolve_model_path
+from pytest_uiground.models.hf_setup import resolve_dtype, resolve_model_path
 from pytest_uiground.prediction import Prediction
 
 

@@ -305,7 +305,7 @@ def test_missing_gpu_is_named_once() -> None:
 
 # -- reproducibility ----------------------------------------------------------------------------
 def test_remote_code_needs_a_pinned_revision_or_the_flag(tmp_path: Path) -> None:
-    from pytest_uiground.models.hf import pretrained_kwargs
+    from pytest_uiground.models.hf_setup import pretrained_kwargs
 
     opts = ModelOptions(name="molmo")
     with pytest.raises(ModelLoadError, match="pin it with --uiground-model-revision"):

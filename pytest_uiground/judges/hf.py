@@ -18,7 +18,7 @@ from typing import Any
 
 from pytest_uiground.models.base import ModelLoadError
 from pytest_uiground.models.device import resolve_device
-from pytest_uiground.models.hf import resolve_dtype, resolve_model_path
+from pytest_uiground.models.hf_setup import resolve_dtype, resolve_model_path
 
 from .base import JudgeOptions
 

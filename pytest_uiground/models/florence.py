@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from .base import ModelLoadError, ModelOptions
-from .hf import HFVisionModel, pretrained_kwargs
+from .hf import HFVisionModel
+from .hf_setup import pretrained_kwargs
 
 
 class TinyClick(HFVisionModel):

@@ -19,8 +19,6 @@ module is cheap.
 from __future__ import annotations
 
 import copy
-import hashlib
-import json
 import threading
 import time
 import warnings
@@ -35,44 +33,8 @@ from pytest_uiground.sample import Sample
 from . import parsers, prompts
 from .base import ModelAdapter, ModelLoadError, ModelOptions
 from .device import resolve_device
+from .hf_setup import WEIGHT_SUFFIXES, pretrained_kwargs, resolve_dtype, resolve_model_path, sha
 from .overrides import NONE, Overrides
-
-WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".pth", ".gguf")
-
-
-def resolve_model_path(spec: str) -> str:
-    """A local model directory, or a hub id left for transformers to resolve.
-
-    Anything that exists on disk, or looks like a path (``/``, ``.``, ``~``), must be
-    a directory with a ``config.json``; otherwise the spec is a hub id.
-    """
-    path = Path(spec).expanduser()
-    if path.exists() or spec.startswith(("/", ".", "~")):
-        if not path.is_dir():
-            raise ModelLoadError(f"--model-path {spec!r} does not exist (or is not a directory)")
-        if not (path / "config.json").is_file():
-            raise ModelLoadError(
-                f"--model-path {spec!r} is not a model directory: it has no config.json "
-                "(point it at the folder that holds config.json and the weights)"
-            )
-        return str(path.resolve())
-    return spec
-
-
-def resolve_dtype(spec: str | None, device: str, default: str = "auto") -> str:
-    """The dtype to load the weights in.
-
-    ``spec`` is ``--uiground-dtype`` (``None`` when not given): ``auto`` is bfloat16 on a GPU
-    and float32 on the CPU (bf16 matmuls are slow there). Not given, the model's official
-    ``default`` applies on a GPU, where the official code ran; elsewhere float32.
-    """
-    if spec is None:
-        if not device.startswith("cuda"):
-            return "float32"
-        spec = default
-    if spec != "auto":
-        return spec
-    return "bfloat16" if device.startswith("cuda") else "float32"
 
 
 @dataclass
@@ -88,26 +50,6 @@ class PreparedBatch:
     input_sizes: list[tuple[int, int] | None]
     overrides: Overrides
     processor_ms: float = 0.0
-
-
-def _sha(data: Any) -> str:
-    return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()[:16]
-
-
-def pretrained_kwargs(options: ModelOptions, path: str, *, remote_code: bool) -> dict[str, Any]:
-    """``from_pretrained`` arguments: the pinned ``--uiground-model-revision`` and whether remote
-    code may run. A hub model's remote code is code from the network run in this process:
-    it needs a pinned revision (so what runs is what was reviewed) or the explicit
-    ``--uiground-trust-remote-code``. A local folder's code is the user's own files."""
-    if remote_code and not options.revision and not options.trust_remote_code and not Path(path).is_dir():
-        raise ModelLoadError(
-            f"{path!r} runs remote code from the hub (trust_remote_code): pin it with --uiground-model-revision "
-            "COMMIT so the code that runs is the code you reviewed, or pass --uiground-trust-remote-code to "
-            "accept whatever the hub serves today")
-    out: dict[str, Any] = {"trust_remote_code": remote_code}
-    if options.revision:
-        out["revision"] = options.revision
-    return out
 
 
 class HFVisionModel(ModelAdapter):
@@ -382,9 +324,9 @@ class HFVisionModel(ModelAdapter):
             "path": self.path,
             "revision": getattr(config, "_commit_hash", None),
             **({"requested_revision": self.options.revision} if self.options.revision else {}),
-            "config_sha256": _sha(config.to_dict()),
+            "config_sha256": sha(config.to_dict()),
             "weights": self._weight_files(),
-            "processor": {"sha256": _sha(ip), **{k: ip[k] for k in ("min_pixels", "max_pixels", "size") if k in ip}},
+            "processor": {"sha256": sha(ip), **{k: ip[k] for k in ("min_pixels", "max_pixels", "size") if k in ip}},
             "dtype": self.dtype,
             "device_type": self.device.split(":")[0],
             "transformers": transformers.__version__,

@@ -24,7 +24,7 @@ from pytest_uiground.sample import Sample
 from . import parsers, prompts
 from .base import ModelAdapter, ModelLoadError, ModelOptions
 from .device import resolve_device
-from .hf import _sha, pretrained_kwargs, resolve_dtype, resolve_model_path
+from .hf_setup import pretrained_kwargs, resolve_dtype, resolve_model_path, sha
 from .overrides import NONE, Overrides
 
 WORKING_VERSIONS = "transformers 4.48.2 (as the ELAM card pins it) or 4.49-4.53"
@@ -145,7 +145,7 @@ class Molmo(ModelAdapter):
     def fingerprint(self) -> dict[str, Any]:
         import transformers
 
-        return {"model": self.name, "path": self.path, "config_sha256": _sha(self.model.config.to_dict()),
+        return {"model": self.name, "path": self.path, "config_sha256": sha(self.model.config.to_dict()),
                 "revision": getattr(self.model.config, "_commit_hash", None), "dtype": self.dtype,
                 "transformers": transformers.__version__, "generation": self.generation,
                 "sources": {"dtype": "--uiground-dtype" if self.options.dtype is not None else
