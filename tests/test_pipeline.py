@@ -193,6 +193,32 @@ def test_wrappers_that_change_predict_neither_stream_nor_prepare() -> None:
     assert cropped.prepare(samples(1)) == samples(1)  # the default: not the inner model's
 
 
+def test_a_deferred_weights_load_is_seen_through_wrappers() -> None:
+    """The "model loaded in" figure adds weights loaded on first use; a wrapper (cropping, a
+    duck-typed factory's object) must not hide them."""
+    from pytest_uiground.models.base import adapt
+
+    class Lazy(Preparing):
+        def deferred_load_s(self) -> float | None:
+            return 2.5
+
+    class Duck:
+        name = "duck"
+
+        def predict(self, batch: Sequence[Sample]) -> list[Prediction]:
+            return []
+
+        def fingerprint(self) -> dict[str, Any]:
+            return {}
+
+        def deferred_load_s(self) -> float:
+            return 1.5
+
+    assert CroppingModel(Lazy(), "fixed").deferred_load_s() == 2.5
+    assert adapt(Duck()).deferred_load_s() == 1.5
+    assert Preparing().deferred_load_s() is None
+
+
 # --- through the worker, with and without xdist ------------------------------------------------
 
 AHEAD_MODELS = '''
