@@ -94,15 +94,24 @@ def lockstep(model: OpenAIChatModel, samples: Sequence[Sample], concurrency: int
 
 
 def window(model: OpenAIChatModel, samples: Sequence[Sample], concurrency: int) -> list[Prediction]:
-    """The harness now: each 'test' tops up the window from the upcoming samples, then takes its own."""
+    """The harness now: each 'test' tops up the window from the upcoming samples (the worker's
+    policy, :meth:`pytest_uiground.pipeline.InFlight.collect`), then takes its own."""
     from pytest_uiground.pipeline import InFlight
 
     ahead = InFlight(model)
+    held: dict[str, Prediction] = {}
+    at = {"test": 0, "offered": 0}  # the running test; samples[:offered] were handed over already
+
+    def upcoming(n: int) -> list[Sample]:
+        start = max(at["offered"], at["test"] + 1)
+        at["offered"] = start + n
+        return list(samples[start:start + n])
+
     preds: list[Prediction] = []
     try:
-        for i, s in enumerate(samples):
-            ahead.submit(samples[i:i + ahead.window])
-            preds.append(ahead.take(s.id))
+        for at["test"], s in enumerate(samples):
+            held.update((t.id, p) for t, p in ahead.collect(s, held, upcoming, list))
+            preds.append(held.pop(s.id))
     finally:
         ahead.close()
     return preds

@@ -23,8 +23,10 @@ is predicted again one sample at a time (:func:`predict_isolated`).
 
 from __future__ import annotations
 
+import functools
+import threading
 import time
-from collections.abc import Callable, Container, Sequence
+from collections.abc import Callable, Collection, Container, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -38,6 +40,11 @@ WINDOW_FACTOR = 2
 only; with twice as many submitted as run at once, the slots stay busy while one slow
 request holds up the collection order (measured in ``perf/bench_inflight.py``)."""
 
+HELD_FACTOR = 4
+"""Finished predictions waiting for their tests, per window, before the look-ahead pauses:
+predictions answered early (from the prediction cache, or requests faster than the one the
+current test waits for) are kept in memory until their test runs, and that must stay bounded."""
+
 Upcoming = Callable[[int, Container[str]], list[Sample]]
 """``(n, skip) -> samples``: up to ``n`` samples this process runs next, skipping ids in ``skip``."""
 Todo = Callable[[Sequence[Sample]], list[Sample]]
@@ -49,25 +56,68 @@ def _error(exc: BaseException, t0: float) -> Prediction:
 
 
 class InFlight:
-    """Predictions of a streaming model, submitted ahead and collected in test order."""
+    """Predictions of a streaming model, submitted ahead and collected in test order.
+
+    Finished requests are noted by their futures' callbacks, so a test learns what is done
+    without polling every future in the window (each poll takes the future's lock, and the
+    test thread's time is taken from the request threads, which need the GIL too)."""
 
     def __init__(self, model: ModelAdapter, window: int | None = None) -> None:
         self.model = model
         self.window = window or max(1, WINDOW_FACTOR * model.in_flight)
         self._futures: dict[str, tuple[Sample, Future[Prediction]]] = {}
+        self._ready: set[str] = set()  # done, not yet taken
+        self._lock = threading.Lock()
 
     def __contains__(self, sample_id: object) -> bool:
         return sample_id in self._futures
+
+    def room(self, held: int) -> int:
+        """How many more upcoming samples to look at now, given ``held`` finished predictions
+        still waiting for their tests: enough to keep :attr:`window` requests unfinished,
+        never more than :data:`HELD_FACTOR` windows handled ahead in all."""
+        with self._lock:
+            unfinished = len(self._futures) - len(self._ready)
+        return max(0, min(self.window - unfinished, HELD_FACTOR * self.window - held - len(self._futures)))
+
+    def collect(self, sample: Sample, held: Collection[str], upcoming: Callable[[int], list[Sample]],
+                todo: Todo) -> list[tuple[Sample, Prediction]]:
+        """The predictions finished so far, ``sample``'s among them (waited for), after topping
+        up the window from the look-ahead.
+
+        ``held``: the ids of the caller's finished predictions still waiting for their tests;
+        ``upcoming(n)``: the next ``n`` samples this process runs that were not offered yet (the
+        caller keeps its place, so a test never walks again over what an earlier one handed
+        over); ``todo`` drops the samples the caller already has (cache hits, held from then on).
+        """
+        if sample.id not in self and sample.id not in held:  # the first test, or one run out of order
+            self.submit(todo([sample]))
+        room = self.room(len(held))
+        if room:
+            self.submit(todo([s for s in upcoming(room) if s.id not in self and s.id not in held]))
+        out = self.finished()  # done early: the caller caches and judges them now
+        if sample.id in self:
+            out.append((sample, self.take(sample.id)))
+        return out
 
     def submit(self, samples: Sequence[Sample]) -> None:
         """Start the samples not yet started (in order: the model runs them first come, first served)."""
         for s in samples:
             if s.id not in self._futures:
-                self._futures[s.id] = (s, self.model.submit(s))
+                future = self.model.submit(s)
+                self._futures[s.id] = (s, future)
+                future.add_done_callback(functools.partial(self._done, s.id))
+
+    def _done(self, sample_id: str, _: Future[Prediction]) -> None:
+        with self._lock:
+            if sample_id in self._futures:
+                self._ready.add(sample_id)
 
     def take(self, sample_id: str) -> Prediction:
         """The sample's prediction, waiting for it; a failure becomes the sample's error."""
         _, future = self._futures.pop(sample_id)
+        with self._lock:
+            self._ready.discard(sample_id)
         t0 = time.perf_counter()
         try:
             return future.result()
@@ -75,14 +125,21 @@ class InFlight:
             return _error(exc, t0)
 
     def finished(self) -> list[tuple[Sample, Prediction]]:
-        """Predictions already done (handed over without waiting, e.g. to start judging them)."""
-        done = [s for s, f in self._futures.values() if f.done()]
+        """Predictions already done, in submission order (handed over without waiting, e.g. to
+        start judging them)."""
+        with self._lock:
+            if not self._ready:
+                return []
+            ready = set(self._ready)
+        done = [s for sid, (s, _) in self._futures.items() if sid in ready]
         return [(s, self.take(s.id)) for s in done]
 
     def close(self) -> None:
         for _, future in self._futures.values():
             future.cancel()
-        self._futures.clear()
+        with self._lock:
+            self._futures.clear()
+            self._ready.clear()
 
 
 @dataclass

@@ -52,6 +52,7 @@ class WorkerState:
     model_load_s: float | None = None  # how long the model fixture took to build the model
     _backend: JudgeBackend | None = None
     _lookahead: Lookahead | None = None
+    _horizon: int | None = None  # where the request window's look-ahead stopped (Lookahead.after)
     _cache: PredictionCache | None = None
     _inflight: InFlight | None = None  # streaming models: requests started ahead of their tests
     _overlap: Overlap | None = None  # preparing models: the next batch prepared while one generates
@@ -112,10 +113,14 @@ class WorkerState:
             self.baselines[suite] = baseline_mod.load(self.options.baselines_dir, suite)
         return self.baselines[suite]
 
-    def lookahead(self, item: pytest.Item, n: int) -> list[Sample]:
+    def look(self) -> Lookahead:
         if self._lookahead is None:
             self._lookahead = Lookahead(self.worker_id)
-        return self._lookahead.upcoming(item, n, self.pending)
+        return self._lookahead
+
+    def lookahead(self, item: pytest.Item, n: int) -> list[Sample]:
+        """Up to ``n`` samples this process runs after ``item`` that have no prediction yet."""
+        return self.look().upcoming(item, n, self.pending)
 
     def first(self, suite: str, what: str) -> bool:
         """True once per suite and process: whether this record carries the model's (or judge's) identity."""

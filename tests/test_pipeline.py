@@ -12,6 +12,9 @@ import json
 import threading
 from collections.abc import Container, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import replace
+from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -19,11 +22,13 @@ from conftest import Project
 
 from pytest_uiground.geometry import Box
 from pytest_uiground.image import ImageRef
+from pytest_uiground.items import SAMPLE_ARG, SUITE_ATTR
 from pytest_uiground.models.base import DelegatingAdapter, ModelAdapter
 from pytest_uiground.models.cropping import CroppingModel
-from pytest_uiground.pipeline import InFlight, Overlap
+from pytest_uiground.pipeline import HELD_FACTOR, InFlight, Overlap
 from pytest_uiground.prediction import Prediction
 from pytest_uiground.sample import Sample, Target
+from pytest_uiground.xdist_queue import Lookahead
 
 WAIT = 10.0
 
@@ -74,6 +79,103 @@ def test_a_new_request_starts_as_soon_as_any_finishes() -> None:
     model.pool.shutdown()
     assert [p.error for p in got] == [None] * 8
     assert [p.raw for p in got] == [s.id for s in ss], "each test gets its own sample's prediction"
+
+
+class Counting(list):  # type: ignore[type-arg]
+    """A list that counts reads by index (the look-ahead's walk over the session's items)."""
+
+    reads = 0
+
+    def __getitem__(self, i: Any) -> Any:
+        Counting.reads += 1
+        return super().__getitem__(i)
+
+
+class Fake:
+    """Just what the look-ahead reads of a pytest item: node id, parametrised sample, suite file."""
+
+    def __init__(self, session: Any, nodeid: str, sample: Sample | None, suite: Path) -> None:
+        self.session, self.nodeid = session, nodeid
+        self.callspec = SimpleNamespace(params={SAMPLE_ARG: sample}) if sample is not None else None
+        self._module = SimpleNamespace(obj=SimpleNamespace(**{SUITE_ATTR: suite}))
+
+    def getparent(self, cls: type) -> Any:
+        return self._module
+
+
+def fake_items(suites: dict[str, list[Sample]]) -> list[Any]:
+    session = SimpleNamespace(items=[])
+    for name, ss in suites.items():
+        session.items += [Fake(session, f"{name}::test_sample[{s.id}]", s, Path(name)) for s in ss]
+        session.items.append(Fake(session, f"{name}::test_latency", None, Path(name)))
+    return session.items
+
+
+def test_the_look_ahead_continues_where_it_stopped_and_stays_in_its_suite() -> None:
+    a, b = samples(6), [replace(s, id="b" + s.id) for s in samples(3)]
+    items = fake_items({"a": a, "b": b})
+    look = Lookahead("master")
+    got, horizon = look.after(items[0], 2)
+    assert [s.id for s in got] == ["s1", "s2"]
+    got, horizon = look.after(items[1], 2, horizon=horizon)  # the next test: on from s2, not from s1
+    assert [s.id for s in got] == ["s3", "s4"]
+    got, horizon = look.after(items[2], 10, horizon=horizon)
+    assert [s.id for s in got] == ["s5"], "the walk ends at the suite's last sample"
+    assert look.after(items[3], 10, horizon=horizon)[0] == []
+    assert [s.id for s in look.after(items[7], 10, horizon=horizon)[0]] == ["bs1", "bs2"], (
+        "another suite's horizon is ignored")
+    assert [s.id for s in look.upcoming(items[0], 3, skip={"s2"})] == ["s1", "s3", "s4"]
+
+
+def test_a_rerun_from_the_cache_looks_at_each_sample_once(tmp_path: Path) -> None:
+    """Every prediction of a 600-sample suite is in the cache: each test looks only at samples not
+    yet looked at (a few reads per test), and the predictions answered ahead of their tests stay
+    bounded. The walk used to restart at the current test and pass every prediction held so far,
+    which the cache hits made the rest of the suite: quadratic in the suite's size."""
+    from pytest_uiground import ahead as ahead_mod
+    from pytest_uiground.models.base import ModelOptions
+    from pytest_uiground.options import RunOptions
+    from pytest_uiground.state import WorkerState
+
+    class Keyed(Streaming):
+        in_flight = 4
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.submitted = 0
+
+        def submit(self, sample: Sample) -> Future[Prediction]:
+            self.submitted += 1
+            return self.pool.submit(answer, sample)
+
+        def cache_key(self, sample: Sample) -> dict[str, Any]:
+            return {"sample": sample.id}
+
+    ss = samples(600)
+    items = fake_items({"a": ss})
+    loaded: Any = SimpleNamespace(config=SimpleNamespace(name="a", models={}))
+    runs = []
+    for _ in range(2):  # the first run fills the cache, the rerun reads it
+        state = WorkerState(options=RunOptions(model=ModelOptions(name="keyed"), cache_dir=tmp_path))
+        model = Keyed()
+        Counting.reads, held = 0, 0
+        got = []
+        try:
+            for item, s in zip(items, ss, strict=False):  # items end with test_latency
+                if state._lookahead is not None and not isinstance(state._lookahead._entries, Counting):
+                    state._lookahead._entries = Counting(state._lookahead._entries)
+                got.append(ahead_mod._predict_streaming(state, item, loaded, s, model))
+                held = max(held, len(state.pending))
+        finally:
+            state.close()
+            model.pool.shutdown()
+        assert [p.raw for p in got] == [s.id for s in ss]
+        runs.append((model.submitted, Counting.reads, held))
+    (first_asked, first_reads, _), (asked, reads, held) = runs
+    assert first_asked == 600 and asked == 0, "the rerun asks the model for nothing"
+    assert reads <= 4 * len(ss) and first_reads <= 4 * len(ss), runs
+    window = InFlight(Keyed()).window
+    assert held <= HELD_FACTOR * window, runs
 
 
 class Preparing(ModelAdapter):
