@@ -205,6 +205,50 @@ def _compressor() -> Any:
     return isal_zlib.compressobj(FAST_PNG_LEVEL)
 
 
+def _raw_encoder_factory() -> Callable[..., Any] | None:
+    """Pillow's encoder factory (private, but what ``Image.tobytes`` and ``ImageFile._save`` call)."""
+    from PIL import Image
+
+    factory = getattr(Image, "_getencoder", None)
+    return factory if callable(factory) else None
+
+
+def _strip_reader(rgb: Image.Image) -> Callable[[int, int], bytes]:
+    """``(top, rows) -> bytes``: packed RGB rows of ``rgb``, read straight from the image.
+
+    Pillow's raw encoder is pointed at the strip itself (``setimage`` with the strip's
+    extent, as ``ImageFile._save`` does for a tile), which reads the rows in one pass;
+    ``crop(...).tobytes()`` first copies the strip into a new image, then packs it in
+    64 KB pieces, 2-3 ms of the 4 ms a 1080p screen took. Where the encoder is not
+    available (a future Pillow), the crop is the fallback.
+    """
+    width = rgb.width
+
+    def cropped(top: int, n: int) -> bytes:
+        return rgb.crop((0, top, width, top + n)).tobytes()
+
+    getencoder = _raw_encoder_factory()
+    if getencoder is None:
+        return cropped
+    rgb.load()
+    core = rgb.im
+
+    def direct(top: int, n: int) -> bytes:
+        encoder = getencoder("RGB", "raw", ("RGB", 0, 1))
+        encoder.setimage(core, (0, top, width, top + n))
+        parts = []
+        while True:
+            _, status, data = encoder.encode(width * 3 * n + 1)
+            parts.append(data)
+            if status:
+                break
+        if status < 0:
+            raise ValueError(f"Pillow's raw encoder failed with status {status}")
+        return b"".join(parts)
+
+    return direct
+
+
 def encode_png_fast(img: Image.Image) -> bytes:
     """A lossless RGB PNG of ``img``, written for speed rather than size.
 
@@ -235,9 +279,10 @@ def encode_png_fast(img: Image.Image) -> bytes:
     strip[:, 0] = 2  # filter type "Up"
     parts: list[bytes] = []
     above: Any = None  # the last row of the previous strip
+    read = _strip_reader(rgb)
     for top in range(0, height, STRIP_ROWS):
         n = min(STRIP_ROWS, height - top)
-        rows = np.frombuffer(rgb.crop((0, top, width, top + n)).tobytes(), dtype=np.uint8).reshape(n, stride)
+        rows = np.frombuffer(read(top, n), dtype=np.uint8).reshape(n, stride)
         out = strip[:n]
         if above is None:
             out[0, 1:] = rows[0]

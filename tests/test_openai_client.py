@@ -397,6 +397,37 @@ def test_an_image_shared_by_concurrent_requests_is_encoded_once(
     assert len(sent) == 1 and Image.open(io.BytesIO(sent.pop())).tobytes() == screen.tobytes()
 
 
+def test_one_screenshot_under_two_names_is_encoded_once(
+    make_model: Callable[..., OpenAIChatModel], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The encoded images are kept by content: a dataset that ships one screen under two file
+    names sends one encoding; a file replaced by another screen is encoded anew."""
+    encoded: list[str] = []
+    real = openai_wire.encode_image
+
+    def counting(ref: ImageRef, preprocess: Any = None) -> openai_wire.EncodedImage:
+        encoded.append(ref.key)
+        return real(ref, preprocess)
+
+    monkeypatch.setattr(openai_client, "encode_image", counting)
+    a, b, c = tmp_path / "a.png", tmp_path / "b.png", tmp_path / "c.png"
+    Image.new("RGB", (64, 48), "white").save(a)
+    b.write_bytes(a.read_bytes())
+    Image.new("RGB", (64, 48), "black").save(c)
+    shared = [Sample(f"q{i}", ImageRef.from_path(p), "click", "point", Target(box=Box(0.1, 0.1, 0.2, 0.2)))
+              for i, p in enumerate([a, b, c, a])]
+    with ChatServer() as srv:
+        model = make_model(srv, concurrency=1)
+        preds = model.predict(shared)
+        assert [p.error for p in preds] == [None] * 4
+        assert encoded == [str(a), str(c)]
+        Image.new("RGB", (64, 40), "red").save(a)  # another screen under the old name
+        assert model.predict(shared[:1])[0].error is None
+        sent = image_of(srv.bodies()[-1])
+    assert encoded == [str(a), str(c), str(a)]
+    assert Image.open(io.BytesIO(sent)).size == (64, 40)
+
+
 def test_a_decoded_image_travels_as_a_lossless_png() -> None:
     import numpy as np
 
@@ -432,6 +463,22 @@ def test_the_fast_png_is_lossless_with_either_compressor(monkeypatch: pytest.Mon
     for png in pngs:
         assert openai_wire.png_rgb8_size(png) == (67, 41)
         assert (np.asarray(Image.open(io.BytesIO(png))) == want).all()
+
+
+def test_rows_are_read_straight_from_the_image_or_through_a_crop(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fast strip reader (Pillow's raw encoder over the strip) and its fallback (a crop,
+    where the encoder is missing) give the same rows, so the same PNG."""
+    import numpy as np
+
+    from pytest_uiground import image as image_mod
+
+    img = Image.fromarray(np.random.default_rng(2).integers(0, 256, (70, 33, 3), dtype=np.uint8))
+    direct = image_mod._strip_reader(img)
+    assert direct(5, 64) == img.crop((0, 5, 33, 69)).tobytes() and direct(69, 1) == img.crop((0, 69, 33, 70)).tobytes()
+    png = image_mod.encode_png_fast(img)
+    monkeypatch.setattr(image_mod, "_raw_encoder_factory", lambda: None)
+    assert direct.__name__ == "direct" and image_mod._strip_reader(img).__name__ == "cropped"
+    assert image_mod.encode_png_fast(img) == png
 
 
 def test_isal_is_the_compressor_where_installed() -> None:

@@ -23,7 +23,8 @@ Options and why:
   submits the samples its process runs next and a new request starts as soon as any
   finishes (a sliding window, not lock-step batches that wait for their slowest);
   each test collects its own sample's result, so results keep sample order.
-* Images are encoded once per image (by ``ImageRef.key``), however many samples and
+* Images are encoded once per image content (``ImageRef.content_key``: a file's hash, a
+  generated image's stable key), however many samples and
   concurrent requests use them: the first request encodes, the others wait for it.
   RGB PNG bytes go out as they are; a decoded image (a generator's) is encoded with
   :func:`pytest_uiground.image.encode_png_fast`.
@@ -228,10 +229,11 @@ class OpenAIChatModel(ModelAdapter):
         return pred
 
     def _image(self, sample: Sample, overrides: Overrides) -> EncodedImage:
-        """The sample's encoded image (after the suite's ``preprocess``): encoded by the first
-        request that needs it, while concurrent requests for the same image wait for that one
+        """The sample's encoded image (after the suite's ``preprocess``), one per image content:
+        encoded by the first request that needs it, while concurrent requests for the same image wait for that one
         instead of encoding again."""
-        key = f"{sample.image.key}\0{overrides.preprocess}" if overrides.preprocess else sample.image.key
+        content = sample.image.content_key()  # a file by its content hash: a copy under another name is one image
+        key = f"{content}\0{overrides.preprocess}" if overrides.preprocess else content
         with self._lock:
             future = self._images.get(key)
             mine = future is None
