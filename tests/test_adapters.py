@@ -177,6 +177,35 @@ def test_uitars_converts_with_the_size_the_processor_used(tiny_models: dict[str,
     assert abs(pred.point.x - (w // 2) / 2000) > 0.01
 
 
+def test_a_screen_shared_by_a_batch_is_decoded_once(tiny_models: dict[str, Path]) -> None:
+    """Two instructions on one screen in one batch: one decode, and the same answers as one by one."""
+    from PIL import Image
+
+    from pytest_uiground.geometry import Box
+    from pytest_uiground.image import ImageRef
+    from pytest_uiground.models.base import ModelOptions
+    from pytest_uiground.models.qwen import create_uitars
+    from pytest_uiground.sample import Sample, Target
+
+    loads: list[str] = []
+
+    def screen(name: str, colour: str) -> ImageRef:
+        def load() -> Image.Image:
+            loads.append(name)
+            return Image.new("RGB", (320, 200), colour)
+        return ImageRef.from_source(name, load)
+
+    a, b = screen("a", "white"), screen("b", "navy")
+    batch = [Sample(f"s{i}", ref, f"click item {i}", "point", Target(box=Box(0.1, 0.1, 0.2, 0.2)))
+             for i, ref in enumerate([a, b, a, a])]
+    model = create_uitars(ModelOptions(name="uitars", path=str(tiny_models["qwen2_5_vl"]), max_new_tokens=6))
+    together = model.predict(batch)
+    assert sorted(loads) == ["a", "b"]
+    alone = [model.predict([s])[0] for s in batch]
+    assert [p.raw for p in together] == [p.raw for p in alone]
+    assert [p.point for p in together] == [p.point for p in alone]
+
+
 @pytest.mark.parametrize("wh", [(200, 150), (100, 80), (800, 600), (3000, 40)])
 def test_uitars_resize_equals_ui_tars_constants_natively_and_over_http(tiny_models: dict[str, Path],
                                                                       wh: tuple[int, int]) -> None:

@@ -234,7 +234,11 @@ class HFVisionModel(ModelAdapter):
         :meth:`predict` on its own thread too)."""
         overrides = self.overrides  # the suite's, fixed for this batch
         with self._prepare_lock:
-            images = [overrides.image(s.image.load()) for s in samples]
+            decoded: dict[Any, Any] = {}  # several instructions on one screen: decoded (and preprocessed) once
+            for s in samples:
+                if s.image not in decoded:
+                    decoded[s.image] = overrides.image(s.image.load())
+            images = [decoded[s.image] for s in samples]
             texts = [self.prompt(s) for s in samples]
             t0 = time.perf_counter()
             inputs = self.encode(texts, images, processor=self._prep_processor())
