@@ -11,7 +11,9 @@ let the worker start work on the samples this process will run next (its look-ah
   as soon as any finishes, instead of waiting for the slowest of a lock-step batch.
 * :class:`Overlap`, for models with ``prepares = True`` (local adapters): the next
   batch's CPU preparation (decode, resize, processor, tokenizer) runs in one
-  background thread while the current batch generates on the test's thread. At most
+  background thread while the current batch generates on the test's thread (and
+  while the weights load, :meth:`~pytest_uiground.models.base.ModelAdapter.warm_up`,
+  before the first). At most
   two batches exist at once (the one generating and the one prepared next), so
   memory stays flat.
 
@@ -23,6 +25,7 @@ is predicted again one sample at a time (:func:`predict_isolated`).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import threading
 import time
@@ -161,6 +164,7 @@ class Overlap:
         self.model = model
         self._batches: list[_Batch] = []
         self._pool: ThreadPoolExecutor | None = None
+        self._warm = False
 
     def __contains__(self, sample_id: object) -> bool:
         return any(sample_id in b.ids for b in self._batches)
@@ -189,6 +193,10 @@ class Overlap:
             following = todo(upcoming(size, self))
             if following:
                 self.start(following)
+        if not self._warm:  # load the weights on this thread while the first batch is prepared
+            self._warm = True
+            with contextlib.suppress(Exception):  # a failed load is generate's to report, on each sample
+                self.model.warm_up()
         batch = next(b for b in self._batches if sample.id in b.ids)
         self._batches.remove(batch)
         return self._generate(batch)

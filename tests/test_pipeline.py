@@ -255,6 +255,36 @@ def test_the_next_batch_is_prepared_in_the_background_while_one_generates() -> N
     assert all(p.latency_ms > 0 for p in got.values())
 
 
+def test_the_weights_load_while_the_first_batch_is_prepared() -> None:
+    """The first batch's preparation waits until the warm-up (the weights' load) has begun and the
+    warm-up until the preparation has: only a harness that runs the two at once gets past it."""
+
+    class Loading(Preparing):
+        def __init__(self) -> None:
+            super().__init__()
+            self.loading, self.preparing = threading.Event(), threading.Event()
+            self.warm_threads: list[str] = []
+
+        def warm_up(self) -> None:
+            self.warm_threads.append(threading.current_thread().name)
+            self.loading.set()
+            if not self.preparing.wait(WAIT):
+                raise AssertionError("unreachable: warm_up must not raise (the harness ignores it)")
+
+        def prepare(self, samples: Sequence[Sample]) -> list[Sample]:
+            self.preparing.set()
+            if not self.loading.wait(WAIT):
+                raise ValueError("the weights were not loading while the first batch was prepared")
+            return super().prepare(samples)
+
+    model = Loading()
+    ss = samples(7)
+    out = run_overlap(model, ss)
+    assert [p.error for p in out.values()] == [None] * 7
+    assert model.warm_threads == ["MainThread"], "one warm-up, on the test's thread"
+    assert all(name.startswith("uiground-prepare") for name in model.prepare_threads)
+
+
 def test_a_sample_whose_preparation_fails_gets_its_error_and_the_others_go_on() -> None:
     model = Preparing(bad_image="s4")
     got = run_overlap(model, samples(9))

@@ -66,6 +66,8 @@ class ModelAdapter:
     * :meth:`clear_cache`: forget per-image work so ``test_latency`` times real work.
     * :meth:`close`: release the weights, threads or connections at the end of the session.
     * :meth:`deferred_load_s`: the weights' load time, for a model that loads them on first use.
+    * :meth:`warm_up`: load what ``generate`` needs now; a preparing model's harness calls
+      it while the first batch is prepared, so loading and preparing overlap.
 
     Two capabilities keep the model busy while the harness runs tests (see
     :mod:`pytest_uiground.pipeline`); a model has at most one of them:
@@ -117,6 +119,14 @@ class ModelAdapter:
         """Seconds spent loading weights on first use, for a model that defers that until a
         prediction needs it (a rerun answered from the cache never loads); None: not deferred
         or not loaded yet. Added to the build time in "model loaded in ..." lines."""
+        return None
+
+    def warm_up(self) -> None:
+        """Load the weights (or whatever ``generate`` waits for) now rather than on first use.
+
+        Called once, on the test's thread, while the first batch is prepared in the
+        background (models with :attr:`prepares`); must not raise: a failed load is
+        reported by ``generate``, on each sample."""
         return None
 
     def submit(self, sample: Sample) -> Future[Prediction]:
@@ -185,6 +195,11 @@ class DelegatingAdapter(ModelAdapter):
     def deferred_load_s(self) -> float | None:
         fn = getattr(self.inner, "deferred_load_s", None)
         return fn() if callable(fn) else None
+
+    def warm_up(self) -> None:
+        fn = getattr(self.inner, "warm_up", None)
+        if callable(fn):
+            fn()
 
     def close(self) -> None:
         self.inner.close()

@@ -139,6 +139,14 @@ class HFVisionModel(ModelAdapter):
     def deferred_load_s(self) -> float | None:
         return self.weights_load_s
 
+    def warm_up(self) -> None:
+        """Load the weights while the harness prepares the first batch (a 7B checkpoint takes
+        longer to load than a batch takes to prepare, so that preparation costs nothing)."""
+        try:
+            self.model  # noqa: B018 - the property loads the weights
+        except ModelLoadError:
+            pass  # kept: generate raises it again, on each sample
+
     def _failed_load(self, exc: Exception) -> ModelLoadError:
         return ModelLoadError(
             f"{self.name}: could not load {self.path!r} ({exc}). Pass --model-path with a hub id or a local "
