@@ -1,17 +1,16 @@
 """A rerun answered from the prediction cache, against the first run of the same suite.
 
-    python perf/bench_rerun.py [--suite suites/synthetic] [--delay 0.2] [--concurrency 8]
+    python perf/bench_rerun.py [--suite suites/synthetic] [--screens N] [--delay 0.2] [--concurrency 8] [--reruns 3]
 
-Two real pytest runs of ``--suite`` with ``--model openai`` against a loopback server
-in its own process that takes ``--delay`` seconds per request, sharing one
-``--uiground-cache`` directory: the first run asks the server for every sample, the
+A first run and ``--reruns`` reruns (pytest, each its own process) of ``--suite`` with
+``--model openai`` against a loopback server in its own process that takes ``--delay``
+seconds per request, sharing one ``--uiground-cache`` directory: the first run asks the server for every sample, the
 rerun finds every prediction in the cache. Printed: the time of the sample tests (the
 sum of their JUnit durations: the part a model makes slow) and the whole process (with
 interpreter start-up, collection and reports, which the cache cannot remove). Target:
-the rerun's sample tests >= 20x faster than the first run's. The first run is also the
-request window measured through pytest itself (the worker's look-ahead, the per-test
-cost of pytest and of the records): its sample tests against the floor of every request
-slot busy from the first test to the last.
+the rerun's sample tests >= 20x faster than the first run's (the median rerun). With
+``--screens`` a larger copy of the synthetic suite shows whether a rerun's cost per test
+grows with the suite's size (it must not).
 """
 
 from __future__ import annotations
@@ -51,11 +50,29 @@ def run(suite: str, url: str, cache: Path, junit: Path, concurrency: int) -> tup
     return sum(float(c.get("time", 0)) for c in cases), wall, len(cases), proc.returncode
 
 
+def scaled_suite(suite: str, screens: int | None, tmp: Path) -> str:
+    """``suite`` as given, or a copy of it whose synthetic loader draws ``screens`` screens
+    (a larger suite shows whether a rerun's cost per test grows with the suite)."""
+    if screens is None:
+        return suite
+    text = (ROOT / suite / "suite.toml").read_text()
+    if "screens = " not in text:
+        raise SystemExit(f"--screens needs a synthetic suite; {suite}/suite.toml has no 'screens = '")
+    lines = [f"screens = {screens}" if line.startswith("screens = ") else line for line in text.splitlines()]
+    folder = tmp / "suites" / f"{Path(suite).name}_{screens}"
+    folder.mkdir(parents=True)
+    (folder / "suite.toml").write_text("\n".join(lines) + "\n")
+    return str(folder)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--suite", default="suites/synthetic")
+    parser.add_argument("--screens", type=int, default=None,
+                        help="a copy of the synthetic suite with this many screens (6 samples each)")
     parser.add_argument("--delay", type=float, default=0.2)
     parser.add_argument("--concurrency", type=int, default=8)
+    parser.add_argument("--reruns", type=int, default=3, help="reruns timed; the median is the figure")
     ns = parser.parse_args()
     ctx = multiprocessing.get_context("spawn")
     parent, child = ctx.Pipe()
@@ -65,25 +82,23 @@ def main() -> None:
     try:
         url = parent.recv()
         with tempfile.TemporaryDirectory() as tmp:
+            suite = scaled_suite(ns.suite, ns.screens, Path(tmp))
             cache = Path(tmp) / "cache"
             (Path(tmp) / "baselines").mkdir()  # an empty baselines folder: no baseline, nothing to compare
-            first = run(ns.suite, url, cache, Path(tmp) / "first.xml", ns.concurrency)
-            second = run(ns.suite, url, cache, Path(tmp) / "second.xml", ns.concurrency)
+            first = run(suite, url, cache, Path(tmp) / "first.xml", ns.concurrency)
+            reruns = sorted((run(suite, url, cache, Path(tmp) / f"rerun{i}.xml", ns.concurrency)
+                             for i in range(ns.reruns)), key=lambda r: r[0])
     finally:
         stop.set()
         seen = parent.recv() if parent.poll(10) else {}
         server.join(10)
-    print(f"{ns.suite}: {first[2]} sample tests, server {ns.delay * 1000:.0f} ms/request, "
-          f"--uiground-concurrency {ns.concurrency}; requests answered by the server in both runs: "
-          f"{seen.get('count')}")
-    asked = seen.get("count")
-    if isinstance(asked, int) and asked:
-        floor = asked * ns.delay / ns.concurrency  # every request slot busy from the first test to the last
-        print(f"first run: sample tests {first[0]:.2f} s = {first[0] / floor:.2f}x the floor of {asked} requests x "
-              f"{ns.delay * 1000:.0f} ms / {ns.concurrency} in flight ({floor:.2f} s), whole process {first[1]:.2f} s")
-    else:
-        print(f"first run: sample tests {first[0]:.2f} s, whole process {first[1]:.2f} s")
-    print(f"rerun:     sample tests {second[0]:.2f} s, whole process {second[1]:.2f} s")
+    second = reruns[len(reruns) // 2]
+    print(f"{ns.suite}{f' with {ns.screens} screens' if ns.screens else ''}: {first[2]} sample tests, server "
+          f"{ns.delay * 1000:.0f} ms/request, --uiground-concurrency {ns.concurrency}; requests answered by the "
+          f"server in all runs: {seen.get('count')}")
+    print(f"first run: sample tests {first[0]:.2f} s, whole process {first[1]:.2f} s")
+    print(f"reruns:    sample tests {', '.join(f'{r[0]:.2f}' for r in reruns)} s "
+          f"({second[0] * 1000 / second[2]:.2f} ms per test, median), whole process {second[1]:.2f} s (median)")
     print(f"rerun speed-up: sample tests {first[0] / second[0]:.1f}x (target >= 20x), "
           f"whole process {first[1] / second[1]:.1f}x")
 
