@@ -14,7 +14,9 @@
    PNG bytes (a dataset file or parquet cell; sent as they are), a decoded synthetic
    screen (the synthetic loader's, the case issue 16 measured at 49 ms) and the same
    screen with a panel of random noise (incompressible: the worst case for deflate),
-   both encoded by ``image.encode_png_fast``.
+   both encoded by ``image.encode_png_fast``; "image → data URL" includes the source
+   handing over a fresh copy of the screen, as a generator does. The encoding alone is
+   also timed, against a copy of the same image (each pixel touched once) as its floor.
 3. For context: the loopback round trip with no server delay, one request at a time
    (the test server in this process, so its JSON parsing is included).
 
@@ -48,7 +50,7 @@ from chat_server import ChatServer
 
 from pytest_uiground.benchmarks.synthetic.loader import _layout_screen, render_screen
 from pytest_uiground.geometry import Box
-from pytest_uiground.image import ImageRef
+from pytest_uiground.image import ImageRef, encode_png_fast
 from pytest_uiground.models import prompts
 from pytest_uiground.models.openai_client import OpenAIChatModel
 from pytest_uiground.models.openai_wire import encode_image, read_completion
@@ -135,6 +137,12 @@ def _mock_client(answer: bytes) -> Any:
 
     return openai.OpenAI(base_url="http://127.0.0.1:9/v1", api_key="EMPTY", max_retries=0,
                          http_client=httpx2.Client(transport=httpx2.MockTransport(respond)))
+
+
+def timed(fn: Callable[[], object]) -> float:
+    t0 = time.perf_counter()
+    fn()
+    return (time.perf_counter() - t0) * 1000
 
 
 def ms_stats(values: list[float]) -> dict[str, float]:
@@ -229,6 +237,13 @@ def main() -> None:
               f"(image → data URL {o['image_to_data_url']['median_ms']}, body {o['build_body']['median_ms']}, "
               f"response parsing {o['parse_response']['median_ms']}; data URL {o['data_url_kb']} KB; "
               "target < 5 ms)")
+
+    for label, imgs in (("decoded synthetic screen", plain), ("screen with a noise panel", images)):
+        enc = ms_stats([timed(lambda img=img: encode_png_fast(img)) for img in imgs for _ in range(15)])
+        floor = ms_stats([timed(img.copy) for img in imgs for _ in range(15)])
+        print(f"   PNG encoding alone (encode_png_fast), {label}: {enc['median_ms']} ms median / {enc['p95_ms']} "
+              f"p95 (target < 5 ms); a copy of the same image (each pixel touched once, the floor): "
+              f"{floor['median_ms']} ms; ratio {enc['median_ms'] / floor['median_ms']:.1f}x")
 
     rt = loopback_round_trip(make_samples(min(n, 40), byte_sources))
     print(f"\n3. loopback round trip, no server delay, one at a time: {rt['median_ms']} ms median, "
