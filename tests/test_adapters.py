@@ -396,3 +396,68 @@ def test_molmo_family_generates_2048_tokens_as_the_elam_card(monkeypatch: pytest
     model = create(ModelOptions(name=name))
     assert model.generation == {"max_new_tokens": 2048, "stop_strings": "<|endoftext|>", "do_sample": False}
     assert create(ModelOptions(name=name, max_new_tokens=64)).generation["max_new_tokens"] == 64
+
+
+def test_molmo_prepares_in_the_background_on_a_processor_copy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Molmo/ELAM: the card's processor.process is the CPU half (run by the harness's background
+    thread, on a copy of the processor: generate_from_batch reads the tokenizer throughout), the
+    card's generate_from_batch the device half; predictions equal predict's, one sample at a time.
+    (The remote code cannot load on this transformers, so processor and model are stand-ins.)"""
+    import threading
+
+    import torch
+    from PIL import Image
+
+    from pytest_uiground.geometry import Box
+    from pytest_uiground.image import ImageRef
+    from pytest_uiground.models import molmo
+    from pytest_uiground.models.base import ModelOptions
+    from pytest_uiground.pipeline import Overlap
+    from pytest_uiground.sample import Sample, Target
+
+    calls: list[tuple[int, str, str, tuple[int, int]]] = []
+
+    class Tokenizer:
+        def decode(self, ids: torch.Tensor, skip_special_tokens: bool) -> str:
+            x = 10 * int(ids[0])  # the first new token: which sample it was
+            return f'<point x="{x}.5" y="40.0" alt="t">t</point>'
+
+    class Processor:
+        def __init__(self) -> None:
+            self.tokenizer = Tokenizer()
+
+        def process(self, images: list[Image.Image], text: str) -> dict[str, torch.Tensor]:
+            calls.append((id(self), threading.current_thread().name, text, images[0].size))
+            n = int(text.split("item ")[1].split()[0])
+            return {"input_ids": torch.tensor([1, 2, n]), "images": torch.zeros(2, 3)}
+
+    class Net:
+        def generate_from_batch(self, batch: dict[str, torch.Tensor], config: object,
+                                tokenizer: object) -> torch.Tensor:
+            assert batch["input_ids"].shape == (1, 3) and batch["images"].shape == (1, 2, 3)
+            return torch.cat([batch["input_ids"], batch["input_ids"][:, 2:] + 1], dim=1)
+
+    monkeypatch.setattr(molmo, "check_transformers", lambda version: False)
+    monkeypatch.setattr(molmo.Molmo, "_load", lambda self: (Processor(), Net()))
+    model = molmo.create_elam(ModelOptions(name="elam"))
+    assert model.prepares
+    ss = [Sample(f"s{i}", ImageRef.from_source(f"img{i}", lambda i=i: Image.new("RGB", (100 + i, 80), "white")),
+                 f"item {i} button", "point", Target(box=Box(0.1, 0.1, 0.2, 0.2))) for i in range(5)]
+    direct = model.predict(ss)
+    xs = [p.point.x if p.point else None for p in direct]
+    assert xs == pytest.approx([(10 * (i + 1) + 0.5) / 100 for i in range(5)])
+    calls.clear()
+    pipe, got = Overlap(model), {}
+    try:
+        for i, s in enumerate(ss):
+            if s.id not in got:
+                after = ss[i + 1:]
+                got.update((t.id, p) for t, p in pipe.predictions(
+                    s, lambda n, skip, after=after: [t for t in after if t.id not in got and t.id not in skip][:n],
+                    2, list))
+    finally:
+        pipe.close()
+    assert [got[s.id].raw for s in ss] == [p.raw for p in direct]
+    assert {thread.split("_")[0] for _, thread, _, _ in calls} == {"uiground-prepare"}
+    assert {proc for proc, *_ in calls} == {id(model._prep_copy)} != {id(model.processor)}
+    assert [size for *_, size in calls] == [(100 + i, 80) for i in range(5)]

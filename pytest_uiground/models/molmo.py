@@ -9,13 +9,19 @@ alternative (serve the model with vLLM, which supports Molmo natively, and score
 its outputs with ``--model replay --uiground-replay-parser elam``).
 
 Inference follows the card: ``processor.process`` per image, a batch of one,
-``generate_from_batch`` with ``stop_strings="<|endoftext|>"``, points in percent.
+``generate_from_batch`` with ``stop_strings="<|endoftext|>"``, points in percent. The
+processor's work is :meth:`Molmo.prepare` (the harness runs it in a background thread
+while earlier samples generate) and the device's :meth:`Molmo.generate`.
 """
 
 from __future__ import annotations
 
+import contextlib
+import copy
+import threading
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from pytest_uiground.prediction import Prediction
@@ -72,6 +78,18 @@ def restore_generation_helper() -> None:
         GenerationMixin._extract_past_from_model_output = _extract_past_from_model_output  # type: ignore[attr-defined]
 
 
+@dataclass
+class PreparedSample:
+    """One sample ready for the device: the processor's CPU tensors and what parsing needs
+    (the image's size, not the image)."""
+
+    sample: Sample
+    inputs: dict[str, Any]
+    image_size: tuple[int, int]
+    overrides: Overrides
+    processor_ms: float
+
+
 class Molmo(ModelAdapter):
     name = "molmo"
     family = "molmo"
@@ -97,6 +115,10 @@ class Molmo(ModelAdapter):
             limit = prompts.MAX_NEW_TOKENS[self.family].max_new_tokens
         self.generation = {"max_new_tokens": limit, "stop_strings": "<|endoftext|>", "do_sample": False}
         self.processor, self.model = self._load()
+        self._prep_lock = threading.Lock()  # the harness may prepare in the background and predict here
+        self._shared_lock = threading.Lock()  # taken only while no processor copy exists
+        self._prep_copy: Any = None
+        self._copy_failed = False
 
     def _load(self) -> tuple[Any, Any]:
         import torch
@@ -114,11 +136,48 @@ class Molmo(ModelAdapter):
     def prompt(self, sample: Sample) -> str:
         return self.overrides.prompt(sample, lambda s: prompts.prompt_for(self.family, s))
 
-    def _generate(self, image: Any, text: str) -> str:
+    # -- the Model protocol: preparation (CPU) apart from generation (device) ------------------
+    prepares = True
+
+    def prepare(self, samples: Sequence[Sample]) -> list[PreparedSample]:
+        """The CPU half of :meth:`predict`: decode, the suite's preprocessing and the card's
+        ``processor.process`` (crops, patches, prompt tokens), one sample at a time as the card
+        runs them. Runs in the harness's background thread while the previous samples generate,
+        with its own processor copy: ``generate_from_batch`` reads the tokenizer all through
+        generation (``stop_strings``), and a tokenizer is not safe to use from two threads."""
+        overrides = self.overrides  # the suite's, fixed for these samples
+        out = []
+        with self._prep_lock:
+            processor = self._prep_processor()
+            with self._shared_lock if processor is self.processor else contextlib.nullcontext():
+                for s in samples:
+                    image = overrides.image(s.image.load())
+                    t0 = time.perf_counter()
+                    inputs = processor.process(images=[image], text=self.prompt(s))
+                    out.append(PreparedSample(s, dict(inputs), image.size, overrides,
+                                              (time.perf_counter() - t0) * 1000))
+        return out
+
+    def generate(self, prepared: Sequence[PreparedSample]) -> list[Prediction]:
+        """The device half: each prepared sample to the device, ``generate_from_batch`` as the
+        card calls it, decode, parse."""
+        preds = []
+        for p in prepared:
+            t0 = time.perf_counter()
+            with self._shared_lock if self._prep_copy is None else contextlib.nullcontext():
+                text = self._generate(p.inputs)
+            parsed = p.overrides.parse(self.family, text, p.sample.task, parsers.ParseContext(image_size=p.image_size))
+            preds.append(parsers.to_prediction(parsed, text,
+                                               latency_ms=p.processor_ms + (time.perf_counter() - t0) * 1000))
+        return preds
+
+    def predict(self, samples: Sequence[Sample]) -> list[Prediction]:
+        return self.generate(self.prepare(samples))
+
+    def _generate(self, inputs: dict[str, Any]) -> str:
         import torch
         from transformers import GenerationConfig
 
-        inputs = self.processor.process(images=[image], text=text)
         batch = {}
         for k, v in inputs.items():
             v = v.to(self.device)
@@ -128,15 +187,15 @@ class Molmo(ModelAdapter):
                                                  tokenizer=self.processor.tokenizer)
         return str(self.processor.tokenizer.decode(out[0, batch["input_ids"].size(1):], skip_special_tokens=True))
 
-    def predict(self, samples: Sequence[Sample]) -> list[Prediction]:
-        preds = []
-        for s in samples:  # the remote code's batching pads images oddly; the card runs one at a time
-            image = self.overrides.image(s.image.load())
-            t0 = time.perf_counter()
-            text = self._generate(image, self.prompt(s))
-            parsed = self.overrides.parse(self.family, text, s.task, parsers.ParseContext(image_size=image.size))
-            preds.append(parsers.to_prediction(parsed, text, latency_ms=(time.perf_counter() - t0) * 1000))
-        return preds
+    def _prep_processor(self) -> Any:
+        """The background thread's processor: a copy, or (a remote processor that cannot be
+        copied) the shared one, with preparation and generation then taking turns."""
+        if self._prep_copy is None and not self._copy_failed:
+            try:
+                self._prep_copy = copy.deepcopy(self.processor)
+            except Exception:
+                self._copy_failed = True
+        return self._prep_copy if self._prep_copy is not None else self.processor
 
     def cache_key(self, sample: Sample) -> dict[str, Any]:
         return {"sample": sample.id, "image": sample.image.key, "task": sample.task, "prompt": self.prompt(sample),
