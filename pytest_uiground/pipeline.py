@@ -44,9 +44,10 @@ only; with twice as many submitted as run at once, the slots stay busy while one
 request holds up the collection order (measured in ``perf/bench_inflight.py``)."""
 
 HELD_FACTOR = 4
-"""Finished predictions waiting for their tests, per window, before the look-ahead pauses:
-predictions answered early (from the prediction cache, or requests faster than the one the
-current test waits for) are kept in memory until their test runs, and that must stay bounded."""
+"""Samples handled ahead of their tests in all (in flight, queued, or finished and waiting),
+in windows, before the look-ahead pauses: predictions answered early (from the prediction
+cache, or requests faster than the one the current test waits for) stay in memory until
+their test runs, and that must stay bounded."""
 
 Upcoming = Callable[[int, Container[str]], list[Sample]]
 """``(n, skip) -> samples``: up to ``n`` samples this process runs next, skipping ids in ``skip``."""

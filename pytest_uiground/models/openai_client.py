@@ -230,8 +230,8 @@ class OpenAIChatModel(ModelAdapter):
 
     def _image(self, sample: Sample, overrides: Overrides) -> EncodedImage:
         """The sample's encoded image (after the suite's ``preprocess``), one per image content:
-        encoded by the first request that needs it, while concurrent requests for the same image wait for that one
-        instead of encoding again."""
+        encoded by the first request that needs it, while concurrent requests for the same
+        image wait for that one instead of encoding again."""
         content = sample.image.content_key()  # a file by its content hash: a copy under another name is one image
         key = f"{content}\0{overrides.preprocess}" if overrides.preprocess else content
         with self._lock:
