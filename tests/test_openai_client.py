@@ -428,6 +428,18 @@ def test_one_screenshot_under_two_names_is_encoded_once(
     assert Image.open(io.BytesIO(sent)).size == (64, 40)
 
 
+def test_a_missing_image_file_is_named_with_the_fix(
+    make_model: Callable[..., OpenAIChatModel], tmp_path: Path
+) -> None:
+    """Keying encoded images by content must not turn a missing file into a bare OSError."""
+    sample = Sample("gone", ImageRef.from_path(tmp_path / "gone.png"), "click", "point",
+                    Target(box=Box(0.1, 0.1, 0.2, 0.2)))
+    with ChatServer() as srv:
+        (pred,) = make_model(srv).predict([sample])
+        assert srv.count == 0
+    assert pred.error is not None and "does not exist" in pred.error and "--uiground-data-path" in pred.error
+
+
 def test_a_decoded_image_travels_as_a_lossless_png() -> None:
     import numpy as np
 

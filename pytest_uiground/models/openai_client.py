@@ -232,7 +232,10 @@ class OpenAIChatModel(ModelAdapter):
         """The sample's encoded image (after the suite's ``preprocess``), one per image content:
         encoded by the first request that needs it, while concurrent requests for the same
         image wait for that one instead of encoding again."""
-        content = sample.image.content_key()  # a file by its content hash: a copy under another name is one image
+        try:
+            content = sample.image.content_key()  # a file by its content hash: a copy under another name is one image
+        except OSError:  # unreadable: encode_image raises the ImageError that names the file and the fix
+            content = f"unreadable:{sample.image.key}"
         key = f"{content}\0{overrides.preprocess}" if overrides.preprocess else content
         with self._lock:
             future = self._images.get(key)
