@@ -23,11 +23,11 @@ from PIL import Image
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 import tinymodels
 
-from pytest_uiground.geometry import Box
-from pytest_uiground.image import ImageRef
 from pytest_uiground.models.base import ModelOptions
 from pytest_uiground.models.qwen import create_uitars
-from pytest_uiground.sample import Sample, Target
+from pytest_uiground.record.geometry import Box
+from pytest_uiground.record.image import ImageRef
+from pytest_uiground.record.sample import Sample, Target
 
 
 def png(size: tuple[int, int], seed: int) -> bytes:

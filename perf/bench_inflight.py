@@ -5,7 +5,7 @@
 The samples are fed to the model the way the worker feeds them: one test after the
 other, each test asking for its own sample's prediction. With lock-step batches (the
 harness before issue 16) every batch of ``--uiground-concurrency`` waits for its
-slowest request; with the sliding window (:class:`pytest_uiground.pipeline.InFlight`,
+slowest request; with the sliding window (:class:`pytest_uiground.run.pipeline.InFlight`,
 used by ``ahead.predict_ahead`` for models with ``in_flight``) a request starts as soon as
 any finishes. Two servers, each in its own process (in this one, its threads would
 compete with the client's for the GIL):
@@ -36,11 +36,11 @@ from typing import Any
 
 from PIL import Image
 
-from pytest_uiground.geometry import Box
-from pytest_uiground.image import ImageRef
 from pytest_uiground.models.openai_client import OpenAIChatModel
-from pytest_uiground.prediction import Prediction
-from pytest_uiground.sample import Sample, Target
+from pytest_uiground.record.geometry import Box
+from pytest_uiground.record.image import ImageRef
+from pytest_uiground.record.prediction import Prediction
+from pytest_uiground.record.sample import Sample, Target
 
 WARM = 2
 
@@ -95,8 +95,8 @@ def lockstep(model: OpenAIChatModel, samples: Sequence[Sample], concurrency: int
 
 def window(model: OpenAIChatModel, samples: Sequence[Sample], concurrency: int) -> list[Prediction]:
     """The harness now: each 'test' tops up the window from the upcoming samples (the worker's
-    policy, :meth:`pytest_uiground.pipeline.InFlight.collect`), then takes its own."""
-    from pytest_uiground.pipeline import InFlight
+    policy, :meth:`pytest_uiground.run.pipeline.InFlight.collect`), then takes its own."""
+    from pytest_uiground.run.pipeline import InFlight
 
     ahead = InFlight(model)
     held: dict[str, Prediction] = {}

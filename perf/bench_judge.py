@@ -33,8 +33,8 @@ from pytest_uiground.benchmarks.bench2drive_vl.scorer import score_vqa
 from pytest_uiground.judges.base import Judge, JudgeOptions
 from pytest_uiground.judges.openai import create
 from pytest_uiground.judges.pool import JudgedScorer
-from pytest_uiground.loading import LoaderContext
-from pytest_uiground.prediction import Prediction
+from pytest_uiground.record.prediction import Prediction
+from pytest_uiground.suite.loading import LoaderContext
 
 ANSWERS = {7: "SCORE 90", 19: "OBJECTS obj1,obj2,obj3", 24: "OBJECTS obj1,extra OBJSCORE 50",
            28: "OBJECTS obj1,extra OBJSCORE 80", 8: "SCORE 70", 43: "KEYS DECELERATE,FOLLOW_LANE",

@@ -49,13 +49,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from chat_server import ChatServer
 
 from pytest_uiground.benchmarks.synthetic.loader import _layout_screen, render_screen
-from pytest_uiground.geometry import Box
-from pytest_uiground.image import ImageRef, encode_png_fast
 from pytest_uiground.models import prompts
 from pytest_uiground.models.openai_client import OpenAIChatModel
 from pytest_uiground.models.openai_wire import encode_image, read_completion
-from pytest_uiground.prediction import Prediction
-from pytest_uiground.sample import Sample, Target
+from pytest_uiground.record.geometry import Box
+from pytest_uiground.record.image import ImageRef, encode_png_fast
+from pytest_uiground.record.prediction import Prediction
+from pytest_uiground.record.sample import Sample, Target
 
 W, H = 1920, 1080
 

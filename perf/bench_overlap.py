@@ -20,7 +20,7 @@ Two schedules, fed one sample 'test' at a time as the worker does:
 
 * ``serial`` (the harness before issue 16): each batch is decoded, processed and
   generated in turn (``pipeline.predict_isolated``), so the device idles while the CPU prepares;
-* ``overlap``: :class:`pytest_uiground.pipeline.Overlap` prepares the next batch in a
+* ``overlap``: :class:`pytest_uiground.run.pipeline.Overlap` prepares the next batch in a
   background thread while the current one generates.
 
 The outputs of both schedules are compared (they must be equal).
@@ -42,13 +42,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 import tinymodels
 
 from pytest_uiground.benchmarks.synthetic.loader import _layout_screen, render_screen
-from pytest_uiground.geometry import Box
-from pytest_uiground.image import ImageRef
 from pytest_uiground.models.base import ModelOptions
 from pytest_uiground.models.qwen import create_uitars
-from pytest_uiground.pipeline import predict_isolated
-from pytest_uiground.prediction import Prediction
-from pytest_uiground.sample import Sample, Target
+from pytest_uiground.record.geometry import Box
+from pytest_uiground.record.image import ImageRef
+from pytest_uiground.record.prediction import Prediction
+from pytest_uiground.record.sample import Sample, Target
+from pytest_uiground.run.pipeline import predict_isolated
 
 
 def screenshot_png(seed: int) -> bytes:
@@ -66,7 +66,7 @@ def serial(model: Any, samples: list[Sample], size: int) -> dict[str, Prediction
 
 
 def overlap(model: Any, samples: list[Sample], size: int) -> dict[str, Prediction]:
-    from pytest_uiground.pipeline import Overlap
+    from pytest_uiground.run.pipeline import Overlap
 
     pending: dict[str, Prediction] = {}
     pipe = Overlap(model)

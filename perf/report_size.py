@@ -17,14 +17,14 @@ import tempfile
 import time
 from pathlib import Path
 
-from pytest_uiground.geometry import Point
-from pytest_uiground.loading import load_suite
-from pytest_uiground.prediction import Prediction
+from pytest_uiground.record.geometry import Point
+from pytest_uiground.record.prediction import Prediction
+from pytest_uiground.record.result import SampleResult
+from pytest_uiground.record.score import Score
 from pytest_uiground.report import gallery
 from pytest_uiground.report import html as htmlreport
 from pytest_uiground.report.summary import MetricSummary, SuiteSummary
-from pytest_uiground.results import SampleResult
-from pytest_uiground.score import Score
+from pytest_uiground.suite.loading import load_suite
 
 SUITE = """
 [suite]

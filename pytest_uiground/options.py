@@ -20,10 +20,9 @@ from typing import Any
 
 import pytest
 
+from pytest_uiground import registry
 from pytest_uiground.judges.base import PARSE_ERROR_MODES, JudgeOptions
 from pytest_uiground.models.base import ModelLoadError, ModelOptions
-
-from . import registry
 
 _DEVICE = re.compile(r"^(auto|cpu|mps|cuda(:\d+)?)$")
 DTYPES = ("auto", "bfloat16", "float16", "float32")
@@ -319,7 +318,7 @@ def check_model(model: ModelOptions) -> None:
     (``openai``: API base, served model, parser, key; ``replay``: predictions file, parser).
     Models named as ``package.module:function`` are checked by their factory when loaded.
     """
-    from .models.parsers import FAMILIES
+    from pytest_uiground.models.parsers import FAMILIES
 
     if model.parser is not None and model.parser not in FAMILIES:
         raise pytest.UsageError(f"--uiground-parser {model.parser!r} is unknown; known: {', '.join(FAMILIES)}")

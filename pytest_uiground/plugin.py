@@ -13,16 +13,17 @@ from typing import Any
 
 import pytest
 
-from . import image, options, registry
-from .baseline import BaselineError
-from .collect import SuiteFile, stratified_subset
-from .controller import Controller
-from .items import SAMPLE_ARG, SUITE_ATTR, SUITE_FILE
-from .loading import SuiteLoadError
-from .models.base import adapt
-from .report.terminal import Progress, teststatus
-from .state import STATE, WorkerState
-from .suite import SuiteConfigError
+from pytest_uiground import options, registry
+from pytest_uiground.gate.baseline import BaselineError
+from pytest_uiground.gate.controller import Controller
+from pytest_uiground.models.base import adapt
+from pytest_uiground.record import image
+from pytest_uiground.report.terminal import Progress, teststatus
+from pytest_uiground.run.collect import SuiteFile, stratified_subset
+from pytest_uiground.run.items import SAMPLE_ARG, SUITE_ATTR, SUITE_FILE
+from pytest_uiground.run.state import STATE, WorkerState
+from pytest_uiground.suite.config import SuiteConfigError
+from pytest_uiground.suite.loading import SuiteLoadError
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -45,8 +45,8 @@ benchmark_samples = 2
 # invalid output (format error) for ids in UIGROUND_GARBLED.
 FAKE_MODELS = '''
 import os
-from pytest_uiground.geometry import Point
-from pytest_uiground.prediction import Prediction
+from pytest_uiground.record.geometry import Point
+from pytest_uiground.record.prediction import Prediction
 
 
 class Scripted:
@@ -115,7 +115,7 @@ class Project:
         path.write_text(SUITE_TOML.format(loader=loader, floor=floor))
 
     def ids(self) -> list[str]:
-        from pytest_uiground.loading import load_suite
+        from pytest_uiground.suite.loading import load_suite
 
         return sorted(s.id for s in load_suite(self.root / "suites" / "mini" / "suite.toml").samples)
 

@@ -157,11 +157,11 @@ def test_bad_model_path_is_named(project: Project, tmp_path: Path) -> None:
 def test_uitars_converts_with_the_size_the_processor_used(tiny_models: dict[str, Path]) -> None:
     from PIL import Image
 
-    from pytest_uiground.geometry import Box
-    from pytest_uiground.image import ImageRef
     from pytest_uiground.models.base import ModelOptions
     from pytest_uiground.models.qwen import create_uitars
-    from pytest_uiground.sample import Sample, Target
+    from pytest_uiground.record.geometry import Box
+    from pytest_uiground.record.image import ImageRef
+    from pytest_uiground.record.sample import Sample, Target
 
     model = create_uitars(ModelOptions(name="uitars", path=str(tiny_models["qwen2_5_vl"]), max_new_tokens=4))
     image = Image.new("RGB", (1920, 1080), "white")
@@ -185,11 +185,11 @@ def test_a_screen_shared_by_a_batch_is_decoded_once(tiny_models: dict[str, Path]
     """Two instructions on one screen in one batch: one decode, and the same answers as one by one."""
     from PIL import Image
 
-    from pytest_uiground.geometry import Box
-    from pytest_uiground.image import ImageRef
     from pytest_uiground.models.base import ModelOptions
     from pytest_uiground.models.qwen import create_uitars
-    from pytest_uiground.sample import Sample, Target
+    from pytest_uiground.record.geometry import Box
+    from pytest_uiground.record.image import ImageRef
+    from pytest_uiground.record.sample import Sample, Target
 
     loads: list[str] = []
 
@@ -251,9 +251,9 @@ def _one_sample(width: int = 200, height: int = 150) -> object:
     import numpy as np
     from PIL import Image
 
-    from pytest_uiground.geometry import Box
-    from pytest_uiground.image import ImageRef
-    from pytest_uiground.sample import Sample, Target
+    from pytest_uiground.record.geometry import Box
+    from pytest_uiground.record.image import ImageRef
+    from pytest_uiground.record.sample import Sample, Target
 
     pixels = np.random.RandomState(0).randint(0, 256, (height, width, 3), dtype=np.uint8)
     image = Image.fromarray(pixels)
@@ -361,12 +361,12 @@ def test_cropping_wraps_a_real_adapter_and_maps_its_answers(tiny_models: dict[st
     generate on a real crop; the answers that parse are mapped back into the screen."""
     from PIL import Image
 
-    from pytest_uiground.geometry import Box, Point
-    from pytest_uiground.image import ImageRef
     from pytest_uiground.models.base import ModelOptions
     from pytest_uiground.models.cropping import CroppingModel
     from pytest_uiground.models.qwen import create_uitars
-    from pytest_uiground.sample import Sample, Target
+    from pytest_uiground.record.geometry import Box, Point
+    from pytest_uiground.record.image import ImageRef
+    from pytest_uiground.record.sample import Sample, Target
 
     inner = create_uitars(ModelOptions(name="uitars", path=str(tiny_models["qwen2_5_vl"]), max_new_tokens=8))
     image = Image.new("RGB", (640, 400), "white")
@@ -408,12 +408,12 @@ def test_molmo_prepares_in_the_background_on_a_processor_copy(monkeypatch: pytes
     import torch
     from PIL import Image
 
-    from pytest_uiground.geometry import Box
-    from pytest_uiground.image import ImageRef
     from pytest_uiground.models import molmo
     from pytest_uiground.models.base import ModelOptions
-    from pytest_uiground.pipeline import Overlap
-    from pytest_uiground.sample import Sample, Target
+    from pytest_uiground.record.geometry import Box
+    from pytest_uiground.record.image import ImageRef
+    from pytest_uiground.record.sample import Sample, Target
+    from pytest_uiground.run.pipeline import Overlap
 
     calls: list[tuple[int, str, str, tuple[int, int]]] = []
 

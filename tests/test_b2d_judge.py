@@ -11,7 +11,6 @@ from chat_server import ChatServer, Reply, prompt_of
 
 from pytest_uiground.benchmarks.bench2drive_vl.loader import Annotations, load, load_frame
 from pytest_uiground.benchmarks.bench2drive_vl.scorer import score_vqa
-from pytest_uiground.image import ImageRef
 from pytest_uiground.judges.base import (
     Judge,
     JudgeOptions,
@@ -22,9 +21,10 @@ from pytest_uiground.judges.base import (
     reply_list,
     reply_score,
 )
-from pytest_uiground.loading import LoaderContext
-from pytest_uiground.prediction import Prediction
-from pytest_uiground.sample import Sample
+from pytest_uiground.record.image import ImageRef
+from pytest_uiground.record.prediction import Prediction
+from pytest_uiground.record.sample import Sample
+from pytest_uiground.suite.loading import LoaderContext
 
 
 def test_reply_score_tolerates_fences_and_prose_and_clamps() -> None:

@@ -9,7 +9,7 @@ import pytest
 
 from pytest_uiground.benchmarks.bench2drive_vl.fixture import frame_doc, write_frames
 from pytest_uiground.benchmarks.bench2drive_vl.loader import load
-from pytest_uiground.loading import LoaderContext
+from pytest_uiground.suite.loading import LoaderContext
 
 HERE = Path(__file__).parent
 SUITE = (Path(__file__).parents[1] / "suites" / "bench2drive_vl" / "suite.toml").read_text()

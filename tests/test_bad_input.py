@@ -12,9 +12,9 @@ pytestmark = pytest.mark.slow
 FAKE_LOADER = '''
 from pathlib import Path
 from PIL import Image
-from pytest_uiground.geometry import Box
-from pytest_uiground.image import ImageRef
-from pytest_uiground.sample import Sample, Target
+from pytest_uiground.record.geometry import Box
+from pytest_uiground.record.image import ImageRef
+from pytest_uiground.record.sample import Sample, Target
 
 
 def load(options, ctx):

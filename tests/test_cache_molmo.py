@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from pytest_uiground.cache import PredictionCache
-from pytest_uiground.geometry import Point
 from pytest_uiground.models import molmo
 from pytest_uiground.models.base import ModelLoadError, ModelOptions
 from pytest_uiground.models.hf_setup import resolve_dtype, resolve_model_path
-from pytest_uiground.prediction import Prediction
+from pytest_uiground.record.geometry import Point
+from pytest_uiground.record.prediction import Prediction
+from pytest_uiground.run.prediction_cache import PredictionCache
 
 
 def test_cache_round_trip_and_keys(tmp_path: Path) -> None:

@@ -16,13 +16,13 @@ import pytest
 from conftest import Project, write_json
 from test_htmlreport import Page, check_self_contained, read_page
 
-from pytest_uiground import stats
 from pytest_uiground.__main__ import main as cli
+from pytest_uiground.gate import stats
+from pytest_uiground.record.result import SampleResult
+from pytest_uiground.record.score import Score
 from pytest_uiground.report import compare
 from pytest_uiground.report.comparepage import render_html
 from pytest_uiground.report.summary import Latency, MetricSummary, SuiteSummary, run_doc
-from pytest_uiground.results import SampleResult
-from pytest_uiground.score import Score
 
 
 def size_sliced(project: Project) -> None:

@@ -9,17 +9,17 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from pytest_uiground.checks import build_checks
-from pytest_uiground.geometry import Box, Point
-from pytest_uiground.image import ImageRef
-from pytest_uiground.metrics import compute_all
+from pytest_uiground.gate.checks import build_checks
+from pytest_uiground.gate.metrics import compute_all
 from pytest_uiground.models.cropping import FULL, CroppingModel, fixed_tiles, quadrants, window
 from pytest_uiground.models.ocr import OcrItem, detect_at
-from pytest_uiground.prediction import Prediction
-from pytest_uiground.results import SampleResult
-from pytest_uiground.sample import Sample, Target
-from pytest_uiground.score import score_detect
-from pytest_uiground.suite import load_suite_config
+from pytest_uiground.record.geometry import Box, Point
+from pytest_uiground.record.image import ImageRef
+from pytest_uiground.record.prediction import Prediction
+from pytest_uiground.record.result import SampleResult
+from pytest_uiground.record.sample import Sample, Target
+from pytest_uiground.record.score import score_detect
+from pytest_uiground.suite.config import load_suite_config
 
 ROOT = Path(__file__).parents[1]
 GT = Box(0.40, 0.40, 0.60, 0.50)
@@ -80,7 +80,7 @@ def test_detection_metrics_by_hand() -> None:
 
 
 def test_lower_is_better_metrics_regress_when_they_rise() -> None:
-    from pytest_uiground.baseline import Baseline, BaselineEntry
+    from pytest_uiground.gate.baseline import Baseline, BaselineEntry
 
     config = load_suite_config(ROOT / "suites" / "detection" / "suite.toml")
     before = [_result(f"s{i}", "lt32", Prediction(box=GT)) for i in range(10)]
@@ -243,7 +243,7 @@ def test_detection_suite_runs_reports_and_compares(pytester: pytest.Pytester) ->
 
 
 def test_snapshot_match_follows_the_metric_direction(tmp_path: Path) -> None:
-    from pytest_uiground.snapshot import extension_for
+    from pytest_uiground.gate.snapshot import extension_for
 
     ext = extension_for(tmp_path, 0.5, False)()
     stored = json.dumps({"value": 2.0, "samples": "x", "lower_is_better": True})

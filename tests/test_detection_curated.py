@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from pytest_uiground.benchmarks.openadapt import loader as openadapt
-from pytest_uiground.loading import LoaderContext
-from pytest_uiground.sample import Sample, check_sample_ids
-from pytest_uiground.suite import load_suite_config
+from pytest_uiground.record.sample import Sample, check_sample_ids
+from pytest_uiground.suite.config import load_suite_config
+from pytest_uiground.suite.loading import LoaderContext
 
 REPO = Path(__file__).resolve().parent.parent
 SUITE = REPO / "suites" / "detection_curated"

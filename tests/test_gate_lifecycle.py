@@ -14,7 +14,7 @@ import time
 import pytest
 from conftest import Project
 
-from pytest_uiground.loading import load_suite
+from pytest_uiground.suite.loading import load_suite
 
 pytestmark = pytest.mark.slow
 
@@ -145,7 +145,7 @@ def test_two_suites_with_one_name_is_a_collection_error(project: Project) -> Non
 
 def test_concurrent_update_is_refused_while_one_holds_the_lock(project: Project) -> None:
     """Break 10: two updates at once both said "baseline updated" and could mix."""
-    from pytest_uiground.baseline import UpdateLock
+    from pytest_uiground.gate.baseline import UpdateLock
 
     ids = project.ids()
     lock = UpdateLock(project.root / "baselines")

@@ -13,22 +13,22 @@ from typing import Any
 
 import pytest
 
-from pytest_uiground import image as image_mod
-from pytest_uiground.baseline import Baseline, BaselineEntry
 from pytest_uiground.benchmarks.screenspot import loader as screenspot
-from pytest_uiground.cache import PredictionCache
-from pytest_uiground.geometry import Box
-from pytest_uiground.image import ImageError, ImageRef
-from pytest_uiground.loading import LoaderContext, SuiteLoadError, load_suite
-from pytest_uiground.metrics import compute
+from pytest_uiground.gate.baseline import Baseline, BaselineEntry
+from pytest_uiground.gate.metrics import compute
 from pytest_uiground.models.base import ModelAdapter, ModelLoadError, ModelOptions
-from pytest_uiground.prediction import Prediction
+from pytest_uiground.record import image as image_mod
+from pytest_uiground.record.geometry import Box
+from pytest_uiground.record.image import ImageError, ImageRef
+from pytest_uiground.record.prediction import Prediction
+from pytest_uiground.record.result import SampleResult
+from pytest_uiground.record.sample import Sample, Target
+from pytest_uiground.record.score import Score
 from pytest_uiground.report import summary as summary_mod
 from pytest_uiground.report.terminal import summary
-from pytest_uiground.results import SampleResult
-from pytest_uiground.sample import Sample, Target
-from pytest_uiground.score import Score
-from pytest_uiground.suite import SuiteConfigError, load_suite_config
+from pytest_uiground.run.prediction_cache import PredictionCache
+from pytest_uiground.suite.config import SuiteConfigError, load_suite_config
+from pytest_uiground.suite.loading import LoaderContext, SuiteLoadError, load_suite
 
 SUITE = """
 [suite]
@@ -107,7 +107,7 @@ def test_empty_dataset_fails_the_suite(tmp_path: Path, monkeypatch: pytest.Monke
 
 
 def test_provenance_mismatch_names_the_difference(tmp_path: Path) -> None:
-    from pytest_uiground.baseline import provenance_mismatch
+    from pytest_uiground.gate.baseline import provenance_mismatch
 
     base = Baseline(tmp_path / "samples.json", {"a": BaselineEntry(True, 100.0), "b": BaselineEntry(False, 0.0)},
                     {"suite_version": "1", "dataset_fingerprint": "f1", "dataset_revision": "r1",
@@ -220,7 +220,7 @@ def test_cache_key_holds_the_image_content(tmp_path: Path) -> None:
     """Break 5: a screenshot replaced under the same name replayed the stale prediction."""
     from PIL import Image
 
-    from pytest_uiground.cached import cache_parts
+    from pytest_uiground.run.cached import cache_parts
 
     path = tmp_path / "screen.png"
     Image.new("RGB", (20, 20), (255, 255, 255)).save(path)
@@ -239,8 +239,8 @@ def test_cache_key_holds_the_image_content(tmp_path: Path) -> None:
 
 def test_ocr_model_is_cacheable() -> None:
     """Break 11: the ocr model was not cached although the README says every adapter is."""
-    from pytest_uiground.cached import cache_parts
     from pytest_uiground.models.ocr import OcrGrounder
+    from pytest_uiground.run.cached import cache_parts
 
     model = OcrGrounder(engine=lambda img: ([], None))
     sample = Sample(id="s", image=ImageRef.from_source("k", lambda: b""), instruction="Save", task="point",
@@ -252,7 +252,7 @@ def test_ocr_model_is_cacheable() -> None:
 
 # -- break 11: output size, NaN, replay lines, device -------------------------------------------
 def test_raw_output_is_capped_and_the_cap_noted() -> None:
-    from pytest_uiground.worker import cap_output
+    from pytest_uiground.run.worker import cap_output
 
     text = "x" * 5_000_000
     result = SampleResult(suite="s", id="a", task="vqa", meta={}, score=Score(0.0, False),

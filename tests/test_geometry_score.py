@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_uiground.geometry import (
+from pytest_uiground.record.geometry import (
     Box,
     Point,
     box_from_pixels_xywh,
@@ -18,10 +18,10 @@ from pytest_uiground.geometry import (
     iou,
     make_box,
 )
-from pytest_uiground.image import ImageRef
-from pytest_uiground.prediction import Prediction
-from pytest_uiground.sample import Sample, Target, TaskKind
-from pytest_uiground.score import (
+from pytest_uiground.record.image import ImageRef
+from pytest_uiground.record.prediction import Prediction
+from pytest_uiground.record.sample import Sample, Target, TaskKind
+from pytest_uiground.record.score import (
     SCORERS,
     Score,
     score,

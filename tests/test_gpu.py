@@ -36,11 +36,11 @@ def test_each_worker_gets_its_own_gpu_in_bf16(qwen25: Path, worker: str) -> None
 def test_batched_generation_on_gpu(qwen25: Path) -> None:
     from PIL import Image
 
-    from pytest_uiground.geometry import Box
-    from pytest_uiground.image import ImageRef
     from pytest_uiground.models.base import ModelOptions
     from pytest_uiground.models.qwen import create_uitars
-    from pytest_uiground.sample import Sample, Target
+    from pytest_uiground.record.geometry import Box
+    from pytest_uiground.record.image import ImageRef
+    from pytest_uiground.record.sample import Sample, Target
 
     model = create_uitars(ModelOptions(name="uitars", path=str(qwen25), device="cuda:0", max_new_tokens=8))
     sizes = [(640, 480), (1920, 1080), (300, 900), (1024, 768)] * 2

@@ -28,9 +28,9 @@ from pytest_uiground.benchmarks.mmbench_gui import loader as mmbench_gui
 from pytest_uiground.benchmarks.mmbench_gui.fixture import write_mmbench_gui
 from pytest_uiground.benchmarks.screenspot import loader as screenspot
 from pytest_uiground.benchmarks.screenspot.fixture import DEFAULT_PRO_APPS, write_screenspot_pro, write_screenspot_v2
-from pytest_uiground.loading import LoaderContext
-from pytest_uiground.sample import Sample
-from pytest_uiground.testing import Written
+from pytest_uiground.record.sample import Sample
+from pytest_uiground.suite.loading import LoaderContext
+from pytest_uiground.suite.lookalike import Written
 
 pytestmark = pytest.mark.slow
 

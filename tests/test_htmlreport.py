@@ -16,18 +16,18 @@ import pytest
 from conftest import Project
 from PIL import Image
 
-from pytest_uiground import stats
-from pytest_uiground.geometry import Box, Point
-from pytest_uiground.image import ImageRef
-from pytest_uiground.prediction import Prediction
+from pytest_uiground.gate import stats
+from pytest_uiground.record.geometry import Box, Point
+from pytest_uiground.record.image import ImageRef
+from pytest_uiground.record.prediction import Prediction
+from pytest_uiground.record.result import SampleResult
+from pytest_uiground.record.sample import Sample, Target
+from pytest_uiground.record.score import Score
 from pytest_uiground.report import browse, details, gallery, units
 from pytest_uiground.report import html as htmlreport
 from pytest_uiground.report import plots as pl
 from pytest_uiground.report.summary import Comparison, MetricSummary, SuiteSummary
-from pytest_uiground.results import SampleResult
-from pytest_uiground.sample import Sample, Target
-from pytest_uiground.score import Score
-from pytest_uiground.suite import MetricSpec
+from pytest_uiground.suite.config import MetricSpec
 
 GREEN = gallery.TRUTH_RGB
 RED = gallery.PREDICTION_RGB

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from pytest_uiground import hub
 from pytest_uiground.benchmarks.mmbench_gui import loader as mmbench_gui
 from pytest_uiground.benchmarks.mmbench_gui.fixture import write_mmbench_gui
 from pytest_uiground.benchmarks.screenspot import loader as screenspot
 from pytest_uiground.benchmarks.screenspot.fixture import write_screenspot_pro, write_screenspot_v2
-from pytest_uiground.loading import LoaderContext
+from pytest_uiground.suite import hub
+from pytest_uiground.suite.loading import LoaderContext
 
 REVISION = "0123456789abcdef0123456789abcdef01234567"
 

@@ -28,9 +28,9 @@ BENCH = {
     "tinybench/__init__.py": "",
     "tinybench/loader.py": '''
         import json
-        from pytest_uiground.geometry import Box
-        from pytest_uiground.image import ImageRef
-        from pytest_uiground.sample import Sample, Target
+        from pytest_uiground.record.geometry import Box
+        from pytest_uiground.record.image import ImageRef
+        from pytest_uiground.record.sample import Sample, Target
 
 
         def load(options, ctx):
@@ -44,7 +44,7 @@ BENCH = {
     ''',
     "tinybench/scorer.py": '''
         import math
-        from pytest_uiground.score import Score
+        from pytest_uiground.record.score import Score
 
 
         def score_near(sample, prediction):

@@ -12,9 +12,6 @@ from typing import Any
 import pytest
 
 from pytest_uiground.benchmarks.synthetic import loader as synthetic
-from pytest_uiground.geometry import Box, Point
-from pytest_uiground.image import ImageRef
-from pytest_uiground.loading import LoaderContext
 from pytest_uiground.models.base import Model, ModelOptions
 from pytest_uiground.models.ocr import (
     OcrGrounder,
@@ -24,7 +21,10 @@ from pytest_uiground.models.ocr import (
     normalize_text,
     polygon_to_box,
 )
-from pytest_uiground.sample import Sample, Target
+from pytest_uiground.record.geometry import Box, Point
+from pytest_uiground.record.image import ImageRef
+from pytest_uiground.record.sample import Sample, Target
+from pytest_uiground.suite.loading import LoaderContext
 
 REPO = Path(__file__).resolve().parents[1]
 CTX = LoaderContext(suite_name="ocr-test", suite_dir=REPO)

@@ -25,14 +25,14 @@ from chat_server import ChatServer, Reply, image_of, prompt_of
 from conftest import Project
 from PIL import Image
 
-from pytest_uiground.geometry import Box
-from pytest_uiground.image import ImageRef
-from pytest_uiground.loading import load_suite
 from pytest_uiground.models import openai_client, openai_options, openai_wire, prompts
 from pytest_uiground.models.base import ModelLoadError, ModelOptions
 from pytest_uiground.models.openai_client import OpenAIChatModel, create
 from pytest_uiground.models.openai_wire import ResizeRule, smart_resize
-from pytest_uiground.sample import Sample, Target
+from pytest_uiground.record.geometry import Box
+from pytest_uiground.record.image import ImageRef
+from pytest_uiground.record.sample import Sample, Target
+from pytest_uiground.suite.loading import load_suite
 
 KEY = "sk-uiground-SECRET-7f3a91c2"
 
@@ -443,7 +443,7 @@ def test_a_missing_image_file_is_named_with_the_fix(
 def test_a_decoded_image_travels_as_a_lossless_png() -> None:
     import numpy as np
 
-    from pytest_uiground.image import encode_png_fast
+    from pytest_uiground.record.image import encode_png_fast
 
     pixels = np.random.default_rng(0).integers(0, 256, (37, 53, 3), dtype=np.uint8)
     img = Image.fromarray(pixels)
@@ -462,7 +462,7 @@ def test_the_fast_png_is_lossless_with_either_compressor(monkeypatch: pytest.Mon
 
     import numpy as np
 
-    from pytest_uiground import image as image_mod
+    from pytest_uiground.record import image as image_mod
 
     rng = np.random.default_rng(1)
     base = Image.fromarray(rng.integers(0, 256, (41, 67, 3), dtype=np.uint8))
@@ -482,7 +482,7 @@ def test_rows_are_read_straight_from_the_image_or_through_a_crop(monkeypatch: py
     where the encoder is missing) give the same rows, so the same PNG."""
     import numpy as np
 
-    from pytest_uiground import image as image_mod
+    from pytest_uiground.record import image as image_mod
 
     img = Image.fromarray(np.random.default_rng(2).integers(0, 256, (70, 33, 3), dtype=np.uint8))
     direct = image_mod._strip_reader(img)
@@ -496,7 +496,7 @@ def test_rows_are_read_straight_from_the_image_or_through_a_crop(monkeypatch: py
 def test_isal_is_the_compressor_where_installed() -> None:
     """The openai extra installs ``isal``: a fast encoding is what it is there for."""
     pytest.importorskip("isal")
-    from pytest_uiground import image as image_mod
+    from pytest_uiground.record import image as image_mod
 
     assert type(image_mod._compressor()).__module__.startswith("isal")
 
@@ -510,10 +510,10 @@ def test_the_sdk_is_imported_only_for_a_request(tmp_path: Path) -> None:
     code = (
         "import sys\n"
         "from PIL import Image\n"
-        "from pytest_uiground.image import ImageRef\n"
+        "from pytest_uiground.record.image import ImageRef\n"
         "from pytest_uiground.models.openai_client import OpenAIChatModel\n"
-        "from pytest_uiground.geometry import Box\n"
-        "from pytest_uiground.sample import Sample, Target\n"
+        "from pytest_uiground.record.geometry import Box\n"
+        "from pytest_uiground.record.sample import Sample, Target\n"
         "m = OpenAIChatModel(api_base='http://127.0.0.1:9/v1', api_key='k', served_model='m', parser='uground')\n"
         "img = ImageRef.from_source('a', lambda: Image.new('RGB', (8, 8)))\n"
         "s = Sample('a', img, 'click', 'point', Target(box=Box(0, 0, 1, 1)))\n"
@@ -560,8 +560,8 @@ def _halve(image: Image.Image) -> Image.Image:
 
 
 def _read_tap(text: str, task: str, ctx: Any) -> Any:
-    from pytest_uiground.geometry import Point
     from pytest_uiground.models.parsers import Parsed
+    from pytest_uiground.record.geometry import Point
 
     x, y = (float(v) for v in text.removeprefix("tap ").split(","))
     return Parsed(point=Point(x / ctx.image_size[0], y / ctx.image_size[1]))

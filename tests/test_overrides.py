@@ -8,15 +8,15 @@ from pathlib import Path
 import pytest
 from conftest import Project
 
-from pytest_uiground.geometry import Box
-from pytest_uiground.image import ImageRef
-from pytest_uiground.loading import load_suite
 from pytest_uiground.models.overrides import Overrides, from_table
-from pytest_uiground.sample import Sample, Target
-from pytest_uiground.suite import SuiteConfigError, load_suite_config
+from pytest_uiground.record.geometry import Box
+from pytest_uiground.record.image import ImageRef
+from pytest_uiground.record.sample import Sample, Target
+from pytest_uiground.suite.config import SuiteConfigError, load_suite_config
+from pytest_uiground.suite.loading import load_suite
 
 CUSTOM_PARSER = '''
-from pytest_uiground.geometry import Point
+from pytest_uiground.record.geometry import Point
 from pytest_uiground.models.parsers import Parsed
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_uiground.geometry import Box, Point
 from pytest_uiground.models.parsers import (
     FAMILIES,
     FLORENCE2_LOC_OFFSET,
@@ -14,6 +13,7 @@ from pytest_uiground.models.parsers import (
     parse_option,
     parse_verdict,
 )
+from pytest_uiground.record.geometry import Box, Point
 
 CTX = ParseContext(image_size=(1920, 1080))
 # What Qwen2.5-VL's processor fed the model for a 1920x1080 screenshot (28-multiples).

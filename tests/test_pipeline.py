@@ -1,4 +1,4 @@
-"""Work started ahead of the tests (pytest_uiground.pipeline): the sliding window of a
+"""Work started ahead of the tests (pytest_uiground.run.pipeline): the sliding window of a
 streaming model and the background preparation of a preparing model.
 
 The overlap itself is proven with events, not timings: a model that could only finish
@@ -20,15 +20,15 @@ from typing import Any
 import pytest
 from conftest import Project
 
-from pytest_uiground.geometry import Box
-from pytest_uiground.image import ImageRef
-from pytest_uiground.items import SAMPLE_ARG, SUITE_ATTR
 from pytest_uiground.models.base import DelegatingAdapter, ModelAdapter
 from pytest_uiground.models.cropping import CroppingModel
-from pytest_uiground.pipeline import HELD_FACTOR, InFlight, Overlap
-from pytest_uiground.prediction import Prediction
-from pytest_uiground.sample import Sample, Target
-from pytest_uiground.xdist_queue import Lookahead
+from pytest_uiground.record.geometry import Box
+from pytest_uiground.record.image import ImageRef
+from pytest_uiground.record.prediction import Prediction
+from pytest_uiground.record.sample import Sample, Target
+from pytest_uiground.run.items import SAMPLE_ARG, SUITE_ATTR
+from pytest_uiground.run.lookahead import Lookahead
+from pytest_uiground.run.pipeline import HELD_FACTOR, InFlight, Overlap
 
 WAIT = 10.0
 
@@ -132,10 +132,10 @@ def test_a_rerun_from_the_cache_looks_at_each_sample_once(tmp_path: Path) -> Non
     yet looked at (a few reads per test), and the predictions answered ahead of their tests stay
     bounded. The walk used to restart at the current test and pass every prediction held so far,
     which the cache hits made the rest of the suite: quadratic in the suite's size."""
-    from pytest_uiground import ahead as ahead_mod
     from pytest_uiground.models.base import ModelOptions
     from pytest_uiground.options import RunOptions
-    from pytest_uiground.state import WorkerState
+    from pytest_uiground.run import ahead as ahead_mod
+    from pytest_uiground.run.state import WorkerState
 
     class Keyed(Streaming):
         in_flight = 4
@@ -358,7 +358,7 @@ AHEAD_MODELS = '''
 import os, threading
 from concurrent.futures import ThreadPoolExecutor
 from pytest_uiground.models.base import ModelAdapter
-from pytest_uiground.prediction import Prediction
+from pytest_uiground.record.prediction import Prediction
 
 
 def log(line):

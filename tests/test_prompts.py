@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_uiground.geometry import Box
-from pytest_uiground.image import ImageRef
 from pytest_uiground.models.parsers import FAMILIES
 from pytest_uiground.models.prompts import _PROMPTS, prompt_for
-from pytest_uiground.sample import TASK_KINDS, Sample, Target
+from pytest_uiground.record.geometry import Box
+from pytest_uiground.record.image import ImageRef
+from pytest_uiground.record.sample import TASK_KINDS, Sample, Target
 
 # Copied from the AutomotiveUI card's ``preprocess_prompt_elam`` (seed 000, lines 105-112).
 CARD_TEST_ACTION = "Identify and point to the UI element that corresponds to this test action:\n{user_request}"

@@ -7,7 +7,7 @@ import json
 import pytest
 from conftest import Project
 
-from pytest_uiground.loading import load_suite
+from pytest_uiground.suite.loading import load_suite
 
 pytestmark = pytest.mark.slow
 

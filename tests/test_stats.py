@@ -1,4 +1,4 @@
-"""Tests for pytest_uiground.stats against values worked out by hand in each test.
+"""Tests for pytest_uiground.gate.stats against values worked out by hand in each test.
 
 The regression gate trusts these numbers to call a drop "real", so each expected
 value is derived in the test from the textbook formula (or a published table), not
@@ -14,8 +14,8 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from pytest_uiground import stats
-from pytest_uiground.stats import (
+from pytest_uiground.gate import stats
+from pytest_uiground.gate.stats import (
     accuracy_interval,
     bootstrap_mean_interval,
     mcnemar_exact,

@@ -18,10 +18,10 @@ from pathlib import Path
 import pytest
 
 from pytest_uiground.benchmarks.synthetic import loader as synthetic
-from pytest_uiground.geometry import SIZE_BUCKETS, size_bucket
-from pytest_uiground.image import encode_png
-from pytest_uiground.loading import LoaderContext
-from pytest_uiground.sample import Sample, check_sample_ids
+from pytest_uiground.record.geometry import SIZE_BUCKETS, size_bucket
+from pytest_uiground.record.image import encode_png
+from pytest_uiground.record.sample import Sample, check_sample_ids
+from pytest_uiground.suite.loading import LoaderContext
 
 REPO = Path(__file__).resolve().parents[1]
 CTX = LoaderContext(suite_name="synthetic-test", suite_dir=REPO)
@@ -68,7 +68,7 @@ def test_rendering_is_byte_identical_in_process_and_in_a_subprocess() -> None:
     assert first == [_png_sha(5, i) for i in range(3)]
     code = (
         "import hashlib\n"
-        "from pytest_uiground.image import encode_png\n"
+        "from pytest_uiground.record.image import encode_png\n"
         "from pytest_uiground.benchmarks.synthetic import loader as s\n"
         "for l in s.generate_layouts(5, 3, 800, 600):\n"
         "    print(hashlib.sha256(encode_png(s.render_screen(l))).hexdigest())\n"

@@ -10,19 +10,19 @@ from pathlib import Path
 
 import pytest
 
-from pytest_uiground import baseline as baseline_mod
 from pytest_uiground import registry
-from pytest_uiground.checks import build_checks
-from pytest_uiground.collect import stratified_subset
-from pytest_uiground.geometry import Box
-from pytest_uiground.image import ImageRef
-from pytest_uiground.metrics import compute
+from pytest_uiground.gate import baseline as baseline_mod
+from pytest_uiground.gate.checks import build_checks
+from pytest_uiground.gate.metrics import compute
 from pytest_uiground.models.device import resolve_device, worker_index
-from pytest_uiground.outcome import Outcome, classify
-from pytest_uiground.results import SampleResult
-from pytest_uiground.sample import DuplicateSampleIdError, Sample, Target, check_sample_ids
-from pytest_uiground.score import Score
-from pytest_uiground.suite import MetricSpec, SuiteConfigError, load_suite_config
+from pytest_uiground.record.geometry import Box
+from pytest_uiground.record.image import ImageRef
+from pytest_uiground.record.outcome import Outcome, classify
+from pytest_uiground.record.result import SampleResult
+from pytest_uiground.record.sample import DuplicateSampleIdError, Sample, Target, check_sample_ids
+from pytest_uiground.record.score import Score
+from pytest_uiground.run.collect import stratified_subset
+from pytest_uiground.suite.config import MetricSpec, SuiteConfigError, load_suite_config
 
 
 def result(sid: str, right: bool, **meta: str) -> SampleResult:
@@ -88,7 +88,7 @@ def test_checks_pair_with_baseline_and_count_flips() -> None:
 
 
 def load_config_stub():  # type: ignore[no-untyped-def]
-    from pytest_uiground.suite import SuiteConfig
+    from pytest_uiground.suite.config import SuiteConfig
 
     return SuiteConfig(name="s", version="1", path=Path("s/suite.toml"), loader="x", loader_options={},
                        metrics=(MetricSpec(name="acc"),), tolerance=2.0)
@@ -212,7 +212,7 @@ def test_collecting_a_suite_imports_no_heavy_library(pytester: pytest.Pytester) 
 
 
 def test_mean_of_metric_is_the_unweighted_mean_of_its_parts(tmp_path: Path) -> None:
-    from pytest_uiground.metrics import compute_all
+    from pytest_uiground.gate.metrics import compute_all
 
     # basic: 3 of 4 right (75); advanced: 0 of 1 right (0) → headline (75 + 0) / 2 = 37.5
     rs = [result("1", True, g="basic"), result("2", True, g="basic"), result("3", True, g="basic"),
@@ -241,7 +241,7 @@ def test_model_options_are_composed_not_copied() -> None:
 
 
 def test_atomic_writes_are_readable_by_others(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    from pytest_uiground.baseline import atomic_write_text
+    from pytest_uiground.gate.baseline import atomic_write_text
 
     path = tmp_path / "f.json"
     atomic_write_text(path, "{}")
@@ -251,9 +251,9 @@ def test_atomic_writes_are_readable_by_others(tmp_path) -> None:  # type: ignore
 def test_cached_prediction_keeps_every_field(tmp_path: Path) -> None:
     """A cached prediction reads back equal, ``attempts`` included (it used to be dropped, so every
     cached ``--uiground-cropping`` prediction scored ``attempts_to_success`` as 1)."""
-    from pytest_uiground.cache import PredictionCache
-    from pytest_uiground.geometry import Box, Point
-    from pytest_uiground.prediction import Prediction
+    from pytest_uiground.record.geometry import Box, Point
+    from pytest_uiground.record.prediction import Prediction
+    from pytest_uiground.run.prediction_cache import PredictionCache
 
     pred = Prediction(point=Point(0.25, 0.5), box=Box(0.1, 0.2, 0.3, 0.4), verdict="passed", raw="x",
                       latency_ms=12.5, format_error=True, attempts=3)
@@ -266,8 +266,8 @@ def test_cached_prediction_keeps_every_field(tmp_path: Path) -> None:
 
 def test_record_json_round_trip() -> None:
     """One record shape from the worker to the report: ``samples.jsonl`` reads back equal."""
-    from pytest_uiground.geometry import Point
-    from pytest_uiground.prediction import Prediction
+    from pytest_uiground.record.geometry import Point
+    from pytest_uiground.record.prediction import Prediction
 
     r = SampleResult(suite="s", id="a", task="point", meta={"k": "v"},
                      score=Score(100.0, True, False, {"point_hit": True}, {"point_hit": False}, {"why": "x"}),

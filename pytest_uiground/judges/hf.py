@@ -16,11 +16,10 @@ import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pytest_uiground.judges.base import JudgeOptions
 from pytest_uiground.models.base import ModelLoadError
 from pytest_uiground.models.device import resolve_device
 from pytest_uiground.models.hf_setup import resolve_dtype, resolve_model_path
-
-from .base import JudgeOptions
 
 
 class HFChatJudge:

@@ -13,9 +13,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
+from pytest_uiground.judges.base import JudgeCallError, JudgeOptions, JudgeUnreachable
 from pytest_uiground.models.base import ModelLoadError
-
-from .base import JudgeCallError, JudgeOptions, JudgeUnreachable
 
 
 class OpenAIJudge:

@@ -21,12 +21,11 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_uiground.prediction import Prediction
-from pytest_uiground.results import SampleResult
-from pytest_uiground.sample import Sample
-from pytest_uiground.score import Score
-
-from .base import Judge, JudgeCallError, JudgeParseError, JudgeUnreachable
+from pytest_uiground.judges.base import Judge, JudgeCallError, JudgeParseError, JudgeUnreachable
+from pytest_uiground.record.prediction import Prediction
+from pytest_uiground.record.result import SampleResult
+from pytest_uiground.record.sample import Sample
+from pytest_uiground.record.score import Score
 
 RAW_LIMIT = 300
 

@@ -12,11 +12,11 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from pytest_uiground.prediction import Prediction
-from pytest_uiground.sample import Sample
+from pytest_uiground.record.prediction import Prediction
+from pytest_uiground.record.sample import Sample
 
 if TYPE_CHECKING:
-    from .overrides import Overrides
+    from pytest_uiground.models.overrides import Overrides
 
 
 @dataclass(frozen=True)
@@ -70,7 +70,7 @@ class ModelAdapter:
       it while the first batch is prepared, so loading and preparing overlap.
 
     Two capabilities keep the model busy while the harness runs tests (see
-    :mod:`pytest_uiground.pipeline`); a model has at most one of them:
+    :mod:`pytest_uiground.run.pipeline`); a model has at most one of them:
 
     * streaming, :attr:`in_flight` > 0 and :meth:`submit`: the model predicts up to
       ``in_flight`` samples at once, fed one at a time (an HTTP client). The harness

@@ -11,11 +11,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from pytest_uiground.geometry import Point
-from pytest_uiground.prediction import Prediction
-from pytest_uiground.sample import Sample
-
-from .base import ModelAdapter, ModelOptions
+from pytest_uiground.models.base import ModelAdapter, ModelOptions
+from pytest_uiground.record.geometry import Point
+from pytest_uiground.record.prediction import Prediction
+from pytest_uiground.record.sample import Sample
 
 
 class CenterModel(ModelAdapter):

@@ -32,12 +32,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from pytest_uiground.geometry import Box, Point
-from pytest_uiground.image import ImageRef
-from pytest_uiground.prediction import Prediction
-from pytest_uiground.sample import Sample, Target
-
-from .base import DelegatingAdapter, ModelAdapter
+from pytest_uiground.models.base import DelegatingAdapter, ModelAdapter
+from pytest_uiground.record.geometry import Box, Point
+from pytest_uiground.record.image import ImageRef
+from pytest_uiground.record.prediction import Prediction
+from pytest_uiground.record.sample import Sample, Target
 
 STRATEGIES = ("none", "fixed", "screenseeker")
 MAX_ZOOM = 4.0

@@ -20,9 +20,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
-from .base import ModelLoadError, ModelOptions
-from .hf import HFVisionModel
-from .hf_setup import pretrained_kwargs
+from pytest_uiground.models.base import ModelLoadError, ModelOptions
+from pytest_uiground.models.hf import HFVisionModel
+from pytest_uiground.models.hf_setup import pretrained_kwargs
 
 
 class TinyClick(HFVisionModel):

@@ -27,14 +27,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
-from pytest_uiground.prediction import Prediction
-from pytest_uiground.sample import Sample
-
-from . import parsers, prompts
-from .base import ModelAdapter, ModelLoadError, ModelOptions
-from .device import resolve_device
-from .hf_setup import WEIGHT_SUFFIXES, pretrained_kwargs, resolve_dtype, resolve_model_path, sha
-from .overrides import NONE, Overrides
+from pytest_uiground.models import parsers, prompts
+from pytest_uiground.models.base import ModelAdapter, ModelLoadError, ModelOptions
+from pytest_uiground.models.device import resolve_device
+from pytest_uiground.models.hf_setup import WEIGHT_SUFFIXES, pretrained_kwargs, resolve_dtype, resolve_model_path, sha
+from pytest_uiground.models.overrides import NONE, Overrides
+from pytest_uiground.record.prediction import Prediction
+from pytest_uiground.record.sample import Sample
 
 
 @dataclass

@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .base import ModelLoadError, ModelOptions
+from pytest_uiground.models.base import ModelLoadError, ModelOptions
 
 WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".pth", ".gguf")
 

@@ -24,14 +24,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_uiground.prediction import Prediction
-from pytest_uiground.sample import Sample
-
-from . import parsers, prompts
-from .base import ModelAdapter, ModelLoadError, ModelOptions
-from .device import resolve_device
-from .hf_setup import pretrained_kwargs, resolve_dtype, resolve_model_path, sha
-from .overrides import NONE, Overrides
+from pytest_uiground.models import parsers, prompts
+from pytest_uiground.models.base import ModelAdapter, ModelLoadError, ModelOptions
+from pytest_uiground.models.device import resolve_device
+from pytest_uiground.models.hf_setup import pretrained_kwargs, resolve_dtype, resolve_model_path, sha
+from pytest_uiground.models.overrides import NONE, Overrides
+from pytest_uiground.record.prediction import Prediction
+from pytest_uiground.record.sample import Sample
 
 WORKING_VERSIONS = "transformers 4.48.2 (as the ELAM card pins it) or 4.49-4.53"
 INSTALL_HINT = 'pip install "pytest-uiground[molmo]"'

@@ -12,7 +12,7 @@ Two parts, kept apart so the matching logic is unit-testable without OCR:
   best item (or ``None``).
 * :class:`OcrGrounder` -- runs OCR once per distinct image (an LRU keyed by the image's
   content digest, because several samples usually share one screenshot) and turns the
-  match into a :class:`~pytest_uiground.prediction.Prediction`.
+  match into a :class:`~pytest_uiground.record.prediction.Prediction`.
 
 Importing this module imports neither rapidocr nor numpy: the engine is imported when a
 model is built, so collection and ``--help`` stay cheap.
@@ -27,12 +27,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
-from pytest_uiground.geometry import Box, Point
-from pytest_uiground.image import ImageError, image_digest
-from pytest_uiground.prediction import Prediction
-from pytest_uiground.sample import Sample
-
-from .base import ModelAdapter, ModelOptions
+from pytest_uiground.models.base import ModelAdapter, ModelOptions
+from pytest_uiground.record.geometry import Box, Point
+from pytest_uiground.record.image import ImageError, image_digest
+from pytest_uiground.record.prediction import Prediction
+from pytest_uiground.record.sample import Sample
 
 if TYPE_CHECKING:
     from PIL import Image

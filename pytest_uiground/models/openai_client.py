@@ -27,7 +27,7 @@ Options and why:
   generated image's stable key), however many samples and
   concurrent requests use them: the first request encodes, the others wait for it.
   RGB PNG bytes go out as they are; a decoded image (a generator's) is encoded with
-  :func:`pytest_uiground.image.encode_png_fast`.
+  :func:`pytest_uiground.record.image.encode_png_fast`.
 * Greedy and seeded (``temperature=0``, ``seed=0``, ``max_tokens=--uiground-max-new-tokens``, by
   default the family's official limit, e.g. 400 for ``uitars`` as UI-TARS' README_deploy.md):
   the settings are part of the fingerprint and of every cache key.
@@ -68,15 +68,17 @@ from collections.abc import Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
-from pytest_uiground.image import ImageError
-from pytest_uiground.prediction import Prediction
-from pytest_uiground.sample import Sample
-
-from . import parsers, prompts
-from .base import ModelAdapter, ModelLoadError, ModelOptions
-from .openai_http import BACKOFF_CAP_S, MAX_RETRY_AFTER_S, ChatPoster
-from .openai_options import BACKOFF_BASE_S, Secret, api_key_from_env, backoff_from_env, check_options
-from .openai_wire import (
+from pytest_uiground.models import parsers, prompts
+from pytest_uiground.models.base import ModelAdapter, ModelLoadError, ModelOptions
+from pytest_uiground.models.openai_http import BACKOFF_CAP_S, MAX_RETRY_AFTER_S, ChatPoster
+from pytest_uiground.models.openai_options import (
+    BACKOFF_BASE_S,
+    Secret,
+    api_key_from_env,
+    backoff_from_env,
+    check_options,
+)
+from pytest_uiground.models.openai_wire import (
     NEEDS_INPUT_SIZE,
     EncodedImage,
     ResizeRule,
@@ -84,7 +86,10 @@ from .openai_wire import (
     encode_image,
     resize_rule_from_env,
 )
-from .overrides import NONE, Overrides
+from pytest_uiground.models.overrides import NONE, Overrides
+from pytest_uiground.record.image import ImageError
+from pytest_uiground.record.prediction import Prediction
+from pytest_uiground.record.sample import Sample
 
 if TYPE_CHECKING:
     import openai

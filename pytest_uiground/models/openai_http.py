@@ -15,9 +15,9 @@ import random
 import threading
 from typing import TYPE_CHECKING, Any
 
-from .base import ModelLoadError
-from .openai_options import BACKOFF_BASE_S, Secret
-from .openai_wire import parse_retry_after, public_url, read_completion
+from pytest_uiground.models.base import ModelLoadError
+from pytest_uiground.models.openai_options import BACKOFF_BASE_S, Secret
+from pytest_uiground.models.openai_wire import parse_retry_after, public_url, read_completion
 
 if TYPE_CHECKING:
     import openai

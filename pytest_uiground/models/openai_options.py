@@ -12,9 +12,9 @@ import math
 import os
 from urllib.parse import urlsplit
 
-from . import parsers
-from .base import ModelLoadError, ModelOptions
-from .openai_wire import public_url
+from pytest_uiground.models import parsers
+from pytest_uiground.models.base import ModelLoadError, ModelOptions
+from pytest_uiground.models.openai_wire import public_url
 
 BACKOFF_ENV = "UIGROUND_OPENAI_BACKOFF_S"
 """Overrides :data:`BACKOFF_BASE_S` (tests use a few milliseconds)."""

@@ -13,7 +13,7 @@ Qwen2.5-VL's ``smart_resize`` rule and the processor defaults (factor 28, min_pi
 
 Images go out as ``data:image/png;base64`` URLs: RGB PNG bytes as they are (checked from
 the header, nothing decoded), anything else decoded exactly as ``ImageRef.load()`` would
-and encoded with :func:`pytest_uiground.image.encode_png_fast`.
+and encoded with :func:`pytest_uiground.record.image.encode_png_fast`.
 """
 
 from __future__ import annotations
@@ -30,10 +30,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
-from pytest_uiground.image import ImageError, ImageRef, encode_png_fast
-
-from .base import ModelLoadError
-from .qwen import UITARS_MAX_PIXELS, UITARS_MIN_PIXELS
+from pytest_uiground.models.base import ModelLoadError
+from pytest_uiground.models.qwen import UITARS_MAX_PIXELS, UITARS_MIN_PIXELS
+from pytest_uiground.record.image import ImageError, ImageRef, encode_png_fast
 
 if TYPE_CHECKING:
     from PIL import Image

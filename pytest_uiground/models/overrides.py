@@ -26,10 +26,9 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
+from pytest_uiground.models import parsers
+from pytest_uiground.record.sample import TASK_KINDS, Sample
 from pytest_uiground.registry import OVERRIDES_GROUP, import_object, known
-from pytest_uiground.sample import TASK_KINDS, Sample
-
-from . import parsers
 
 
 @dataclass(frozen=True)

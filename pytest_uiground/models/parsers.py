@@ -17,9 +17,9 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from pytest_uiground.geometry import Box, Point, clip_point
-from pytest_uiground.prediction import Prediction
-from pytest_uiground.sample import TASK_KINDS
+from pytest_uiground.record.geometry import Box, Point, clip_point
+from pytest_uiground.record.prediction import Prediction
+from pytest_uiground.record.sample import TASK_KINDS
 
 FAMILIES: tuple[str, ...] = ("elam", "molmo", "uitars", "uground", "qwen-vl", "qwen3-vl", "tinyclick")
 

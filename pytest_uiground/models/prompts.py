@@ -15,9 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from pytest_uiground.sample import TASK_KINDS, Sample
-
-from .parsers import FAMILIES
+from pytest_uiground.models.parsers import FAMILIES
+from pytest_uiground.record.sample import TASK_KINDS, Sample
 
 # --- published templates (verbatim) --------------------------------------------------
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from .base import ModelOptions
-from .hf import HFVisionModel
+from pytest_uiground.models.base import ModelOptions
+from pytest_uiground.models.hf import HFVisionModel
 
 UITARS_MIN_PIXELS = 100 * 28 * 28
 """bytedance/UI-TARS ``codes/ui_tars/action_parser.py`` ``MIN_PIXELS`` (also MMBench-GUI ``local_uitars.py``)."""

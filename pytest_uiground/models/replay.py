@@ -17,12 +17,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from pytest_uiground.prediction import Prediction
-from pytest_uiground.sample import Sample
-
-from . import parsers
-from .base import ModelAdapter, ModelLoadError, ModelOptions
-from .overrides import NONE, Overrides
+from pytest_uiground.models import parsers
+from pytest_uiground.models.base import ModelAdapter, ModelLoadError, ModelOptions
+from pytest_uiground.models.overrides import NONE, Overrides
+from pytest_uiground.record.prediction import Prediction
+from pytest_uiground.record.sample import Sample
 
 NEEDS_INPUT_SIZE = ("uitars", "qwen-vl")
 TEXT_TASKS = ("option", "answer", "vqa")  # no coordinates to read, so no model input size needed

@@ -18,18 +18,17 @@ from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from pytest_uiground.prediction import Prediction
-from pytest_uiground.results import SampleResult
-
-from . import gallery
-from .gallery import Images, Lookup
-from .markup import esc, fmt, is_number
-from .summary import SuiteSummary
+from pytest_uiground.record.prediction import Prediction
+from pytest_uiground.record.result import SampleResult
+from pytest_uiground.report import gallery
+from pytest_uiground.report.gallery import Images, Lookup
+from pytest_uiground.report.markup import esc, fmt, is_number
+from pytest_uiground.report.summary import SuiteSummary
 
 if TYPE_CHECKING:
     from PIL import Image
 
-    from pytest_uiground.sample import Sample
+    from pytest_uiground.record.sample import Sample
 
 RAW_LIMIT = 4000  # characters of raw output in the page; samples.jsonl keeps all of it
 MAX_SLICE_COLUMNS = 5

@@ -10,7 +10,7 @@ suites measure different things, so runs of different suites are refused outrigh
 
 Only ``summary.json`` and ``samples.jsonl`` are read, through the types the run
 wrote them with (:mod:`pytest_uiground.report.summary`,
-:class:`~pytest_uiground.results.SampleResult`); flipped samples show the crops each
+:class:`~pytest_uiground.record.result.SampleResult`); flipped samples show the crops each
 run's report wrote under ``report_files/crops/``. Comparing needs no model, no
 dataset and no GPU. A file that does not read as those types is refused by name
 (and, for ``samples.jsonl``, by line), never half-used. The HTML page is
@@ -24,12 +24,21 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from pytest_uiground.baseline import atomic_write_text
-
-from . import units
-from .markup import fmt, is_number
-from .runs import *  # noqa: F403  (the command re-exports what it compares)
-from .runs import CompareError, Paired, Run, check_same_suites, flips, latency, lines, load_runs, metric_names
+from pytest_uiground.gate.baseline import atomic_write_text
+from pytest_uiground.report import units
+from pytest_uiground.report.markup import fmt, is_number
+from pytest_uiground.report.runs import *  # noqa: F403  (the command re-exports what it compares)
+from pytest_uiground.report.runs import (
+    CompareError,
+    Paired,
+    Run,
+    check_same_suites,
+    flips,
+    latency,
+    lines,
+    load_runs,
+    metric_names,
+)
 
 
 def _cell_p(p: Paired | None) -> str:
@@ -94,7 +103,7 @@ def main(argv: Sequence[str]) -> int:
         return 2
     print("\n\n".join(text_table(s, runs) for s in sorted(runs[0].suites)))
     if args.html is not None:
-        from .comparepage import render_html
+        from pytest_uiground.report.comparepage import render_html
 
         atomic_write_text(args.html, render_html(runs))
         print(f"\nwrote {args.html}")

@@ -15,12 +15,12 @@ import base64
 from collections.abc import Sequence
 from pathlib import Path
 
-from . import plots as pl
-from . import units
-from .gallery import FILES_DIR, safe_name
-from .html import short, split_slice
-from .markup import esc, fmt, page
-from .runs import Line, Run, flips, headline, latency, lines, metric_names
+from pytest_uiground.report import plots as pl
+from pytest_uiground.report import units
+from pytest_uiground.report.gallery import FILES_DIR, safe_name
+from pytest_uiground.report.html import short, split_slice
+from pytest_uiground.report.markup import esc, fmt, page
+from pytest_uiground.report.runs import Line, Run, flips, headline, latency, lines, metric_names
 
 FLIP_LIMIT = 40  # cards per list; the rest are listed by id
 

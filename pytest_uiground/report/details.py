@@ -22,11 +22,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from pytest_uiground.results import SampleResult
-from pytest_uiground.suite import MetricSpec
-
-from . import units
-from .summary import Comparison, SuiteSummary
+from pytest_uiground.record.result import SampleResult
+from pytest_uiground.report import units
+from pytest_uiground.report.summary import Comparison, SuiteSummary
+from pytest_uiground.suite.config import MetricSpec
 
 #: Provenance keys that identify a baseline on the page (the package list stays in samples.json).
 BASELINE_KEYS = ("model", "model_path", "model_fingerprint", "date", "suite_version", "dataset_fingerprint",

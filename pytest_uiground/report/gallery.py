@@ -26,15 +26,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pytest_uiground.geometry import Box
-from pytest_uiground.prediction import Prediction
-
-from .markup import is_number
+from pytest_uiground.record.geometry import Box
+from pytest_uiground.record.prediction import Prediction
+from pytest_uiground.report.markup import is_number
 
 if TYPE_CHECKING:
     from PIL import Image, ImageDraw
 
-    from pytest_uiground.sample import Sample
+    from pytest_uiground.record.sample import Sample
 
 Lookup = Callable[[str], "Sample | None"]
 

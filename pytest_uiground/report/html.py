@@ -14,7 +14,7 @@ attached to a CI run, mailed, or opened from disk with no network. Runs too larg
 to inline write their images beside it under ``report_files/`` instead
 (:mod:`~pytest_uiground.report.gallery`). It is built from the typed records only:
 the suite's :class:`~pytest_uiground.report.summary.SuiteSummary` and its
-:class:`~pytest_uiground.results.SampleResult` list; PIL is imported only to draw
+:class:`~pytest_uiground.record.result.SampleResult` list; PIL is imported only to draw
 sample images, and no plotting library is needed. Everything taken from the summary
 or the model output is escaped: raw model output is untrusted text.
 """
@@ -27,15 +27,14 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from pytest_uiground import stats
-from pytest_uiground.baseline import atomic_write_text
-from pytest_uiground.results import SampleResult
-
-from . import assets, browse, units
-from . import plots as pl
-from .gallery import Images, Lookup
-from .markup import esc, fmt, is_number, page
-from .summary import Comparison, MetricSummary, SuiteSummary
+from pytest_uiground.gate import stats
+from pytest_uiground.gate.baseline import atomic_write_text
+from pytest_uiground.record.result import SampleResult
+from pytest_uiground.report import assets, browse, units
+from pytest_uiground.report import plots as pl
+from pytest_uiground.report.gallery import Images, Lookup
+from pytest_uiground.report.markup import esc, fmt, is_number, page
+from pytest_uiground.report.summary import Comparison, MetricSummary, SuiteSummary
 
 Interval = tuple[float, float]
 

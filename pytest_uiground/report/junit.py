@@ -1,7 +1,7 @@
 """JUnit XML properties: numbers a CI system can read without parsing messages.
 
 * each sample test carries its record as one ``uiground`` property whose value is JSON
-  (:func:`pytest_uiground.results.property_value`);
+  (:func:`pytest_uiground.record.result.property_value`);
 * each aggregate test carries ``value``, ``baseline``, ``delta``, ``delta_low``/``delta_high``
   (95% bootstrap interval), ``p_value`` (exact McNemar), ``regressed``/``fixed``, ``floor``,
   ``tolerance`` and ``verdict`` (empty where there is no baseline);
@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from pytest_uiground.checks import Check
+from pytest_uiground.gate.checks import Check
 
 
 def _num(v: float | None) -> str:

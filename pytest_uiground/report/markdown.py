@@ -16,10 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pytest_uiground.checks import Check, LatencyCheck
-from pytest_uiground.results import SampleResult
-
-from .terminal import verdict_cell, verdict_reasons, verdict_text
+from pytest_uiground.gate.checks import Check, LatencyCheck
+from pytest_uiground.record.result import SampleResult
+from pytest_uiground.report.terminal import verdict_cell, verdict_reasons, verdict_text
 
 ID_LIMIT = 50
 

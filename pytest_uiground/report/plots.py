@@ -20,8 +20,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from .markup import esc, is_number
-from .units import Unit
+from pytest_uiground.report.markup import esc, is_number
+from pytest_uiground.report.units import Unit
 
 Interval = tuple[float, float]
 PALETTE = ("#4c78a8", "#f58518", "#54a24b", "#b279a2", "#e45756", "#72b7b2", "#9d755d", "#eeca3b")

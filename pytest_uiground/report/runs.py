@@ -12,16 +12,15 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pytest_uiground import stats
-from pytest_uiground.metrics import compute, correct_of, value_of
-from pytest_uiground.results import SampleResult
-from pytest_uiground.suite import MetricSpec
-
-from . import summary as summary_mod
-from . import units
-from .html import latency_percentiles, split_slice
-from .markup import is_number
-from .summary import MetricSummary, SuiteSummary
+from pytest_uiground.gate import stats
+from pytest_uiground.gate.metrics import compute, correct_of, value_of
+from pytest_uiground.record.result import SampleResult
+from pytest_uiground.report import summary as summary_mod
+from pytest_uiground.report import units
+from pytest_uiground.report.html import latency_percentiles, split_slice
+from pytest_uiground.report.markup import is_number
+from pytest_uiground.report.summary import MetricSummary, SuiteSummary
+from pytest_uiground.suite.config import MetricSpec
 
 
 class CompareError(Exception):
@@ -193,7 +192,7 @@ def _right(r: SampleResult, spec: MetricSpec) -> bool:
 def paired(spec: MetricSpec, label: str | None, a: Sequence[SampleResult], b: Sequence[SampleResult],
            unit: str) -> Paired | None:
     """Paired bootstrap interval of B − A and McNemar's test, as the baseline checks compute them
-    (:func:`pytest_uiground.checks._paired`), here between two runs' own records."""
+    (:func:`pytest_uiground.gate.checks._paired`), here between two runs' own records."""
     if spec.mean_of:
         return None
     a_by, b_by = {r.id: r for r in a}, {r.id: r for r in b}

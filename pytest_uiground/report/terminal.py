@@ -21,12 +21,11 @@ from typing import IO, Any
 
 import pytest
 
-from pytest_uiground.checks import Check, LatencyCheck
-from pytest_uiground.metrics import MetricResult, summary_entry
-from pytest_uiground.results import SampleResult, records_in
-from pytest_uiground.sample import Sample
-
-from .summary import Comparison, Latency, SuiteSummary
+from pytest_uiground.gate.checks import Check, LatencyCheck
+from pytest_uiground.gate.metrics import MetricResult, summary_entry
+from pytest_uiground.record.result import SampleResult, records_in
+from pytest_uiground.record.sample import Sample
+from pytest_uiground.report.summary import Comparison, Latency, SuiteSummary
 
 
 class SampleLog:

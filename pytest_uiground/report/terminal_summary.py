@@ -1,6 +1,6 @@
 """The uiground section of the terminal summary: one block per suite, after pytest's own summary.
 
-It only formats what the run already decided (a :class:`~pytest_uiground.gate.SuiteOutcome`):
+It only formats what the run already decided (a :class:`~pytest_uiground.gate.rules.SuiteOutcome`):
 the table of checks, latency, judge, errors, regressed samples, the baseline's fate and the
 verdict. Kept beside the other terminal formatting (:mod:`.terminal`) rather than in the
 controller, whose hook only hands over each suite in turn.
@@ -10,13 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_uiground import baseline as baseline_mod
-from pytest_uiground.gate import SuiteOutcome
+from pytest_uiground.gate import baseline as baseline_mod
+from pytest_uiground.gate.rules import SuiteOutcome
 from pytest_uiground.judges.pool import stability
 from pytest_uiground.options import RunOptions
-from pytest_uiground.results import SampleResult
-
-from .terminal import id_list, limit_problems, sample_lines, table, verdict_line, verdict_reasons
+from pytest_uiground.record.result import SampleResult
+from pytest_uiground.report.terminal import id_list, limit_problems, sample_lines, table, verdict_line, verdict_reasons
 
 SAMPLE_LINES = 10
 """Per-sample lines in the terminal; the rest are counted, and all are in the report."""

@@ -16,7 +16,7 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-#: The pseudo-component that reads each sample's latency (ms); as :data:`pytest_uiground.metrics.LATENCY`.
+#: The pseudo-component that reads each sample's latency (ms); as :data:`pytest_uiground.gate.metrics.LATENCY`.
 LATENCY = "latency_ms"
 
 

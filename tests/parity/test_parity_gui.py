@@ -28,8 +28,8 @@ from PIL import Image  # noqa: F401
 from pytest_uiground import registry
 from pytest_uiground.benchmarks.mmbench_gui import loader as mmbench_gui
 from pytest_uiground.benchmarks.screenspot import loader as screenspot
-from pytest_uiground.loading import LoaderContext
 from pytest_uiground.models import parsers
+from pytest_uiground.suite.loading import LoaderContext
 
 from . import messy_outputs as mo
 from . import published_gui as pg

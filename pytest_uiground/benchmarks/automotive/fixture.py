@@ -72,7 +72,7 @@ __all__ = [
     "write_fixture_save_to_disk",
 ]
 
-from .plan import (
+from pytest_uiground.benchmarks.automotive.plan import (
     _MAX_SIDE,
     _MIN_H,
     _MIN_W,
@@ -85,7 +85,7 @@ from .plan import (
     _screens,
     expected_rows,
 )
-from .render import _render
+from pytest_uiground.benchmarks.automotive.render import _render
 
 # --------------------------------------------------------------------------- writing
 

@@ -26,10 +26,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from pytest_uiground.geometry import Box, make_box
-from pytest_uiground.image import ImageError, ImageRef
-from pytest_uiground.loading import LoaderContext
-from pytest_uiground.sample import Sample, Target
+from pytest_uiground.record.geometry import Box, make_box
+from pytest_uiground.record.image import ImageError, ImageRef
+from pytest_uiground.record.sample import Sample, Target
+from pytest_uiground.suite.loading import LoaderContext
 
 HUB_ID = "sparks-solutions/AutomotiveUI-Bench-4K"
 FOLDER = "AutomotiveUI-Bench-4K"

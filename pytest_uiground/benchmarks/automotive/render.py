@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from PIL import ImageDraw, ImageFont
 
 
-from .plan import _DIM, _STYLES, _TEXT, NBox, _rgb, _Screen
+from pytest_uiground.benchmarks.automotive.plan import _DIM, _STYLES, _TEXT, NBox, _rgb, _Screen
 
 # --------------------------------------------------------------------------- drawing
 

@@ -33,12 +33,16 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from pytest_uiground.image import ImageRef
-from pytest_uiground.loading import LoaderContext
-from pytest_uiground.sample import Sample, Target
-
-from .formulas import BRAKING_QID, DEFAULT_EGO_SPEED, MULTI_OBJECT_QIDS, TRAJECTORY_QID
-from .objects import parse_objects
+from pytest_uiground.benchmarks.bench2drive_vl.formulas import (
+    BRAKING_QID,
+    DEFAULT_EGO_SPEED,
+    MULTI_OBJECT_QIDS,
+    TRAJECTORY_QID,
+)
+from pytest_uiground.benchmarks.bench2drive_vl.objects import parse_objects
+from pytest_uiground.record.image import ImageRef
+from pytest_uiground.record.sample import Sample, Target
+from pytest_uiground.suite.loading import LoaderContext
 
 CATEGORIES = ("perception", "prediction", "planning", "behaviour")
 _ID_UNSAFE = re.compile(r"[^A-Za-z0-9_.:+\-]")

@@ -17,8 +17,8 @@ import hashlib
 import json
 from collections.abc import Sequence
 
-from . import reference_prompts as ref
-from .formulas import (
+from pytest_uiground.benchmarks.bench2drive_vl import reference_prompts as ref
+from pytest_uiground.benchmarks.bench2drive_vl.formulas import (
     BRAKING_QID,
     DEFAULT_EGO_SPEED,
     LOW_SPEED_MPS,

@@ -27,16 +27,15 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from pytest_uiground.benchmarks.bench2drive_vl import formulas as f
+from pytest_uiground.benchmarks.bench2drive_vl import prompts
+from pytest_uiground.benchmarks.bench2drive_vl.objects import focus_text
+from pytest_uiground.benchmarks.bench2drive_vl.simulation import simulate
 from pytest_uiground.judges.base import Judge, JudgeParseError, parse_reply, reply_number
-from pytest_uiground.prediction import Prediction
-from pytest_uiground.sample import Sample
-from pytest_uiground.score import Score
-from pytest_uiground.scoring import Scorer
-
-from . import formulas as f
-from . import prompts
-from .objects import focus_text
-from .simulation import simulate
+from pytest_uiground.record.prediction import Prediction
+from pytest_uiground.record.sample import Sample
+from pytest_uiground.record.score import Score
+from pytest_uiground.scoring.scorer import Scorer
 
 _FENCE = re.compile(r"^\s*```(?:json)?\s*|\s*```\s*$", re.IGNORECASE)
 

@@ -1,4 +1,5 @@
-"""A small, deterministic look-alike of MMBench-GUI in its published layout (see :mod:`pytest_uiground.testing`).
+"""A small, deterministic look-alike of MMBench-GUI in its published layout
+(see :mod:`pytest_uiground.suite.lookalike`).
 
 :func:`write_mmbench_gui` → ``<root>/MMBench-GUI/{L1,L2}_annotations.json`` and ``offline_images/os_*/``;
 ``image_path`` is relative to the platform folder (the reference loader prefixes ``{platform}/``); L2 boxes are
@@ -13,7 +14,17 @@ from pathlib import Path
 from random import Random
 from typing import Any
 
-from pytest_uiground.testing import APPS, DIFFICULTIES, ICONS, WORDS, Screen, Screens, Written, blank_images, write_json
+from pytest_uiground.suite.lookalike import (
+    APPS,
+    DIFFICULTIES,
+    ICONS,
+    WORDS,
+    Screen,
+    Screens,
+    Written,
+    blank_images,
+    write_json,
+)
 
 MMBENCH_PLATFORMS: tuple[str, ...] = ("os_windows", "os_mac", "os_linux", "os_ios", "os_android", "os_web")
 _MMB_SIZES = {"os_windows": (320, 200), "os_mac": (320, 200), "os_linux": (320, 200), "os_ios": (180, 320),

@@ -42,9 +42,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from pytest_uiground import hub
-from pytest_uiground.image import ImageRef
-from pytest_uiground.loading import (
+from pytest_uiground.record.image import ImageRef
+from pytest_uiground.record.sample import Sample, Target
+from pytest_uiground.suite import hub
+from pytest_uiground.suite.loading import (
     LayoutError,
     LoaderContext,
     RecordError,
@@ -60,7 +61,6 @@ from pytest_uiground.loading import (
     safe_id,
     text_field,
 )
-from pytest_uiground.sample import Sample, Target
 
 FOLDER = "MMBench-GUI"
 IMAGES = "offline_images"

@@ -48,7 +48,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal, TextIO, TypeVar
 
-from pytest_uiground.baseline import atomic_write_text
+from pytest_uiground.gate.baseline import atomic_write_text
 from pytest_uiground.registry import UnknownNameError, import_object, is_import_path
 
 if TYPE_CHECKING:
@@ -387,7 +387,7 @@ def review_image(answers: Answers, name: str, size: tuple[int, int], proposals: 
 def read_image(path: Path) -> Image.Image | None:
     """The screenshot, or None (skipped, with the reason) when it cannot be decoded or its
     header declares more pixels than the limit (a decompression bomb must not end the session)."""
-    from pytest_uiground.image import ImageError, ImageRef
+    from pytest_uiground.record.image import ImageError, ImageRef
 
     try:
         return ImageRef.from_path(path).load()

@@ -17,8 +17,8 @@ import re
 from pathlib import Path
 from typing import Any, Final
 
-from pytest_uiground.geometry import Box, size_bucket
-from pytest_uiground.loading import LoaderContext
+from pytest_uiground.record.geometry import Box, size_bucket
+from pytest_uiground.suite.loading import LoaderContext
 
 UNKNOWN_TYPE: Final = "unknown"
 

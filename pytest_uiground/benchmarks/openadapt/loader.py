@@ -32,7 +32,7 @@ image file) becomes ``invalid`` samples naming the file, the sample and element 
 bad value and the fix; the other elements run. Only file-level problems (not JSON, no
 ``samples`` list, an unknown ``version``, mixed forms) raise, as collection errors.
 
-Images are never decoded here: samples hold lazy :class:`~pytest_uiground.image.ImageRef`.
+Images are never decoded here: samples hold lazy :class:`~pytest_uiground.record.image.ImageRef`.
 """
 
 from __future__ import annotations
@@ -58,10 +58,10 @@ from pytest_uiground.benchmarks.openadapt.common import (
     unique_id,
 )
 from pytest_uiground.benchmarks.openadapt.recorded import load_recorded as load_recorded
-from pytest_uiground.geometry import Box, Point
-from pytest_uiground.image import ImageRef
-from pytest_uiground.loading import LayoutError, LoaderContext, RecordError, check_options, inside
-from pytest_uiground.sample import Sample, Target
+from pytest_uiground.record.geometry import Box, Point
+from pytest_uiground.record.image import ImageRef
+from pytest_uiground.record.sample import Sample, Target
+from pytest_uiground.suite.loading import LayoutError, LoaderContext, RecordError, check_options, inside
 
 Form = Literal["code", "docs"]
 

@@ -12,7 +12,7 @@ header (``PIL.Image.open(path).size`` decodes no pixels).
 Each line becomes one ``detect`` sample, as in the annotation loader; a malformed line
 becomes an ``invalid`` sample naming the log, the line number and the fix, and the other
 lines run. Images are never decoded here: samples hold lazy
-:class:`~pytest_uiground.image.ImageRef`.
+:class:`~pytest_uiground.record.image.ImageRef`.
 """
 
 from __future__ import annotations
@@ -34,10 +34,10 @@ from pytest_uiground.benchmarks.openadapt.common import (
     show,
     unique_id,
 )
-from pytest_uiground.geometry import Box, Point
-from pytest_uiground.image import ImageRef
-from pytest_uiground.loading import LayoutError, LoaderContext, RecordError, check_options, header_size, inside
-from pytest_uiground.sample import Sample, Target
+from pytest_uiground.record.geometry import Box, Point
+from pytest_uiground.record.image import ImageRef
+from pytest_uiground.record.sample import Sample, Target
+from pytest_uiground.suite.loading import LayoutError, LoaderContext, RecordError, check_options, header_size, inside
 
 DEFAULT_CLICKS: Final = "clicks.jsonl"
 RECORDED_DATASET: Final = "recorded"

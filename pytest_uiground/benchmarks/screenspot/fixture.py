@@ -27,7 +27,7 @@ from pathlib import Path
 from random import Random
 from typing import Any
 
-from pytest_uiground.testing import ICONS, WORDS, Screen, Screens, Written, blank_images, write_json
+from pytest_uiground.suite.lookalike import ICONS, WORDS, Screen, Screens, Written, blank_images, write_json
 
 V2_SPLITS: tuple[str, ...] = ("mobile", "desktop", "web")
 _V2_SOURCES = {"mobile": ("ios", "android"), "desktop": ("macos", "windows"), "web": ("shop", "forum", "gitlab")}

@@ -35,7 +35,7 @@ Slice keys (``meta``), for every figure the references print:
 
 ``--uiground-data-path DIR`` is the dataset folder itself or a data root holding ``ScreenSpot-v2/``
 or ``ScreenSpot-Pro/`` (one ``--uiground-data-path`` for several suites). Without it the dataset
-is fetched from the hub into the Hugging Face cache (:mod:`pytest_uiground.hub`). A missing layout raises
+is fetched from the hub into the Hugging Face cache (:mod:`pytest_uiground.suite.hub`). A missing layout raises
 an error naming every place looked and what was expected there.
 """
 
@@ -45,10 +45,11 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from pytest_uiground import hub
-from pytest_uiground.geometry import Box
-from pytest_uiground.image import ImageRef
-from pytest_uiground.loading import (
+from pytest_uiground.record.geometry import Box
+from pytest_uiground.record.image import ImageRef
+from pytest_uiground.record.sample import Sample, Target
+from pytest_uiground.suite import hub
+from pytest_uiground.suite.loading import (
     LayoutError,
     LoaderContext,
     RecordError,
@@ -65,7 +66,6 @@ from pytest_uiground.loading import (
     safe_id,
     text_field,
 )
-from pytest_uiground.sample import Sample, Target
 
 V2_FOLDER = "ScreenSpot-v2"
 V2_SPLITS = ("mobile", "desktop", "web")
@@ -144,7 +144,7 @@ def locate_v2(data_path: Path | None, splits: Sequence[str]) -> tuple[Path, Path
 
 def _image(images: Path, name: Any, sid: str) -> ImageRef:
     """The record's image inside the image folder; anything else is never opened (the record
-    check names it: :func:`~pytest_uiground.loading.inside`)."""
+    check names it: :func:`~pytest_uiground.suite.loading.inside`)."""
     if not isinstance(name, str) or not name:
         return ImageRef(key=sid)
     try:

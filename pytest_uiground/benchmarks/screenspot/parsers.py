@@ -25,8 +25,8 @@ from __future__ import annotations
 
 import re
 
-from pytest_uiground.geometry import Point
 from pytest_uiground.models.parsers import ParseContext, Parsed
+from pytest_uiground.record.geometry import Point
 
 _NUMBER = re.compile(r"-?\d+\.?\d*")
 _QWEN_BOX = re.compile(r"<\|box_start\|>\((\d+),(\d+)\),\((\d+),(\d+)\)<\|box_end\|>")

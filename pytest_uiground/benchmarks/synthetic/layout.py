@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from random import Random
 from typing import TYPE_CHECKING, Final, NamedTuple
 
-from pytest_uiground.geometry import Box, size_bucket
+from pytest_uiground.record.geometry import Box, size_bucket
 
 if TYPE_CHECKING:
     pass

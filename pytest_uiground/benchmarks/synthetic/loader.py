@@ -34,16 +34,16 @@ import gc
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from pytest_uiground.geometry import Box, size_bucket
-from pytest_uiground.image import ImageRef
-from pytest_uiground.loading import LoaderContext
-from pytest_uiground.sample import Sample, Target
+from pytest_uiground.record.geometry import Box, size_bucket
+from pytest_uiground.record.image import ImageRef
+from pytest_uiground.record.sample import Sample, Target
+from pytest_uiground.suite.loading import LoaderContext
 
 if TYPE_CHECKING:
     pass
 
 # Re-exported: the loader module is the benchmark's public face (tests and perf scripts use these names).
-from .layout import (  # noqa: F401
+from pytest_uiground.benchmarks.synthetic.layout import (  # noqa: F401
     _MAX_SCREENS,
     _MAX_SIDE,
     _MAX_TARGETS,
@@ -69,7 +69,7 @@ from .layout import (  # noqa: F401
     _layout_screen,
     generate_layouts,
 )
-from .render import _render_cached, _screen_image, render_screen  # noqa: F401
+from pytest_uiground.benchmarks.synthetic.render import _render_cached, _screen_image, render_screen  # noqa: F401
 
 
 def _samples(layouts: Iterable[ScreenLayout], targets_per_screen: int, task: str = "point") -> list[Sample]:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from PIL import Image, ImageDraw, ImageFont
 
-from .layout import _THEME_COLORS, Element, ScreenLayout, _layout_screen
+from pytest_uiground.benchmarks.synthetic.layout import _THEME_COLORS, Element, ScreenLayout, _layout_screen
 
 
 @functools.lru_cache(maxsize=16)

@@ -1,7 +1,7 @@
 """Sample: one benchmark item, cheap to build at collection time.
 
 A sample carries everything scoring needs (the target) and everything slicing
-needs (``meta``), but only a lazy :class:`~pytest_uiground.image.ImageRef` for the
+needs (``meta``), but only a lazy :class:`~pytest_uiground.record.image.ImageRef` for the
 pixels. Loaders that meet a malformed row still emit a sample, with ``invalid`` set
 to the reason, so that that one test fails with its row id while the rest run.
 """
@@ -13,8 +13,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .geometry import Box, Point
-from .image import ImageRef
+from pytest_uiground.record.geometry import Box, Point
+from pytest_uiground.record.image import ImageRef
 
 TaskKind = Literal["point", "verdict", "option", "answer", "vqa", "detect"]
 TASK_KINDS: tuple[str, ...] = ("point", "verdict", "option", "answer", "vqa", "detect")

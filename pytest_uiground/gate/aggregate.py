@@ -13,13 +13,13 @@ from typing import Any
 
 import pytest
 
-from . import baseline as baseline_mod
-from .checks import Check, LatencyCheck
-from .collect import SuiteFile
-from .gate import SuiteOutcome
-from .options import RunOptions
-from .report import junit
-from .snapshot import extension_for
+from pytest_uiground.gate import baseline as baseline_mod
+from pytest_uiground.gate.checks import Check, LatencyCheck
+from pytest_uiground.gate.rules import SuiteOutcome
+from pytest_uiground.gate.snapshot import extension_for
+from pytest_uiground.options import RunOptions
+from pytest_uiground.report import junit
+from pytest_uiground.run.collect import SuiteFile
 
 
 def aggregate_items(session: pytest.Session, config: pytest.Config, options: RunOptions,

@@ -14,12 +14,12 @@ from typing import Any
 
 import pytest
 
-from . import stats
-from .image import ImageError
-from .items import suite_path_of
-from .models.base import Model
-from .sample import Sample
-from .state import STATE
+from pytest_uiground.gate import stats
+from pytest_uiground.models.base import Model
+from pytest_uiground.record.image import ImageError
+from pytest_uiground.record.sample import Sample
+from pytest_uiground.run.items import suite_path_of
+from pytest_uiground.run.state import STATE
 
 
 def _loadable(samples: Sequence[Sample], n: int) -> list[Sample]:

@@ -17,13 +17,14 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from . import image as image_mod
-from . import registry, scoring
-from .geometry import Box
-from .image import ImageRef
-from .sample import Sample, Target, check_sample_ids
-from .scoring import Scorer
-from .suite import SuiteConfig, SuiteConfigError, check_against_samples, load_suite_config
+from pytest_uiground import registry
+from pytest_uiground.record import image as image_mod
+from pytest_uiground.record.geometry import Box
+from pytest_uiground.record.image import ImageRef
+from pytest_uiground.record.sample import Sample, Target, check_sample_ids
+from pytest_uiground.scoring import scorer as scoring
+from pytest_uiground.scoring.scorer import Scorer
+from pytest_uiground.suite.config import SuiteConfig, SuiteConfigError, check_against_samples, load_suite_config
 
 
 @dataclass(frozen=True)

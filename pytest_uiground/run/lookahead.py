@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from .items import SAMPLE_ARG, suite_path_of
-from .sample import Sample
+from pytest_uiground.record.sample import Sample
+from pytest_uiground.run.items import SAMPLE_ARG, suite_path_of
 
 
 def worker_queue(config: pytest.Config) -> list[int] | None:

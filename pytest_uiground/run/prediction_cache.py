@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .prediction import Prediction
+from pytest_uiground.record.prediction import Prediction
 
 FORMAT = 1
 

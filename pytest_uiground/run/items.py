@@ -1,6 +1,6 @@
 """What a collected sample test carries, read by the worker and the controller.
 
-Kept apart from :mod:`pytest_uiground.collect` (which builds the items and calls the
+Kept apart from :mod:`pytest_uiground.run.collect` (which builds the items and calls the
 worker) so that the worker can read items without importing collection: no cycle.
 """
 

@@ -1,9 +1,9 @@
-"""Scorers: how a suite turns a prediction into a :class:`~pytest_uiground.score.Score`.
+"""Scorers: how a suite turns a prediction into a :class:`~pytest_uiground.record.score.Score`.
 
 The core holds no benchmark's rules. A suite names its scorer in ``suite.toml``
 (``[scorer] name = "..."``), as a registered name in the ``pytest_uiground.scorers``
 entry-point group or as ``package.module:attribute``; without one it gets ``task``,
-the built-in rules by task kind (:func:`pytest_uiground.score.score`).
+the built-in rules by task kind (:func:`pytest_uiground.record.score.score`).
 
 A scorer is either a plain function ``(sample, prediction) -> Score`` (a rule), or a
 :class:`Scorer` whose ``judged`` function also gets a pinned, cached LLM judge and the
@@ -18,11 +18,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 
-from . import registry
-from .judges.base import Judge
-from .prediction import Prediction
-from .sample import Sample
-from .score import Score
+from pytest_uiground import registry
+from pytest_uiground.judges.base import Judge
+from pytest_uiground.record.prediction import Prediction
+from pytest_uiground.record.sample import Sample
+from pytest_uiground.record.score import Score
 
 DEFAULT = "task"
 
@@ -58,5 +58,5 @@ def load(name: str) -> Scorer:
         return Scorer(name=name, rule=obj)
     raise registry.UnknownNameError(
         f"scorer {name!r} is a {type(obj).__name__}; expected a function (sample, prediction) -> Score "
-        "or a pytest_uiground.scoring.Scorer"
+        "or a pytest_uiground.scoring.scorer.Scorer"
     )

@@ -16,14 +16,13 @@ from typing import Any
 
 import pytest
 
+from pytest_uiground.gate import baseline as baseline_mod
+from pytest_uiground.gate.checks import Check, LatencyCheck
+from pytest_uiground.gate.metrics import MetricResult
+from pytest_uiground.options import RunOptions
+from pytest_uiground.record.result import SampleResult
 from pytest_uiground.report.terminal import id_list
-
-from . import baseline as baseline_mod
-from .checks import Check, LatencyCheck
-from .loading import LoadedSuite
-from .metrics import MetricResult
-from .options import RunOptions
-from .results import SampleResult
+from pytest_uiground.suite.loading import LoadedSuite
 
 
 @dataclass
@@ -108,7 +107,7 @@ def update_refusal(out: SuiteOutcome, options: RunOptions) -> str | None:
 
 def check_start(config: pytest.Config, options: RunOptions) -> None:
     """Settings that cannot work fail once, at start-up, before any sample runs."""
-    from .models.device import device_problem
+    from pytest_uiground.models.device import device_problem
 
     report = options.report_dir
     if report is not None and report.exists() and not report.is_dir():

@@ -15,19 +15,19 @@ from typing import Any
 
 import pytest
 
-from . import baseline as baseline_mod
-from . import registry
-from .cache import PredictionCache
-from .judges import base as judge_mod
-from .judges.base import JudgeBackend
-from .judges.pool import JudgedScorer
-from .loading import LoadedSuite, SuiteLoadError, load_suite
-from .models.base import Model
-from .options import RunOptions
-from .pipeline import InFlight, Overlap
-from .prediction import Prediction
-from .sample import Sample
-from .xdist_queue import Lookahead
+from pytest_uiground import registry
+from pytest_uiground.gate import baseline as baseline_mod
+from pytest_uiground.judges import base as judge_mod
+from pytest_uiground.judges.base import JudgeBackend
+from pytest_uiground.judges.pool import JudgedScorer
+from pytest_uiground.models.base import Model
+from pytest_uiground.options import RunOptions
+from pytest_uiground.record.prediction import Prediction
+from pytest_uiground.record.sample import Sample
+from pytest_uiground.run.lookahead import Lookahead
+from pytest_uiground.run.pipeline import InFlight, Overlap
+from pytest_uiground.run.prediction_cache import PredictionCache
+from pytest_uiground.suite.loading import LoadedSuite, SuiteLoadError, load_suite
 
 STATE = pytest.StashKey["WorkerState"]()
 

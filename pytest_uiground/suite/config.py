@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .sample import TASK_KINDS
+from pytest_uiground.record.sample import TASK_KINDS
 
 if sys.version_info >= (3, 11):
     import tomllib

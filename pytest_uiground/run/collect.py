@@ -18,10 +18,10 @@ from typing import Any
 
 import pytest
 
-from .items import SUITE_ATTR
-from .latency import run_latency_benchmark
-from .sample import Sample
-from .worker import run_sample
+from pytest_uiground.record.sample import Sample
+from pytest_uiground.run.items import SUITE_ATTR
+from pytest_uiground.run.latency import run_latency_benchmark
+from pytest_uiground.run.worker import run_sample
 
 
 def stratified_subset(samples: Sequence[Sample], n: int, keys: Sequence[str], seed: int) -> list[Sample]:

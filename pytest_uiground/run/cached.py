@@ -9,16 +9,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from .cache import PredictionCache
-from .loading import LoadedSuite
-from .models.base import Model
-from .prediction import Prediction
-from .sample import Sample
+from pytest_uiground.models.base import Model
+from pytest_uiground.record.prediction import Prediction
+from pytest_uiground.record.sample import Sample
+from pytest_uiground.run.prediction_cache import PredictionCache
+from pytest_uiground.suite.loading import LoadedSuite
 
 
 def apply_overrides(model: Model, loaded: LoadedSuite) -> dict[str, Any]:
     """Hand the suite's overrides for this model to it; their key joins the cache key."""
-    from .models import overrides
+    from pytest_uiground.models import overrides
 
     wanted = model.overrides_table
     table = wanted if wanted is not None and wanted in loaded.config.models else model.name

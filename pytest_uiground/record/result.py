@@ -5,9 +5,9 @@ It travels from the xdist worker to the controller inside the test report's
 writes the same text as the ``uiground`` property, so it parses as JSON there too), is written to
 ``samples.jsonl`` as soon as it arrives, and is everything metrics, checks,
 baselines and reports read. It holds the sample's identity and slices, the model's
-:class:`~pytest_uiground.prediction.Prediction` (raw text stored once, there) and its
-:class:`~pytest_uiground.score.Score`; a baseline is compared by reading the same
-records with the baseline's scores (:mod:`pytest_uiground.metrics`), never by
+:class:`~pytest_uiground.record.prediction.Prediction` (raw text stored once, there) and its
+:class:`~pytest_uiground.record.score.Score`; a baseline is compared by reading the same
+records with the baseline's scores (:mod:`pytest_uiground.gate.metrics`), never by
 building fake records.
 """
 
@@ -18,8 +18,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .prediction import Prediction
-from .score import Score
+from pytest_uiground.record.prediction import Prediction
+from pytest_uiground.record.score import Score
 
 PROPERTY = "uiground"
 #: Version of the JSON form of a record (``samples.jsonl``).

@@ -18,11 +18,11 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import stats
-from .report.summary import MetricSummary
-from .results import SampleResult
-from .score import Score
-from .suite import MetricSpec
+from pytest_uiground.gate import stats
+from pytest_uiground.record.result import SampleResult
+from pytest_uiground.record.score import Score
+from pytest_uiground.report.summary import MetricSummary
+from pytest_uiground.suite.config import MetricSpec
 
 ScoreOf = Callable[[SampleResult], Score]
 

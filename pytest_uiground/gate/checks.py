@@ -14,12 +14,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from . import stats
-from .baseline import Baseline
-from .metrics import Aggregate, MetricResult, ScoreOf, compute, correct_of, current, value_of
-from .results import SampleResult
-from .score import Score
-from .suite import MetricSpec, SuiteConfig
+from pytest_uiground.gate import stats
+from pytest_uiground.gate.baseline import Baseline
+from pytest_uiground.gate.metrics import Aggregate, MetricResult, ScoreOf, compute, correct_of, current, value_of
+from pytest_uiground.record.result import SampleResult
+from pytest_uiground.record.score import Score
+from pytest_uiground.suite.config import MetricSpec, SuiteConfig
 
 
 def ids_digest(ids: Sequence[str]) -> str:

@@ -34,9 +34,9 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from .models.base import ModelAdapter
-from .prediction import Prediction
-from .sample import Sample
+from pytest_uiground.models.base import ModelAdapter
+from pytest_uiground.record.prediction import Prediction
+from pytest_uiground.record.sample import Sample
 
 WINDOW_FACTOR = 2
 """Samples submitted ahead per request slot. The test thread waits for its own sample

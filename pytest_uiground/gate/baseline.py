@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .results import SampleResult
-from .score import Score
+from pytest_uiground.record.result import SampleResult
+from pytest_uiground.record.score import Score
 
 FORMAT = 1
 SAMPLES_FILE = "samples.json"

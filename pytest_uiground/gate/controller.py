@@ -18,20 +18,19 @@ from typing import Any
 
 import pytest
 
+from pytest_uiground.gate import baseline as baseline_mod
+from pytest_uiground.gate.aggregate import aggregate_items
+from pytest_uiground.gate.checks import build_checks, latency_check
+from pytest_uiground.gate.metrics import compute_all
+from pytest_uiground.gate.rules import SuiteOutcome, check_start, dataset_provenance, provenance, update_refusal
 from pytest_uiground.judges.base import incomparable
+from pytest_uiground.options import RunOptions
+from pytest_uiground.record.result import SampleResult, records_in
+from pytest_uiground.report import details
+from pytest_uiground.report import summary as summary_mod
 from pytest_uiground.report.terminal import SampleLog, summary
 from pytest_uiground.report.terminal_summary import write_suite
-
-from . import baseline as baseline_mod
-from .aggregate import aggregate_items
-from .checks import build_checks, latency_check
-from .gate import SuiteOutcome, check_start, dataset_provenance, provenance, update_refusal
-from .loading import load_suite
-from .metrics import compute_all
-from .options import RunOptions
-from .report import details
-from .report import summary as summary_mod
-from .results import SampleResult, records_in
+from pytest_uiground.suite.loading import load_suite
 
 
 class Controller:
@@ -182,7 +181,7 @@ class Controller:
             baseline_mod.atomic_write_text(root / "summary.json",
                                            summary_mod.dumps({**summary_mod.run_doc(docs), **mark}))
         # The HTML comes last and cannot fail the session: a render error becomes a page saying so.
-        from .report import html as htmlreport
+        from pytest_uiground.report import html as htmlreport
 
         tr = self.config.pluginmanager.get_plugin("terminalreporter")
         htmlreport.write_reports(root, [
@@ -221,7 +220,7 @@ class Controller:
         """``--uiground-markdown FILE`` and ``$GITHUB_STEP_SUMMARY``: the CI gate's summary."""
         if self.options.markdown is None and not os.environ.get("GITHUB_STEP_SUMMARY"):
             return
-        from .report import markdown
+        from pytest_uiground.report import markdown
 
         sections = [markdown.SuiteSection(
             suite=o.loaded.config.name, model=(o.model or {}).get("name", self.options.model.name),

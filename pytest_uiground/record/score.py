@@ -6,7 +6,7 @@ has one (McNemar and Wilson intervals need it). What metrics and baselines may r
 in ``components`` (named booleans or numbers: ``point_hit``, ``iou``, ...), each with
 its own format-error flag; everything else a scorer wants to show goes in ``notes``,
 which nothing computes with. The rules here are the built-in ``task`` scorer, chosen
-by task kind; a suite may name another scorer (see :mod:`pytest_uiground.scoring`).
+by task kind; a suite may name another scorer (see :mod:`pytest_uiground.scoring.scorer`).
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .geometry import iou
-from .prediction import Prediction
-from .sample import Sample
+from pytest_uiground.record.geometry import iou
+from pytest_uiground.record.prediction import Prediction
+from pytest_uiground.record.sample import Sample
 
 Component = bool | float
 

@@ -17,20 +17,20 @@ from dataclasses import replace
 
 import pytest
 
-from .ahead import predict_ahead
-from .cached import apply_overrides, cache_parts, store_prediction
-from .items import suite_path_of
-from .judges.base import incomparable
-from .loading import LoadedSuite
-from .models.base import Model
-from .outcome import Outcome, classify
-from .pipeline import predict_isolated
-from .prediction import Prediction
-from .report.terminal import sample_line
-from .results import PROPERTY, SampleResult, property_value
-from .sample import Sample
-from .score import Score
-from .state import STATE, JudgeSetupError, WorkerState
+from pytest_uiground.judges.base import incomparable
+from pytest_uiground.models.base import Model
+from pytest_uiground.record.outcome import Outcome, classify
+from pytest_uiground.record.prediction import Prediction
+from pytest_uiground.record.result import PROPERTY, SampleResult, property_value
+from pytest_uiground.record.sample import Sample
+from pytest_uiground.record.score import Score
+from pytest_uiground.report.terminal import sample_line
+from pytest_uiground.run.ahead import predict_ahead
+from pytest_uiground.run.cached import apply_overrides, cache_parts, store_prediction
+from pytest_uiground.run.items import suite_path_of
+from pytest_uiground.run.pipeline import predict_isolated
+from pytest_uiground.run.state import STATE, JudgeSetupError, WorkerState
+from pytest_uiground.suite.loading import LoadedSuite
 
 
 def _error_text(exc: BaseException) -> str:

@@ -13,13 +13,13 @@ from collections.abc import Container, Sequence
 
 import pytest
 
-from .cached import apply_overrides, cache_parts, store_prediction
-from .loading import LoadedSuite
-from .models.base import Model
-from .pipeline import InFlight, Overlap
-from .prediction import Prediction
-from .sample import Sample
-from .state import WorkerState
+from pytest_uiground.models.base import Model
+from pytest_uiground.record.prediction import Prediction
+from pytest_uiground.record.sample import Sample
+from pytest_uiground.run.cached import apply_overrides, cache_parts, store_prediction
+from pytest_uiground.run.pipeline import InFlight, Overlap
+from pytest_uiground.run.state import WorkerState
+from pytest_uiground.suite.loading import LoadedSuite
 
 
 def predict_ahead(state: WorkerState, item: pytest.Item, loaded: LoadedSuite, sample: Sample,

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .geometry import Box, Point
+from pytest_uiground.record.geometry import Box, Point
 
 
 @dataclass(slots=True)
