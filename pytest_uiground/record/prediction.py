@@ -4,6 +4,9 @@ Adapters fill the parsed fields (normalized ``point``/``box``, ``verdict``,
 ``option``, ``answer``) and always keep the ``raw`` text, so a report can show
 exactly what the model produced. ``format_error`` marks output the parser could
 not read: it is scored as wrong *and* counted, never silently folded into misses.
+``refused`` marks an explicit "the element is not there" answer in the family's own
+refusal form (UI-Venus ``[-1, -1]``, a ``terminate`` tool call): it has no point, is no
+format error, and is right only on a sample whose target is a refusal.
 The JSON form is the one the prediction cache, ``samples.jsonl`` and the reports
 share: :meth:`to_json` and :meth:`from_json` are each other's inverse.
 """
@@ -29,6 +32,7 @@ class Prediction:
     error: str | None = None
     format_error: bool = False
     attempts: int | None = None  # model calls a search strategy made (detection with cropping)
+    refused: bool = False  # the model declined: the element is not on the screen
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -42,6 +46,7 @@ class Prediction:
             "error": self.error,
             "format_error": self.format_error,
             "attempts": self.attempts,
+            "refused": self.refused,
         }
 
     @classmethod
@@ -58,4 +63,5 @@ class Prediction:
             error=data.get("error"),
             format_error=bool(data.get("format_error", False)),
             attempts=int(attempts) if attempts is not None else None,
+            refused=bool(data.get("refused", False)),
         )
