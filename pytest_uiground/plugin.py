@@ -20,9 +20,9 @@ from pytest_uiground.models.base import adapt
 from pytest_uiground.record import image
 from pytest_uiground.report.terminal import Progress, teststatus
 from pytest_uiground.run.collect import SuiteFile, stratified_subset
-from pytest_uiground.run.items import SAMPLE_ARG, SUITE_ATTR, SUITE_FILE
 from pytest_uiground.run.state import STATE, WorkerState
 from pytest_uiground.suite.config import SuiteConfigError
+from pytest_uiground.suite.items import SAMPLE_ARG, SUITE_ATTR, SUITE_FILE
 from pytest_uiground.suite.loading import SuiteLoadError
 
 
@@ -84,5 +84,7 @@ def uiground_model(request: pytest.FixtureRequest) -> Iterator[Any]:
     from pytest_uiground.models.cropping import wrap
 
     model = wrap(model, opts.cropping, opts.cropping_depth)
+    predictor = state.predictor(model)  # the prediction strategy, picked once for this model
     yield model
+    predictor.close()
     model.close()

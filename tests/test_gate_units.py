@@ -220,7 +220,7 @@ def test_cache_key_holds_the_image_content(tmp_path: Path) -> None:
     """Break 5: a screenshot replaced under the same name replayed the stale prediction."""
     from PIL import Image
 
-    from pytest_uiground.run.cached import cache_parts
+    from pytest_uiground.run.predictors import cache_parts
 
     path = tmp_path / "screen.png"
     Image.new("RGB", (20, 20), (255, 255, 255)).save(path)
@@ -240,7 +240,7 @@ def test_cache_key_holds_the_image_content(tmp_path: Path) -> None:
 def test_ocr_model_is_cacheable() -> None:
     """Break 11: the ocr model was not cached although the README says every adapter is."""
     from pytest_uiground.models.ocr import OcrGrounder
-    from pytest_uiground.run.cached import cache_parts
+    from pytest_uiground.run.predictors import cache_parts
 
     model = OcrGrounder(engine=lambda img: ([], None))
     sample = Sample(id="s", image=ImageRef.from_source("k", lambda: b""), instruction="Save", task="point",

@@ -26,9 +26,9 @@ from pytest_uiground.record.geometry import Box
 from pytest_uiground.record.image import ImageRef
 from pytest_uiground.record.prediction import Prediction
 from pytest_uiground.record.sample import Sample, Target
-from pytest_uiground.run.items import SAMPLE_ARG, SUITE_ATTR
 from pytest_uiground.run.lookahead import Lookahead
 from pytest_uiground.run.pipeline import HELD_FACTOR, InFlight, Overlap
+from pytest_uiground.suite.items import SAMPLE_ARG, SUITE_ATTR
 
 WAIT = 10.0
 
@@ -132,10 +132,7 @@ def test_a_rerun_from_the_cache_looks_at_each_sample_once(tmp_path: Path) -> Non
     yet looked at (a few reads per test), and the predictions answered ahead of their tests stay
     bounded. The walk used to restart at the current test and pass every prediction held so far,
     which the cache hits made the rest of the suite: quadratic in the suite's size."""
-    from pytest_uiground.models.base import ModelOptions
-    from pytest_uiground.options import RunOptions
-    from pytest_uiground.run import ahead as ahead_mod
-    from pytest_uiground.run.state import WorkerState
+    from pytest_uiground.run.predictors import Streaming as StreamingPredictor
 
     class Keyed(Streaming):
         in_flight = 4
@@ -156,18 +153,18 @@ def test_a_rerun_from_the_cache_looks_at_each_sample_once(tmp_path: Path) -> Non
     loaded: Any = SimpleNamespace(config=SimpleNamespace(name="a", models={}))
     runs = []
     for _ in range(2):  # the first run fills the cache, the rerun reads it
-        state = WorkerState(options=RunOptions(model=ModelOptions(name="keyed"), cache_dir=tmp_path))
         model = Keyed()
+        predictor = StreamingPredictor(model, worker_id="master", batch_size=1, cache_dir=tmp_path)
         Counting.reads, held = 0, 0
         got = []
         try:
             for item, s in zip(items, ss, strict=False):  # items end with test_latency
-                if state._lookahead is not None and not isinstance(state._lookahead._entries, Counting):
-                    state._lookahead._entries = Counting(state._lookahead._entries)
-                got.append(ahead_mod._predict_streaming(state, item, loaded, s, model))
-                held = max(held, len(state.pending))
+                if not isinstance(predictor.look._entries, Counting) and predictor.look._entries:
+                    predictor.look._entries = Counting(predictor.look._entries)
+                got.append(predictor.get(item, loaded, s))
+                held = max(held, len(predictor.held))
         finally:
-            state.close()
+            predictor.close()
             model.pool.shutdown()
         assert [p.raw for p in got] == [s.id for s in ss]
         runs.append((model.submitted, Counting.reads, held))

@@ -9,24 +9,26 @@ bodies is apart from the controller's hooks (:mod:`.controller`), which only dec
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from pytest_uiground.gate import baseline as baseline_mod
-from pytest_uiground.gate.checks import Check, LatencyCheck
-from pytest_uiground.gate.rules import SuiteOutcome
 from pytest_uiground.gate.snapshot import extension_for
 from pytest_uiground.options import RunOptions
 from pytest_uiground.report import junit
-from pytest_uiground.run.collect import SuiteFile
+from pytest_uiground.suite.items import SuiteModule
+
+if TYPE_CHECKING:  # types only: the items run checks they are handed
+    from pytest_uiground.gate.checks import Check, LatencyCheck
+    from pytest_uiground.gate.rules import SuiteOutcome
 
 
 def aggregate_items(session: pytest.Session, config: pytest.Config, options: RunOptions,
                     out: SuiteOutcome) -> list[pytest.Function]:
     """The suite's aggregate test items, its JUnit suite properties added to the run."""
     loaded = out.loaded
-    module = SuiteFile.from_parent(session, path=out.path)
+    module = SuiteModule.from_parent(session, path=out.path)
     snapshot_dir = baseline_mod.suite_dir(options.baselines_dir, loaded.config.name)
     snapshots = snapshot_dir / baseline_mod.SNAPSHOT_DIR
     items = [

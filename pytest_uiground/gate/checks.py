@@ -12,14 +12,16 @@ import hashlib
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_uiground.gate import stats
 from pytest_uiground.gate.baseline import Baseline
 from pytest_uiground.gate.metrics import Aggregate, MetricResult, ScoreOf, compute, correct_of, current, value_of
 from pytest_uiground.record.result import SampleResult
 from pytest_uiground.record.score import Score
-from pytest_uiground.suite.config import MetricSpec, SuiteConfig
+
+if TYPE_CHECKING:  # types only: the suite's declarations are read, never loaded, here
+    from pytest_uiground.suite.config import MetricSpec, SuiteConfig
 
 
 def ids_digest(ids: Sequence[str]) -> str:

@@ -16,13 +16,15 @@ import math
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_uiground.gate import stats
 from pytest_uiground.record.result import SampleResult
 from pytest_uiground.record.score import Score
 from pytest_uiground.report.summary import MetricSummary
-from pytest_uiground.suite.config import MetricSpec
+
+if TYPE_CHECKING:  # types only: the suite's declarations are read, never loaded, here
+    from pytest_uiground.suite.config import MetricSpec
 
 ScoreOf = Callable[[SampleResult], Score]
 

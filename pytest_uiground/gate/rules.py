@@ -12,17 +12,18 @@ import platform
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from pytest_uiground.gate import baseline as baseline_mod
-from pytest_uiground.gate.checks import Check, LatencyCheck
 from pytest_uiground.gate.metrics import MetricResult
 from pytest_uiground.options import RunOptions
-from pytest_uiground.record.result import SampleResult
-from pytest_uiground.report.terminal import id_list
+from pytest_uiground.record.result import SampleResult, id_list
 from pytest_uiground.suite.loading import LoadedSuite
+
+if TYPE_CHECKING:  # types only: the rules read checks built elsewhere
+    from pytest_uiground.gate.checks import Check, LatencyCheck
 
 
 @dataclass

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from pytest_uiground.run.prediction_cache import digest, write_entry
+from pytest_uiground.record.files import digest, write_entry
 
 FORMAT = 1
 PARSE_ERROR_MODES = ("error", "zero")

@@ -14,11 +14,12 @@ building fake records.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_uiground.record.prediction import Prediction
+from pytest_uiground.record.sample import Sample
 from pytest_uiground.record.score import Score
 
 PROPERTY = "uiground"
@@ -116,3 +117,34 @@ def records_in(user_properties: Iterable[tuple[str, object]]) -> list[dict[str, 
         if isinstance(value, dict):
             out.append(value)
     return out
+
+
+def _clip(text: str, n: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= n else text[: n - 3] + "..."
+
+
+def sample_line(sample: Sample | None, result: SampleResult) -> str:
+    """One line for a sample: id, instruction, expected, got (the full record is in samples.jsonl
+    and report.html)."""
+    want: object = None
+    if sample is not None:
+        t = sample.target
+        want = ("[" + ", ".join(f"{v:.3f}" for v in t.box) + "]" if t.box is not None and sample.task != "verdict"
+                else t.verdict or t.option or t.answer or t.box)
+    pred = result.prediction
+    got: object = None
+    if pred is not None:
+        got = (f"({pred.point.x:.3f}, {pred.point.y:.3f})" if pred.point is not None
+               else pred.verdict or pred.option or pred.answer or pred.box)
+        if result.format_error:
+            got = f"format error {_clip(pred.raw, 40)!r}"
+    instruction = _clip(sample.instruction, 60) if sample is not None else "?"
+    return f"{result.id}: {instruction!r} expected {want}, got {got}"
+
+
+def id_list(title: str, ids: Sequence[str], limit: int = 10) -> str:
+    """``title (n): a, b, c ... (+k more)``: sample ids in one line, capped."""
+    shown = ", ".join(ids[:limit])
+    more = f" ... (+{len(ids) - limit} more)" if len(ids) > limit else ""
+    return f"{title} ({len(ids)}): {shown}{more}"

@@ -23,7 +23,7 @@ import pytest
 
 from pytest_uiground.gate.checks import Check, LatencyCheck
 from pytest_uiground.gate.metrics import MetricResult, summary_entry
-from pytest_uiground.record.result import SampleResult, records_in
+from pytest_uiground.record.result import SampleResult, records_in, sample_line
 from pytest_uiground.record.sample import Sample
 from pytest_uiground.report.summary import Comparison, Latency, SuiteSummary
 
@@ -133,36 +133,6 @@ def limit_problems(checks: Sequence[Check]) -> list[str]:
     """The failing checks' problems other than a drop beyond the tolerance (which the table shows):
     a floor or ceiling (naming the suite file that sets it), a baseline that is not comparable."""
     return [p for c in checks if c.verdict == "FAIL" for p in c.problems() if "tolerance" not in p]
-
-
-def id_list(title: str, ids: Sequence[str], limit: int = 10) -> str:
-    shown = ", ".join(ids[:limit])
-    more = f" ... (+{len(ids) - limit} more)" if len(ids) > limit else ""
-    return f"{title} ({len(ids)}): {shown}{more}"
-
-
-def _clip(text: str, n: int) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= n else text[: n - 3] + "..."
-
-
-def sample_line(sample: Sample | None, result: SampleResult) -> str:
-    """One line for a sample: id, instruction, expected, got (the full record is in samples.jsonl
-    and report.html)."""
-    want: object = None
-    if sample is not None:
-        t = sample.target
-        want = ("[" + ", ".join(f"{v:.3f}" for v in t.box) + "]" if t.box is not None and sample.task != "verdict"
-                else t.verdict or t.option or t.answer or t.box)
-    pred = result.prediction
-    got: object = None
-    if pred is not None:
-        got = (f"({pred.point.x:.3f}, {pred.point.y:.3f})" if pred.point is not None
-               else pred.verdict or pred.option or pred.answer or pred.box)
-        if result.format_error:
-            got = f"format error {_clip(pred.raw, 40)!r}"
-    instruction = _clip(sample.instruction, 60) if sample is not None else "?"
-    return f"{result.id}: {instruction!r} expected {want}, got {got}"
 
 
 def sample_lines(title: str, results: Sequence[SampleResult], lookup: Callable[[str], Sample | None],

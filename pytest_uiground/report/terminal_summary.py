@@ -14,8 +14,8 @@ from pytest_uiground.gate import baseline as baseline_mod
 from pytest_uiground.gate.rules import SuiteOutcome
 from pytest_uiground.judges.pool import stability
 from pytest_uiground.options import RunOptions
-from pytest_uiground.record.result import SampleResult
-from pytest_uiground.report.terminal import id_list, limit_problems, sample_lines, table, verdict_line, verdict_reasons
+from pytest_uiground.record.result import SampleResult, id_list
+from pytest_uiground.report.terminal import limit_problems, sample_lines, table, verdict_line, verdict_reasons
 
 SAMPLE_LINES = 10
 """Per-sample lines in the terminal; the rest are counted, and all are in the report."""

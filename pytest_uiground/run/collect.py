@@ -11,7 +11,6 @@ xdist worker collects everything again.
 from __future__ import annotations
 
 import random
-import types
 from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
@@ -19,9 +18,9 @@ from typing import Any
 import pytest
 
 from pytest_uiground.record.sample import Sample
-from pytest_uiground.run.items import SUITE_ATTR
 from pytest_uiground.run.latency import run_latency_benchmark
 from pytest_uiground.run.worker import run_sample
+from pytest_uiground.suite.items import SuiteModule
 
 
 def stratified_subset(samples: Sequence[Sample], n: int, keys: Sequence[str], seed: int) -> list[Sample]:
@@ -67,13 +66,8 @@ def test_latency(benchmark: Any, uiground_model: Any, request: pytest.FixtureReq
     run_latency_benchmark(request.node, benchmark, uiground_model)
 
 
-class SuiteFile(pytest.Module):
+class SuiteFile(SuiteModule):
     """A suite.toml file collected as a module of generated tests."""
 
-    def _getobj(self) -> types.ModuleType:
-        mod = types.ModuleType(f"uiground_suite_{self.path.parent.name}")
-        mod.__file__ = str(self.path)
-        mod.test_sample = test_sample  # type: ignore[attr-defined]
-        mod.test_latency = test_latency  # type: ignore[attr-defined]
-        setattr(mod, SUITE_ATTR, self.path)
-        return mod
+    def tests(self) -> dict[str, object]:
+        return {"test_sample": test_sample, "test_latency": test_latency}

@@ -18,8 +18,8 @@ from pytest_uiground.gate import stats
 from pytest_uiground.models.base import Model
 from pytest_uiground.record.image import ImageError
 from pytest_uiground.record.sample import Sample
-from pytest_uiground.run.items import suite_path_of
 from pytest_uiground.run.state import STATE
+from pytest_uiground.suite.items import suite_path_of
 
 
 def _loadable(samples: Sequence[Sample], n: int) -> list[Sample]:

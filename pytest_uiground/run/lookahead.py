@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from pytest_uiground.record.sample import Sample
-from pytest_uiground.run.items import SAMPLE_ARG, suite_path_of
+from pytest_uiground.suite.items import SAMPLE_ARG, suite_path_of
 
 
 def worker_queue(config: pytest.Config) -> list[int] | None:

@@ -9,23 +9,16 @@ reported on its sample and ignored (the sample is predicted again), never fatal.
 
 from __future__ import annotations
 
-import hashlib
 import json
-import os
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pytest_uiground.record.files import digest, write_entry
 from pytest_uiground.record.prediction import Prediction
 
 FORMAT = 1
-
-
-def digest(data: Mapping[str, Any]) -> str:
-    text = json.dumps(data, sort_keys=True, default=str, separators=(",", ":"))
-    return hashlib.sha256(text.encode()).hexdigest()
 
 
 @dataclass
@@ -61,17 +54,3 @@ class PredictionCache:
         if prediction.error is not None:
             return  # errors (OOM, a bad image) are retried on the next run, never cached
         write_entry(self._path(key), {"format": FORMAT, "key": key, "prediction": prediction.to_json()})
-
-
-def write_entry(path: Path, doc: Mapping[str, Any]) -> None:
-    """One cache entry, atomically (temp file + rename): concurrent xdist workers and
-    judge threads never see half an entry. No fsync: a lost entry is only recomputed."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(doc, fh)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise

@@ -1,10 +1,8 @@
 """Per-process state of a worker (or the single process), kept in ``config.stash[STATE]``.
 
 One object per process carries what outlives a single sample test: the options, the baselines
-read so far, the judge built on first use, the prediction cache and the predictions made ahead
-of their test. It lives apart from the prediction and scoring paths (:mod:`.worker`,
-:mod:`.ahead`) so that the hook modules (:mod:`.plugin`, :mod:`.latency`) reach it without
-importing those paths, and those paths share one definition of it.
+read so far, the judge built on first use and the prediction strategy (:mod:`.predictors`, which
+owns the prediction cache and the predictions made ahead of their tests).
 """
 
 from __future__ import annotations
@@ -24,9 +22,7 @@ from pytest_uiground.models.base import Model
 from pytest_uiground.options import RunOptions
 from pytest_uiground.record.prediction import Prediction
 from pytest_uiground.record.sample import Sample
-from pytest_uiground.run.lookahead import Lookahead
-from pytest_uiground.run.pipeline import InFlight, Overlap
-from pytest_uiground.run.prediction_cache import PredictionCache
+from pytest_uiground.run.predictors import Predictor, predictor_for
 from pytest_uiground.suite.loading import LoadedSuite, SuiteLoadError, load_suite
 
 STATE = pytest.StashKey["WorkerState"]()
@@ -42,29 +38,28 @@ class WorkerState:
 
     options: RunOptions
     worker_id: str = "master"
-    pending: dict[str, Prediction] = field(default_factory=dict)
     baselines: dict[str, baseline_mod.Baseline | None] = field(default_factory=dict)
     sent: set[tuple[str, str]] = field(default_factory=set)  # (suite, "model"/"judge") identities sent
-    notes: dict[str, str] = field(default_factory=dict)
     judged: dict[str, JudgedScorer] = field(default_factory=dict)  # per suite name
     judge_error: str | None = None
     suite_names: dict[str, Path] = field(default_factory=dict)  # suite name → its file, one file per name
     model_load_s: float | None = None  # how long the model fixture took to build the model
     _backend: JudgeBackend | None = None
-    _lookahead: Lookahead | None = None
-    _horizon: int | None = None  # where the request window's look-ahead stopped (Lookahead.after)
-    _cache: PredictionCache | None = None
-    _inflight: InFlight | None = None  # streaming models: requests started ahead of their tests
-    _overlap: Overlap | None = None  # preparing models: the next batch prepared while one generates
-    _keys: dict[str, str] = field(default_factory=dict)  # cache keys of samples started ahead
+    _predictor: Predictor | None = None
 
-    def cache_for(self, model: Model) -> PredictionCache | None:
-        """The prediction cache, for models that say what determines their output."""
-        if self.options.cache_dir is None:
-            return None
-        if self._cache is None:
-            self._cache = PredictionCache(self.options.cache_dir, model.fingerprint())
-        return self._cache
+    def predictor(self, model: Model) -> Predictor:
+        """This process's prediction strategy for ``model``, picked on first use (the model fixture)."""
+        if self._predictor is None:
+            self._predictor = predictor_for(model, worker_id=self.worker_id,
+                                            batch_size=self.options.model.batch_size,
+                                            cache_dir=self.options.cache_dir, on_ready=self._judge_ahead)
+        return self._predictor
+
+    def _judge_ahead(self, loaded: LoadedSuite, sample: Sample, pred: Prediction) -> None:
+        """A prediction made ahead of its test starts being judged now (once the suite's judge exists)."""
+        judged = self.judged.get(loaded.config.name)
+        if judged is not None:
+            judged.submit(sample, pred)
 
     def judged_scorer(self, loaded: LoadedSuite) -> JudgedScorer:
         """The suite's judge, built on first use; a judge that cannot be built fails every judged sample."""
@@ -113,15 +108,6 @@ class WorkerState:
             self.baselines[suite] = baseline_mod.load(self.options.baselines_dir, suite)
         return self.baselines[suite]
 
-    def look(self) -> Lookahead:
-        if self._lookahead is None:
-            self._lookahead = Lookahead(self.worker_id)
-        return self._lookahead
-
-    def lookahead(self, item: pytest.Item, n: int) -> list[Sample]:
-        """Up to ``n`` samples this process runs after ``item`` that have no prediction yet."""
-        return self.look().upcoming(item, n, self.pending)
-
     def first(self, suite: str, what: str) -> bool:
         """True once per suite and process: whether this record carries the model's (or judge's) identity."""
         if (suite, what) in self.sent:
@@ -130,9 +116,8 @@ class WorkerState:
         return True
 
     def close(self) -> None:
-        for ahead in (self._inflight, self._overlap):
-            if ahead is not None:
-                ahead.close()
+        if self._predictor is not None:
+            self._predictor.close()
         for judged in self.judged.values():
             judged.close()
         close = getattr(self._backend, "close", None)

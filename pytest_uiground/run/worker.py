@@ -1,13 +1,10 @@
 """Worker side: predict, score and judge one sample inside its test.
 
-Predictions are made in batches of ``--uiground-batch-size`` by looking ahead at the next
-sample tests of the same suite in this process's item list (:mod:`.xdist_queue`);
-each batch is timed and a batch that raises is retried sample by sample, so one bad
-sample (a corrupt image, an out-of-memory) fails only itself and the worker goes on.
-Models that work ahead of their tests (streaming, preparing) take :mod:`.ahead` instead;
-the per-process state they share lives in :mod:`.state`, the cache rules in :mod:`.cached`.
-Scoring is the suite's scorer (:mod:`.scoring`); a judged scorer's judge is built on
-first use and judges a predicted batch in the background (:mod:`.judges.pool`).
+The prediction comes from the process's prediction strategy (:mod:`.predictors`: batches,
+requests in flight, or preparation overlapped with generation, picked once per process),
+which fails one bad sample (a corrupt image, an out-of-memory) on its own and goes on.
+Scoring is the suite's scorer (:mod:`pytest_uiground.scoring.scorer`); a judged scorer's judge is built on
+first use and judges a predicted batch in the background (:mod:`pytest_uiground.judges.pool`).
 """
 
 from __future__ import annotations
@@ -21,59 +18,16 @@ from pytest_uiground.judges.base import incomparable
 from pytest_uiground.models.base import Model
 from pytest_uiground.record.outcome import Outcome, classify
 from pytest_uiground.record.prediction import Prediction
-from pytest_uiground.record.result import PROPERTY, SampleResult, property_value
+from pytest_uiground.record.result import PROPERTY, SampleResult, property_value, sample_line
 from pytest_uiground.record.sample import Sample
 from pytest_uiground.record.score import Score
-from pytest_uiground.report.terminal import sample_line
-from pytest_uiground.run.ahead import predict_ahead
-from pytest_uiground.run.cached import apply_overrides, cache_parts, store_prediction
-from pytest_uiground.run.items import suite_path_of
-from pytest_uiground.run.pipeline import predict_isolated
 from pytest_uiground.run.state import STATE, JudgeSetupError, WorkerState
+from pytest_uiground.suite.items import suite_path_of
 from pytest_uiground.suite.loading import LoadedSuite
 
 
 def _error_text(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
-
-
-def predict(state: WorkerState, item: pytest.Item, loaded: LoadedSuite, sample: Sample, model: Model) -> Prediction:
-    ahead = predict_ahead(state, item, loaded, sample, model)
-    if ahead is not None:
-        return ahead
-    if sample.id not in state.pending:
-        extra = apply_overrides(model, loaded)
-        # A model may ask for larger batches (an HTTP client keeps that many requests in flight).
-        size = max(state.options.model.batch_size, model.preferred_batch_size)
-        batch = [sample, *state.lookahead(item, size - 1)]
-        cache = state.cache_for(model)
-        keys: dict[str, str] = {}
-        todo: list[Sample] = []
-        for s in batch:
-            parts = cache_parts(model, s) if cache is not None else None
-            if cache is not None and parts is not None:
-                keys[s.id] = cache.key({**parts, **extra})
-                found = cache.get(keys[s.id])
-                if found.problem:
-                    state.notes[s.id] = found.problem
-                if found.prediction is not None:
-                    state.pending[s.id] = found.prediction
-                    state.notes[s.id] = "hit"
-                    continue
-            todo.append(s)
-        if todo:
-            for s, p in zip(todo, predict_isolated(model, todo), strict=True):
-                state.pending[s.id] = p
-                if cache is not None and s.id in keys:
-                    problem = store_prediction(cache, keys[s.id], p)
-                    if problem:
-                        state.notes[s.id] = problem
-        judged = state.judged.get(loaded.config.name)
-        if judged is not None:  # judge the whole batch in the background
-            for s in batch:
-                if s.id in state.pending:
-                    judged.submit(s, state.pending[s.id])
-    return state.pending.pop(sample.id)
 
 
 def _score(state: WorkerState, item: pytest.Item, loaded: LoadedSuite, sample: Sample, pred: Prediction,
@@ -105,9 +59,10 @@ def evaluate(state: WorkerState, item: pytest.Item, loaded: LoadedSuite, sample:
     if sample.invalid is not None:
         result.error = f"sample {sample.id!r} is invalid: {sample.invalid}"
         return result
-    pred = predict(state, item, loaded, sample, model)
+    predictor = state.predictor(model)
+    pred = predictor.get(item, loaded, sample)
     result.prediction, result.latency_ms = pred, pred.latency_ms
-    result.cache = state.notes.pop(sample.id, None)
+    result.cache = predictor.note(sample.id)
     if pred.error is not None:
         result.error = f"sample {sample.id!r}: the model failed: {pred.error}"
         return result

@@ -17,17 +17,20 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
+from typing import TYPE_CHECKING
 
 from pytest_uiground import registry
-from pytest_uiground.judges.base import Judge
 from pytest_uiground.record.prediction import Prediction
 from pytest_uiground.record.sample import Sample
 from pytest_uiground.record.score import Score
 
+if TYPE_CHECKING:  # the type only: scoring does not build or import the judge
+    from pytest_uiground.judges.base import Judge
+
 DEFAULT = "task"
 
 RuleFn = Callable[[Sample, Prediction], Score]
-JudgedFn = Callable[[Sample, Prediction, Judge, int], Score]
+JudgedFn = Callable[[Sample, Prediction, "Judge", int], Score]
 
 
 @dataclass(frozen=True)

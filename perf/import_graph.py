@@ -1,0 +1,122 @@
+"""The package's import graph from its own source: depth from a module, back-edges between folders.
+
+    python perf/import_graph.py [--from pytest_uiground.plugin] [--top-level-only]
+
+Every ``import``/``from … import`` in the package is an edge, module-level and lazy (inside a
+function) alike, unless ``--top-level-only``; ``if TYPE_CHECKING:`` blocks are skipped (they do
+not run). Prints the longest import chain from the start module (its depth counts modules, the
+start included), the pairs of folders that import each other (two-way ties), and module sizes.
+Only the standard library is used, so anyone can run it on a checkout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import sys
+from collections import defaultdict
+from functools import cache
+from pathlib import Path
+
+PKG = "pytest_uiground"
+
+
+def modules(root: Path) -> dict[str, Path]:
+    out = {}
+    for path in sorted((root / PKG).rglob("*.py")):
+        parts = path.relative_to(root).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        out[name] = path
+    return out
+
+
+def _type_checking(node: ast.AST) -> bool:
+    return isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+
+
+def imports(name: str, path: Path, known: set[str], top_level_only: bool) -> set[str]:
+    tree = ast.parse(path.read_text())
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+
+    def resolve(target: str) -> None:
+        while target and target not in known:
+            target = target.rpartition(".")[0]
+        if target and target != name:
+            found.add(target)
+
+    def visit(node: ast.AST, depth: int) -> None:
+        for child in ast.iter_child_nodes(node):
+            if _type_checking(child):
+                continue
+            if isinstance(child, ast.Import):
+                for alias in child.names:
+                    resolve(alias.name)
+            elif isinstance(child, ast.ImportFrom):
+                base = child.module or ""
+                if child.level:
+                    up = package.split(".")
+                    up = up[: len(up) - (child.level - 1)]
+                    base = ".".join([*up, base] if base else up)
+                for alias in child.names:
+                    full = f"{base}.{alias.name}"
+                    resolve(full if full in known else base)
+            is_scope = isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef))
+            if not (top_level_only and is_scope):
+                visit(child, depth + (1 if is_scope else 0))
+
+    visit(tree, 0)
+    return {t for t in found if t.startswith(PKG)}
+
+
+def folder(name: str) -> str:
+    """A stage folder (``pytest_uiground.gate``), or a top-level module standing for itself."""
+    return ".".join(name.split(".")[:2])
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--from", dest="start", default=f"{PKG}.plugin")
+    ap.add_argument("--top-level-only", action="store_true")
+    ap.add_argument("--root", default=str(Path(__file__).resolve().parents[1]))
+    args = ap.parse_args(argv)
+    mods = modules(Path(args.root))
+    known = set(mods)
+    graph = {m: imports(m, p, known, args.top_level_only) for m, p in mods.items()}
+
+    @cache
+    def longest(m: str, seen: frozenset[str] = frozenset()) -> tuple[str, ...]:
+        best: tuple[str, ...] = ()
+        for n in sorted(graph[m]):
+            if n in seen:
+                continue
+            chain = longest(n, seen | {m})
+            if len(chain) > len(best):
+                best = chain
+        return (m, *best)
+
+    sys.setrecursionlimit(10000)
+    chain = longest(args.start)
+    print(f"import depth from {args.start}: {len(chain)}")
+    print("  " + " -> ".join(c.removeprefix(PKG + ".") for c in chain))
+    ties: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for m, targets in graph.items():
+        for t in targets:
+            a, b = folder(m), folder(t)
+            if a != b:
+                ties[(a, b)].append(f"{m} -> {t}")
+    two_way = sorted({tuple(sorted(k)) for k in ties if (k[1], k[0]) in ties})
+    print(f"two-way ties between folders: {len(two_way)}")
+    for a, b in two_way:
+        print(f"  {a} <-> {b}")
+        for edge in ties[(a, b)] + ties[(b, a)]:
+            print(f"      {edge}")
+    sizes = sorted(((len(p.read_text().splitlines()), m) for m, p in mods.items()), reverse=True)
+    top = sorted(p.name for p in (Path(args.root) / PKG).glob("*.py"))
+    print(f"modules: {len(mods)}; files at the package top level: {len(top)} ({' '.join(top)}); "
+          f"over 400 lines: {', '.join(f'{m} ({n})' for n, m in sizes if n > 400) or 'none'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
