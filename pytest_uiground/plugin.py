@@ -68,6 +68,12 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     metafunc.parametrize(SAMPLE_ARG, samples, ids=[s.id for s in samples])
 
 
+def pytest_runtest_teardown(item: pytest.Item) -> None:
+    stop = item.config.stash[STATE].stop  # the judge is unusable: every later judged sample would fail alike
+    if stop:
+        item.session.shouldstop = stop
+
+
 def pytest_sessionfinish(session: pytest.Session) -> None:
     session.config.stash[STATE].close()
 

@@ -255,9 +255,8 @@ def test_raw_output_is_capped_and_the_cap_noted() -> None:
     from pytest_uiground.run.worker import cap_output
 
     text = "x" * 5_000_000
-    result = SampleResult(suite="s", id="a", task="vqa", meta={}, score=Score(0.0, False),
-                          prediction=Prediction(raw=text, answer=text))
-    cap_output(result, 1000)
+    pred, score = cap_output(Prediction(raw=text, answer=text), Score(0.0, False), 1000)
+    result = SampleResult(suite="s", id="a", task="vqa", meta={}, score=score, prediction=pred)
     line = json.dumps(result.to_json())
     assert len(line) < 5000
     assert result.score.notes["output_cut"] == {"cap_chars": 1000, "raw_chars": 5_000_000, "answer_chars": 5_000_000}

@@ -8,15 +8,17 @@ not read: it is scored as wrong *and* counted, never silently folded into misses
 refusal form (UI-Venus ``[-1, -1]``, a ``terminate`` tool call): it has no point, is no
 format error, and is right only on a sample whose target is a refusal.
 The JSON form is the one the prediction cache, ``samples.jsonl`` and the reports
-share: :meth:`to_json` and :meth:`from_json` are each other's inverse.
+share, read and written by :mod:`pytest_uiground.record.codec`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from pytest_uiground.record import codec
+from pytest_uiground.record.codec import json_field
 from pytest_uiground.record.geometry import Box, Point
 
 
@@ -28,40 +30,15 @@ class Prediction:
     option: str | None = None
     answer: str | None = None
     raw: str = ""
-    latency_ms: float = 0.0
+    latency_ms: float = field(default=0.0, metadata=json_field(digits=3))
     error: str | None = None
     format_error: bool = False
     attempts: int | None = None  # model calls a search strategy made (detection with cropping)
     refused: bool = False  # the model declined: the element is not on the screen
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "point": list(self.point) if self.point is not None else None,
-            "box": list(self.box) if self.box is not None else None,
-            "verdict": self.verdict,
-            "option": self.option,
-            "answer": self.answer,
-            "raw": self.raw,
-            "latency_ms": round(self.latency_ms, 3),
-            "error": self.error,
-            "format_error": self.format_error,
-            "attempts": self.attempts,
-            "refused": self.refused,
-        }
+        return codec.to_json(self)
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Prediction:
-        point, box, attempts = data.get("point"), data.get("box"), data.get("attempts")
-        return cls(
-            point=Point(*point) if point is not None else None,
-            box=Box(*box) if box is not None else None,
-            verdict=data.get("verdict"),
-            option=data.get("option"),
-            answer=data.get("answer"),
-            raw=str(data.get("raw") or ""),
-            latency_ms=float(data.get("latency_ms") or 0.0),
-            error=data.get("error"),
-            format_error=bool(data.get("format_error", False)),
-            attempts=int(attempts) if attempts is not None else None,
-            refused=bool(data.get("refused", False)),
-        )
+        return codec.from_json(cls, data)

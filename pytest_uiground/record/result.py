@@ -18,6 +18,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from pytest_uiground.record import codec
+from pytest_uiground.record.codec import json_field
 from pytest_uiground.record.prediction import Prediction
 from pytest_uiground.record.sample import Sample
 from pytest_uiground.record.score import Score
@@ -32,15 +34,18 @@ class SampleResult:
     suite: str
     id: str
     task: str
-    meta: Mapping[str, str]
+    meta: Mapping[str, str] = field(default_factory=dict)
     score: Score = field(default_factory=Score.failed)
     prediction: Prediction | None = None
     error: str | None = None
     latency_ms: float | None = None
     outcome: str = ""
-    cache: str | None = None  # "hit", or why a cache entry was ignored
-    model: dict[str, Any] | None = None  # identity of the model, on the first record of a suite per process
-    judge: dict[str, Any] | None = None  # the judge's fingerprint, likewise
+    # "hit", or why a cache entry was ignored
+    cache: str | None = field(default=None, metadata=json_field(omit="none"))
+    # identity of the model, on the first record of a suite per process
+    model: dict[str, Any] | None = field(default=None, metadata=json_field(omit="none"))
+    # the judge's fingerprint, likewise
+    judge: dict[str, Any] | None = field(default=None, metadata=json_field(omit="none"))
 
     @property
     def value(self) -> float:
@@ -64,33 +69,11 @@ class SampleResult:
         return right_of(self.score)
 
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "v": RECORD_VERSION,
-            "suite": self.suite,
-            "id": self.id,
-            "task": self.task,
-            "meta": dict(self.meta),
-            "score": self.score.to_json(),
-            "prediction": self.prediction.to_json() if self.prediction is not None else None,
-            "error": self.error,
-            "latency_ms": self.latency_ms,
-            "outcome": self.outcome,
-        }
-        for key in ("cache", "model", "judge"):
-            if getattr(self, key) is not None:
-                out[key] = getattr(self, key)
-        return out
+        return {"v": RECORD_VERSION, **codec.to_json(self)}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> SampleResult:
-        pred = data.get("prediction")
-        return cls(
-            suite=str(data["suite"]), id=str(data["id"]), task=str(data["task"]), meta=dict(data.get("meta") or {}),
-            score=Score.from_json(data.get("score") or {}),
-            prediction=Prediction.from_json(pred) if isinstance(pred, Mapping) else None,
-            error=data.get("error"), latency_ms=data.get("latency_ms"), outcome=str(data.get("outcome") or ""),
-            cache=data.get("cache"), model=data.get("model"), judge=data.get("judge"),
-        )
+        return codec.from_json(cls, data)
 
 
 def right_of(score: Score) -> bool:

@@ -16,6 +16,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from pytest_uiground.record import codec
+from pytest_uiground.record.codec import json_field
 from pytest_uiground.record.geometry import iou
 from pytest_uiground.record.prediction import Prediction
 from pytest_uiground.record.sample import Sample
@@ -35,12 +37,12 @@ class Score:
     ``format_error``. ``notes``: diagnostics for people (expected/got, judge replies).
     """
 
-    value: float
-    correct: bool | None
+    value: float = 0.0  # defaults: what a record written without them is read as
+    correct: bool | None = None
     format_error: bool = False
-    components: dict[str, Component] = field(default_factory=dict)
-    component_format_errors: dict[str, bool] = field(default_factory=dict)
-    notes: dict[str, Any] = field(default_factory=dict)
+    components: dict[str, Component] = field(default_factory=dict, metadata=json_field(omit="empty"))
+    component_format_errors: dict[str, bool] = field(default_factory=dict, metadata=json_field(omit="empty"))
+    notes: dict[str, Any] = field(default_factory=dict, metadata=json_field(omit="empty"))
 
     def component(self, name: str) -> Component | None:
         return self.components.get(name)
@@ -51,22 +53,11 @@ class Score:
         return self.component_format_errors.get(name, self.format_error)
 
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"value": self.value, "correct": self.correct, "format_error": self.format_error}
-        if self.components:
-            out["components"] = dict(self.components)
-        if self.component_format_errors:
-            out["component_format_errors"] = dict(self.component_format_errors)
-        if self.notes:
-            out["notes"] = dict(self.notes)
-        return out
+        return codec.to_json(self)
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Score:
-        return cls(value=float(data.get("value") or 0.0), correct=data.get("correct"),
-                   format_error=bool(data.get("format_error", False)),
-                   components=dict(data.get("components") or {}),
-                   component_format_errors=dict(data.get("component_format_errors") or {}),
-                   notes=dict(data.get("notes") or {}))
+        return codec.from_json(cls, data)
 
     @classmethod
     def failed(cls) -> Score:

@@ -44,6 +44,7 @@ class WorkerState:
     judge_error: str | None = None
     suite_names: dict[str, Path] = field(default_factory=dict)  # suite name → its file, one file per name
     model_load_s: float | None = None  # how long the model fixture took to build the model
+    stop: str | None = None  # why the session must stop after this test (the judge is unusable)
     _backend: JudgeBackend | None = None
     _predictor: Predictor | None = None
 
@@ -107,6 +108,15 @@ class WorkerState:
         if suite not in self.baselines:
             self.baselines[suite] = baseline_mod.load(self.options.baselines_dir, suite)
         return self.baselines[suite]
+
+    def comparable_baseline(self, suite: str) -> baseline_mod.Baseline | None:
+        """The suite's baseline when this run's samples can be compared with it one by one: not
+        when it was judged by another judge (the aggregate checks say so, once, for the suite)."""
+        base = self.baseline(suite)
+        judge = self.judge_fingerprint(suite)
+        if base is not None and judge is not None and judge_mod.incomparable(base.provenance.get("judge"), judge):
+            return None
+        return base
 
     def first(self, suite: str, what: str) -> bool:
         """True once per suite and process: whether this record carries the model's (or judge's) identity."""

@@ -10,15 +10,15 @@ first use and judges a predicted batch in the background (:mod:`pytest_uiground.
 from __future__ import annotations
 
 import traceback
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 import pytest
 
-from pytest_uiground.judges.base import incomparable
 from pytest_uiground.models.base import Model
 from pytest_uiground.record.outcome import Outcome, classify
 from pytest_uiground.record.prediction import Prediction
-from pytest_uiground.record.result import PROPERTY, SampleResult, property_value, sample_line
+from pytest_uiground.record.result import PROPERTY, SampleResult, property_value, right_of, sample_line
 from pytest_uiground.record.sample import Sample
 from pytest_uiground.record.score import Score
 from pytest_uiground.run.state import STATE, JudgeSetupError, WorkerState
@@ -30,62 +30,67 @@ def _error_text(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
-def _score(state: WorkerState, item: pytest.Item, loaded: LoadedSuite, sample: Sample, pred: Prediction,
-           result: SampleResult) -> Score | None:
-    """The suite scorer's Score, or None with ``result.error`` set."""
+@dataclass
+class _Scored:
+    """What predicting and scoring left: the parts of the sample's record before its outcome."""
+
+    prediction: Prediction | None = None
+    score: Score = field(default_factory=Score.failed)
+    error: str | None = None
+    cache: str | None = None
+
+
+def _judged(state: WorkerState, loaded: LoadedSuite, sample: Sample, pred: Prediction) -> _Scored:
+    """The suite's scorer on one prediction: a rule, or the suite's judge (built on first use).
+
+    A judge that cannot be set up or reached stops the session after this test (``state.stop``,
+    acted on by the plugin's teardown hook): every later judged sample would fail the same way.
+    """
     if not loaded.scorer.needs_judge:
         try:
             assert loaded.scorer.rule is not None
-            return loaded.scorer.rule(sample, pred)
+            return _Scored(pred, loaded.scorer.rule(sample, pred))
         except Exception as exc:
-            result.error = f"sample {sample.id!r}: scoring failed: {_error_text(exc)}\n{traceback.format_exc(limit=3)}"
-            return None
+            return _Scored(pred, error=f"sample {sample.id!r}: scoring failed: {_error_text(exc)}\n"
+                                       f"{traceback.format_exc(limit=3)}")
     try:
         judged = state.judged_scorer(loaded).result(sample, pred)
     except JudgeSetupError as exc:
-        result.error = f"sample {sample.id!r}: {exc}"
-        item.session.shouldstop = str(exc)
-        return None
+        state.stop = str(exc)
+        return _Scored(pred, error=f"sample {sample.id!r}: {exc}")
     if judged.unreachable:
-        item.session.shouldstop = judged.error or "the judge is unreachable"
+        state.stop = judged.error or "the judge is unreachable"
     if judged.score is None:
-        result.error = f"sample {sample.id!r}: {judged.error}"
-        result.score = Score(0.0, False, notes=dict(judged.notes))
-    return judged.score
+        return _Scored(pred, Score(0.0, False, notes=dict(judged.notes)), error=f"sample {sample.id!r}: {judged.error}")
+    return _Scored(pred, judged.score)
 
 
-def evaluate(state: WorkerState, item: pytest.Item, loaded: LoadedSuite, sample: Sample, model: Model) -> SampleResult:
-    result = SampleResult(suite=loaded.config.name, id=sample.id, task=sample.task, meta=dict(sample.meta))
+def evaluate(state: WorkerState, item: pytest.Item, loaded: LoadedSuite, sample: Sample, model: Model) -> _Scored:
+    """Predict and score one sample; a broken sample or a failed model is that sample's error."""
     if sample.invalid is not None:
-        result.error = f"sample {sample.id!r} is invalid: {sample.invalid}"
-        return result
+        return _Scored(error=f"sample {sample.id!r} is invalid: {sample.invalid}")
     predictor = state.predictor(model)
     pred = predictor.get(item, loaded, sample)
-    result.prediction, result.latency_ms = pred, pred.latency_ms
-    result.cache = predictor.note(sample.id)
+    note = predictor.note(sample.id)
     if pred.error is not None:
-        result.error = f"sample {sample.id!r}: the model failed: {pred.error}"
-        return result
-    score = _score(state, item, loaded, sample, pred, result)
-    if score is not None:
-        result.score = score
-    cap_output(result, state.options.max_raw_chars)
-    return result
+        scored = _Scored(pred, error=f"sample {sample.id!r}: the model failed: {pred.error}")
+    else:
+        scored = _judged(state, loaded, sample, pred)
+        scored.prediction, scored.score = cap_output(pred, scored.score, state.options.max_raw_chars)
+    scored.cache = note
+    return scored
 
 
-def cap_output(result: SampleResult, cap: int) -> None:
-    """Keep at most ``cap`` characters of the model's text on the record (after scoring,
-    which saw all of it), and note the cut: a model that rambles 5 MB per sample must not
+def cap_output(pred: Prediction, score: Score, cap: int) -> tuple[Prediction, Score]:
+    """At most ``cap`` characters of the model's text kept on the record (after scoring,
+    which saw all of it), with the cut noted: a model that rambles 5 MB per sample must not
     make ``samples.jsonl`` and the workers' reports enormous."""
-    pred = result.prediction
-    if pred is None:
-        return
     cut = {name: len(text) for name in ("raw", "answer")
            if isinstance(text := getattr(pred, name), str) and len(text) > cap}
     if not cut:
-        return
-    result.prediction = replace(pred, **{name: getattr(pred, name)[:cap] for name in cut})
-    result.score.notes["output_cut"] = {"cap_chars": cap, **{f"{k}_chars": n for k, n in cut.items()}}
+        return pred, score
+    notes = {**score.notes, "output_cut": {"cap_chars": cap, **{f"{k}_chars": n for k, n in cut.items()}}}
+    return replace(pred, **{name: getattr(pred, name)[:cap] for name in cut}), replace(score, notes=notes)
 
 
 _XFAIL_REASONS = {
@@ -95,31 +100,39 @@ _XFAIL_REASONS = {
 }
 
 
+def _identity(state: WorkerState, suite: str, model: Model) -> dict[str, Any] | None:
+    """The model's identity, on the first record of a suite in each process."""
+    if not state.first(suite, "model"):
+        return None
+    deferred = model.deferred_load_s()  # weights loaded by this first prediction (none from the cache)
+    load_s = state.model_load_s + deferred if state.model_load_s is not None and deferred else state.model_load_s
+    return {"name": model.name, "fingerprint": model.fingerprint(), "worker": state.worker_id, "load_s": load_s}
+
+
 def run_sample(item: pytest.Item, sample: Sample, model: Model) -> None:
+    """The sample test: predict, score, compare with the baseline, leave the record on the report."""
     state = item.config.stash[STATE]
     path = suite_path_of(item)
     assert path is not None, f"{item.nodeid} is not inside a suite file"
     loaded = state.suite(path)
     suite = loaded.config.name
-    result = evaluate(state, item, loaded, sample, model)
-    if state.first(suite, "model"):
-        deferred = model.deferred_load_s()  # weights loaded by this first prediction (none from the cache)
-        load_s = state.model_load_s + deferred if state.model_load_s is not None and deferred else state.model_load_s
-        result.model = {"name": model.name, "fingerprint": model.fingerprint(), "worker": state.worker_id,
-                        "load_s": load_s}
+    scored = evaluate(state, item, loaded, sample, model)
+    identity = _identity(state, suite, model)
     judge_fp = state.judge_fingerprint(suite)
-    if judge_fp is not None and state.first(suite, "judge"):
-        result.judge = judge_fp
-    baseline = state.baseline(suite)
-    if baseline is not None and judge_fp is not None and incomparable(baseline.provenance.get("judge"), judge_fp):
-        baseline = None  # judged by another judge: flagged by the aggregate checks, not compared per sample
+    baseline = state.comparable_baseline(suite)
     outcome = classify(
-        result.right,
+        right_of(scored.score),
         baseline.right(sample.id) if baseline is not None else None,
         updating=state.options.updating,
-        error=result.error is not None,
+        error=scored.error is not None,
     )
-    result.outcome = outcome.value
+    result = SampleResult(  # the one place a sample's record is built
+        suite=suite, id=sample.id, task=sample.task, meta=dict(sample.meta), score=scored.score,
+        prediction=scored.prediction, error=scored.error,
+        latency_ms=scored.prediction.latency_ms if scored.prediction is not None else None,
+        outcome=outcome.value, cache=scored.cache, model=identity,
+        judge=judge_fp if judge_fp is not None and state.first(suite, "judge") else None,
+    )
     item.user_properties.append((PROPERTY, property_value(result.to_json())))
     if outcome is Outcome.ERROR:
         pytest.fail(result.error or "error", pytrace=False)

@@ -1,0 +1,63 @@
+"""The one JSON mechanism of the records (pytest_uiground.record.codec): both directions come
+from the dataclass, so a record read back equals the record written, a new field travels without
+touching any reader or writer, and the lenient reading of older or hand-written records holds."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+import pytest
+
+from pytest_uiground.record import codec
+from pytest_uiground.record.geometry import Box, Point
+from pytest_uiground.record.outcome import Outcome
+from pytest_uiground.record.prediction import Prediction
+from pytest_uiground.record.result import RECORD_VERSION, SampleResult
+from pytest_uiground.record.score import Score
+
+
+def test_every_record_reads_back_equal_through_standard_json() -> None:
+    pred = Prediction(point=Point(0.25, 0.5), box=Box(0.1, 0.2, 0.3, 0.4), raw="(250, 500)", latency_ms=12.5,
+                      format_error=False, attempts=3, refused=False)
+    score = Score(100.0, True, components={"point_hit": True, "iou": 42.0}, component_format_errors={"iou": False},
+                  notes={"reason": "x"})
+    result = SampleResult("s", "s-1", "point", {"platform": "web"}, score=score, prediction=pred, latency_ms=12.5,
+                          outcome=Outcome.PASS.value, cache="hit", model={"name": "m"})
+    text = json.dumps(result.to_json(), allow_nan=False)  # standard JSON only
+    back = SampleResult.from_json(json.loads(text))
+    assert back == result
+    assert isinstance(back.prediction, Prediction) and isinstance(back.prediction.point, Point)
+    assert isinstance(back.prediction.box, Box)
+    assert json.loads(text)["v"] == RECORD_VERSION
+
+
+def test_omitted_keys_and_rounding_follow_the_field_rules() -> None:
+    score = Score(0.0, False).to_json()
+    assert set(score) == {"value", "correct", "format_error"}, "empty components/notes are left out"
+    result = SampleResult("s", "i", "point", {}).to_json()
+    assert not {"cache", "model", "judge"} & set(result), "None identity fields are left out"
+    assert Prediction(latency_ms=1.23456).to_json()["latency_ms"] == 1.235
+
+
+def test_missing_and_null_values_take_the_defaults_and_unknown_keys_are_ignored() -> None:
+    pred = Prediction.from_json({"raw": None, "latency_ms": None, "format_error": None, "future_field": 1})
+    assert (pred.raw, pred.latency_ms, pred.format_error, pred.point) == ("", 0.0, False, None)
+    assert Score.from_json({}).value == 0.0
+    with pytest.raises(KeyError, match="suite"):
+        SampleResult.from_json({"id": "i", "task": "point"})
+
+
+def test_a_new_field_travels_without_a_hand_written_reader() -> None:
+    @dataclass
+    class Extended:
+        name: str
+        point: Point | None = None
+        tags: dict[str, str] = field(default_factory=dict, metadata=codec.json_field(omit="empty"))
+        kind: Outcome = Outcome.NEW
+        renamed: int = field(default=0, metadata=codec.json_field(key="n"))
+
+    value = Extended("a", Point(1.0, 2.0), {"t": "v"}, Outcome.REGRESSION, 7)
+    data = codec.to_json(value)
+    assert data == {"name": "a", "point": [1.0, 2.0], "tags": {"t": "v"}, "kind": "regression", "n": 7}
+    assert codec.from_json(Extended, data) == value
