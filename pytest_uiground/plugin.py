@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from pytest_uiground import options, registry
+from pytest_uiground.controller import Controller
 from pytest_uiground.gate.baseline import BaselineError
-from pytest_uiground.gate.controller import Controller
 from pytest_uiground.models.base import adapt
 from pytest_uiground.record import image
 from pytest_uiground.report.terminal import Progress, teststatus

@@ -18,7 +18,7 @@ from pytest_uiground.record.image import ImageRef
 from pytest_uiground.record.prediction import Prediction
 from pytest_uiground.record.result import SampleResult
 from pytest_uiground.record.sample import Sample, Target
-from pytest_uiground.record.score import score_detect
+from pytest_uiground.scoring.rules import score_detect
 from pytest_uiground.suite.config import load_suite_config
 
 ROOT = Path(__file__).parents[1]

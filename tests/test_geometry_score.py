@@ -21,9 +21,9 @@ from pytest_uiground.record.geometry import (
 from pytest_uiground.record.image import ImageRef
 from pytest_uiground.record.prediction import Prediction
 from pytest_uiground.record.sample import Sample, Target, TaskKind
-from pytest_uiground.record.score import (
+from pytest_uiground.record.score import Score
+from pytest_uiground.scoring.rules import (
     SCORERS,
-    Score,
     score,
     score_answer,
     score_option,

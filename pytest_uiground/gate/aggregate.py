@@ -16,7 +16,6 @@ import pytest
 from pytest_uiground.gate import baseline as baseline_mod
 from pytest_uiground.gate.snapshot import extension_for
 from pytest_uiground.options import RunOptions
-from pytest_uiground.report import junit
 from pytest_uiground.suite.items import SuiteModule
 
 if TYPE_CHECKING:  # types only: the items run checks they are handed
@@ -26,7 +25,7 @@ if TYPE_CHECKING:  # types only: the items run checks they are handed
 
 def aggregate_items(session: pytest.Session, config: pytest.Config, options: RunOptions,
                     out: SuiteOutcome) -> list[pytest.Function]:
-    """The suite's aggregate test items, its JUnit suite properties added to the run."""
+    """The suite's aggregate test items: one per check (in ``out.checks`` order), then latency."""
     loaded = out.loaded
     module = SuiteModule.from_parent(session, path=out.path)
     snapshot_dir = baseline_mod.suite_dir(options.baselines_dir, loaded.config.name)
@@ -41,15 +40,11 @@ def aggregate_items(session: pytest.Session, config: pytest.Config, options: Run
         )
         for c in out.checks
     ]
-    for item, check in zip(items, out.checks, strict=True):
-        item.user_properties += junit.check_properties(check)
     if out.latency is not None:
         items.append(pytest.Function.from_parent(
             module, name="test_aggregate[latency]",
             callobj=_latency_check(out.latency),
         ))
-    junit.add_suite_properties(config, junit.suite_properties(
-        loaded.config.name, out.model, out.baseline.provenance if out.baseline is not None else None))
     return items
 
 

@@ -12,7 +12,6 @@ baseline is computed by exactly the same code on exactly the same samples.
 
 from __future__ import annotations
 
-import math
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -21,7 +20,6 @@ from typing import TYPE_CHECKING, Any
 from pytest_uiground.gate import stats
 from pytest_uiground.record.result import SampleResult
 from pytest_uiground.record.score import Score
-from pytest_uiground.report.summary import MetricSummary
 
 if TYPE_CHECKING:  # types only: the suite's declarations are read, never loaded, here
     from pytest_uiground.suite.config import MetricSpec
@@ -186,25 +184,6 @@ def compute_all(specs: Sequence[MetricSpec], results: Sequence[SampleResult]) ->
     for s in specs:
         done[s.name] = mean_of(s, done) if s.mean_of else compute(s, results)
     return list(done.values())
-
-
-def summary_entry(result: MetricResult) -> MetricSummary:
-    """The metric as the summary record holds it (rounded; NaN becomes None)."""
-    def r4(v: float | None) -> float | None:
-        return round(v, 4) if v is not None and math.isfinite(v) else None
-
-    def iv(a: Aggregate) -> tuple[float, float] | None:
-        return (round(a.low, 4), round(a.high, 4)) if a.low is not None and a.high is not None else None
-
-    o = result.overall
-    return MetricSummary(
-        value=r4(o.value), n=o.n, average=result.spec.average, higher_is_better=result.spec.higher_is_better,
-        interval=iv(o), format_errors=o.format_errors, errors=o.errors,
-        slices={k: r4(a.value) for k, a in result.slices.items()},
-        slice_n={k: a.n for k, a in result.slices.items()},
-        slice_intervals={k: iv(a) for k, a in result.slices.items()},
-        slice_format_errors={k: a.format_errors for k, a in result.slices.items()},
-    )
 
 
 def restrict(results: Sequence[SampleResult], ids: Mapping[str, Any]) -> list[SampleResult]:

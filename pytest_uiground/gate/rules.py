@@ -20,10 +20,10 @@ from pytest_uiground.gate import baseline as baseline_mod
 from pytest_uiground.gate.metrics import MetricResult
 from pytest_uiground.options import RunOptions
 from pytest_uiground.record.result import SampleResult, id_list
-from pytest_uiground.suite.loading import LoadedSuite
 
-if TYPE_CHECKING:  # types only: the rules read checks built elsewhere
+if TYPE_CHECKING:  # types only: the rules read checks and suites built elsewhere
     from pytest_uiground.gate.checks import Check, LatencyCheck
+    from pytest_uiground.suite.loading import LoadedSuite
 
 
 @dataclass

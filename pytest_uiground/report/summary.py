@@ -19,7 +19,11 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # types only: the summary reads metric results it is handed
+    from pytest_uiground.gate.metrics import Aggregate, MetricResult
+
 
 VERSION = 3
 
@@ -217,3 +221,22 @@ def read(path: Path) -> dict[str, SuiteSummary]:
         return {str(k): SuiteSummary.from_json(v) for k, v in data["suites"].items()}
     s = SuiteSummary.from_json(data)
     return {s.suite: s}
+
+
+def summary_entry(result: MetricResult) -> MetricSummary:
+    """The metric as the summary record holds it (rounded; NaN becomes None)."""
+    def r4(v: float | None) -> float | None:
+        return round(v, 4) if v is not None and math.isfinite(v) else None
+
+    def iv(a: Aggregate) -> tuple[float, float] | None:
+        return (round(a.low, 4), round(a.high, 4)) if a.low is not None and a.high is not None else None
+
+    o = result.overall
+    return MetricSummary(
+        value=r4(o.value), n=o.n, average=result.spec.average, higher_is_better=result.spec.higher_is_better,
+        interval=iv(o), format_errors=o.format_errors, errors=o.errors,
+        slices={k: r4(a.value) for k, a in result.slices.items()},
+        slice_n={k: a.n for k, a in result.slices.items()},
+        slice_intervals={k: iv(a) for k, a in result.slices.items()},
+        slice_format_errors={k: a.format_errors for k, a in result.slices.items()},
+    )

@@ -22,10 +22,10 @@ from typing import IO, Any
 import pytest
 
 from pytest_uiground.gate.checks import Check, LatencyCheck
-from pytest_uiground.gate.metrics import MetricResult, summary_entry
+from pytest_uiground.gate.metrics import MetricResult
 from pytest_uiground.record.result import SampleResult, records_in, sample_line
 from pytest_uiground.record.sample import Sample
-from pytest_uiground.report.summary import Comparison, Latency, SuiteSummary
+from pytest_uiground.report.summary import Comparison, Latency, SuiteSummary, summary_entry
 
 
 class SampleLog:

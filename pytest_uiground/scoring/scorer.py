@@ -3,7 +3,7 @@
 The core holds no benchmark's rules. A suite names its scorer in ``suite.toml``
 (``[scorer] name = "..."``), as a registered name in the ``pytest_uiground.scorers``
 entry-point group or as ``package.module:attribute``; without one it gets ``task``,
-the built-in rules by task kind (:func:`pytest_uiground.record.score.score`).
+the built-in rules by task kind (:func:`pytest_uiground.scoring.rules.score`).
 
 A scorer is either a plain function ``(sample, prediction) -> Score`` (a rule), or a
 :class:`Scorer` whose ``judged`` function also gets a pinned, cached LLM judge and the

@@ -26,7 +26,7 @@ from pytest_uiground.gate.rules import SuiteOutcome, check_start, dataset_proven
 from pytest_uiground.judges.base import incomparable
 from pytest_uiground.options import RunOptions
 from pytest_uiground.record.result import SampleResult, records_in
-from pytest_uiground.report import details
+from pytest_uiground.report import details, junit
 from pytest_uiground.report import summary as summary_mod
 from pytest_uiground.report.terminal import SampleLog, summary
 from pytest_uiground.report.terminal_summary import write_suite
@@ -90,7 +90,13 @@ class Controller:
             raise
         items = []
         for path in sorted(self.records):
-            items += aggregate_items(session, self.config, self.options, self._outcome(path))
+            out = self._outcome(path)
+            suite_items = aggregate_items(session, self.config, self.options, out)
+            for item, check in zip(suite_items, out.checks, strict=False):  # the latency item comes last
+                item.user_properties += junit.check_properties(check)
+            junit.add_suite_properties(self.config, junit.suite_properties(
+                out.loaded.config.name, out.model, out.baseline.provenance if out.baseline is not None else None))
+            items += suite_items
         session.testscollected += len(items)
         for item in items:
             item.ihook.pytest_runtest_protocol(item=item, nextitem=None)
