@@ -4,8 +4,8 @@ Registered only on the xdist controller (or the single process): it sees every
 sample's record in ``pytest_runtest_logreport``, runs the aggregate checks as real
 test items after all workers are done (so they show in the summary, JUnit XML and
 the exit status), writes baselines on ``--snapshot-update`` and the reports.
-The hooks here only sequence the work: the items are built in :mod:`.aggregate`, the
-gate's rules live in :mod:`.gate`, the terminal section in :mod:`.report.terminal_summary`.
+The hooks here only sequence the work: the items are built in :mod:`.gate.aggregate`, the
+gate's rules live in :mod:`.gate.rules`, the terminal section in :mod:`.report.terminal_summary`.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Each of a suite's checks (a metric against its floor and its stored snapshot) and its
 latency check becomes a ``test_aggregate[...]`` item under the suite file, so it shows in the
 summary, the JUnit XML and the exit status like any test. Building those items and their test
-bodies is apart from the controller's hooks (:mod:`.controller`), which only decide when.
+bodies is apart from the controller's hooks (:mod:`pytest_uiground.controller`), which only decide when.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """The gate's own rules: settings that cannot work, what a baseline records, when an update is refused.
 
 They are plain functions of a suite's result (:class:`SuiteOutcome`) and the options, apart
-from the hooks that sequence them (:mod:`.controller`), so each rule reads on its own and the
-terminal and markdown summaries (:mod:`.report`) read the same record the rules decided on.
+from the hooks that sequence them (:mod:`pytest_uiground.controller`), so each rule reads on its own and the
+terminal and markdown summaries (:mod:`pytest_uiground.report`) read the same record the rules decided on.
 """
 
 from __future__ import annotations

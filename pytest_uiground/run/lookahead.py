@@ -40,7 +40,7 @@ class Lookahead:
     Every item's sample and suite file are read once (the first call), so a call costs
     what it looks at, not the length of the session: the worker asks on every sample
     test, and a 50,000-sample suite must not make that quadratic. A caller that walks
-    ahead step by step (the request window of :mod:`.ahead`) passes back the position
+    ahead step by step (the request window of :class:`.predictors.Streaming`) passes back the position
     where its previous call stopped (``horizon``) instead of walking again over what it
     has already handed to the model.
     """

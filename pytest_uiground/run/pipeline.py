@@ -3,7 +3,7 @@
 A test asks for one sample's prediction, but a model is fastest when it never waits
 for the harness. Two capabilities of :class:`~pytest_uiground.models.base.ModelAdapter`
 let the worker start work on the samples this process will run next (its look-ahead,
-:mod:`.xdist_queue`) and collect each prediction when that sample's test runs:
+:mod:`.lookahead`) and collect each prediction when that sample's test runs:
 
 * :class:`InFlight`, for models with ``in_flight > 0`` (an HTTP client): a sliding
   window. Up to :attr:`InFlight.window` upcoming samples are submitted with
