@@ -6,7 +6,7 @@ The samples are fed to the model the way the worker feeds them: one test after t
 other, each test asking for its own sample's prediction. With lock-step batches (the
 harness before issue 16) every batch of ``--uiground-concurrency`` waits for its
 slowest request; with the sliding window (:class:`pytest_uiground.run.pipeline.InFlight`,
-used by ``ahead.predict_ahead`` for models with ``in_flight``) a request starts as soon as
+used by ``run.predictors.Streaming`` for models with ``in_flight``) a request starts as soon as
 any finishes. Two servers, each in its own process (in this one, its threads would
 compete with the client's for the GIL):
 
