@@ -6,7 +6,7 @@ Source: Thinklab-SJTU/Bench2Drive-VL @5896a851ed9308d56f8f9db8a3160993679ee008,
 sentences of ``B2DVL_Adapter/evaluator.py`` (``speed_limit_eval``, ``brake_eval``,
 ``ego_change_lane_dir``, ``other_vehicle_change_lane_dir``). Typos and trailing spaces are
 the reference's: the published tables were judged with exactly these strings, so any
-change makes the numbers incomparable. ``tests/test_b2d_judge.py`` checks each string's
+change makes the numbers incomparable. ``tests/benchmarks/test_b2d_judge.py`` checks each string's
 sha256 against the values recorded in the parity notes.
 """
 

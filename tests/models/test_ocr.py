@@ -26,7 +26,7 @@ from pytest_uiground.record.image import ImageRef
 from pytest_uiground.record.sample import Sample, Target
 from pytest_uiground.suite.loading import LoaderContext
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 CTX = LoaderContext(suite_name="ocr-test", suite_dir=REPO)
 
 

@@ -21,7 +21,7 @@ from pytest_uiground.record.sample import Sample, Target
 from pytest_uiground.scoring.rules import score_detect
 from pytest_uiground.suite.config import load_suite_config
 
-ROOT = Path(__file__).parents[1]
+ROOT = Path(__file__).parents[2]
 GT = Box(0.40, 0.40, 0.60, 0.50)
 
 

@@ -141,7 +141,7 @@ def test_pyproject_entry_points_import() -> None:
     """pyproject's paths, read directly: an installed environment may still hold an older copy of them."""
     import tomllib
 
-    pyproject = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text(encoding="utf-8"))
+    pyproject = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text(encoding="utf-8"))
     loaders = pyproject["project"]["entry-points"][registry.LOADER_GROUP]
     assert registry.import_object(loaders["openadapt"], what="loader") is openadapt.load
     assert registry.import_object(loaders["recorded_sessions"], what="loader") is recorded.load_recorded

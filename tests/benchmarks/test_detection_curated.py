@@ -14,7 +14,7 @@ from pytest_uiground.record.sample import Sample, check_sample_ids
 from pytest_uiground.suite.config import load_suite_config
 from pytest_uiground.suite.loading import LoaderContext
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 SUITE = REPO / "suites" / "detection_curated"
 TEXT_TYPES = {"text", "button", "tab", "link", "menu", "textbox", "listitem"}
 

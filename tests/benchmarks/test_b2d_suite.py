@@ -11,8 +11,8 @@ from pytest_uiground.benchmarks.bench2drive_vl.fixture import frame_doc, write_f
 from pytest_uiground.benchmarks.bench2drive_vl.loader import load
 from pytest_uiground.suite.loading import LoaderContext
 
-HERE = Path(__file__).parent
-SUITE = (Path(__file__).parents[1] / "suites" / "bench2drive_vl" / "suite.toml").read_text()
+HERE = Path(__file__).parents[1]  # tests/
+SUITE = (Path(__file__).parents[2] / "suites" / "bench2drive_vl" / "suite.toml").read_text()
 
 # The scripted model's answer per question id and the score the reference's rules give it.
 WAYPOINTS = json.dumps({f"{k * 0.5:.1f}s": [round(3.0 * 0.5 * k, 2), 0.0] for k in range(1, 5)})

@@ -23,7 +23,7 @@ from pytest_uiground.record.image import encode_png
 from pytest_uiground.record.sample import Sample, check_sample_ids
 from pytest_uiground.suite.loading import LoaderContext
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 CTX = LoaderContext(suite_name="synthetic-test", suite_dir=REPO)
 
 

@@ -19,7 +19,7 @@ pq = pytest.importorskip("pyarrow.parquet")
 
 pytestmark = pytest.mark.slow
 
-SUITE = Path(__file__).parents[1] / "suites" / "automotive" / "suite.toml"
+SUITE = Path(__file__).parents[2] / "suites" / "automotive" / "suite.toml"
 ROWS = 48
 
 # Outputs chosen to hit every rule of the card's script (cycled over the rows).

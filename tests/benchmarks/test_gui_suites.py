@@ -34,7 +34,7 @@ from pytest_uiground.suite.lookalike import Written
 
 pytestmark = pytest.mark.slow
 
-SUITES = Path(__file__).parents[1] / "suites"
+SUITES = Path(__file__).parents[2] / "suites"
 SHIPPED = {  # suite name → its folder in this repository
     "mmbench_gui_l1": "mmbench_gui/l1", "mmbench_gui_l2": "mmbench_gui/l2",
     "screenspot_v2": "screenspot/v2", "screenspot_pro": "screenspot/pro",
