@@ -68,7 +68,7 @@ from collections.abc import Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
-from pytest_uiground.models import parsers, prompts
+from pytest_uiground.models import families, parsers, prompts
 from pytest_uiground.models.base import ModelAdapter, ModelLoadError, ModelOptions
 from pytest_uiground.models.openai_http import BACKOFF_CAP_S, MAX_RETRY_AFTER_S, ChatPoster
 from pytest_uiground.models.openai_options import (
@@ -79,11 +79,11 @@ from pytest_uiground.models.openai_options import (
     check_options,
 )
 from pytest_uiground.models.openai_wire import (
-    NEEDS_INPUT_SIZE,
     EncodedImage,
     ResizeRule,
     default_resize_rule,
     encode_image,
+    needs_input_size,
     resize_rule_from_env,
 )
 from pytest_uiground.models.overrides import NONE, Overrides
@@ -129,7 +129,7 @@ class OpenAIChatModel(ModelAdapter):
         if client is None and importlib.util.find_spec("openai") is None:
             raise ModelLoadError("--model openai and --uiground-judge openai need the openai package: "
                                  "pip install 'pytest-uiground[openai]'")
-        if parser is not None and parser not in parsers.FAMILIES:
+        if parser is not None and not families.is_family(parser):
             raise ModelLoadError(f"--uiground-parser {parser!r} is unknown; known: {', '.join(parsers.FAMILIES)}")
         # Held only inside a Secret (whose repr redacts it): a traceback shown with ``pytest -l``
         # prints every local of every frame, so no frame may hold the key as a plain string.
@@ -144,7 +144,7 @@ class OpenAIChatModel(ModelAdapter):
         self.concurrency, self.request_timeout, self.max_retries = concurrency, request_timeout, max_retries
         self.preferred_batch_size = concurrency
         self.in_flight = concurrency
-        self.resize = (resize or default_resize_rule(parser)) if parser in NEEDS_INPUT_SIZE else None
+        self.resize = (resize or default_resize_rule(parser)) if needs_input_size(parser) else None
         # The suite's [models.<family>] table applies, as for the native adapter of that family
         # (and a replay); a suite without one falls back to [models.openai] (worker.apply_overrides).
         self.overrides_table = parser
@@ -319,9 +319,9 @@ def create(options: ModelOptions) -> OpenAIChatModel:
     check_options(options)
     assert options.api_base is not None and options.served_model is not None and options.parser is not None
     resize = resize_rule_from_env(parser=options.parser)
-    # not given: the family's official answer length (prompts.MAX_NEW_TOKENS; 256 where the
+    # not given: the family's official answer length (Family.generation; 256 where the
     # family leaves it to the checkpoint, which a server does not expose)
-    max_new_tokens = options.max_new_tokens or prompts.MAX_NEW_TOKENS[options.parser].max_new_tokens or 256
+    max_new_tokens = options.max_new_tokens or families.get(options.parser).generation.max_new_tokens or 256
     backoff = backoff_from_env()
     var = options.api_key_env
     key = api_key_from_env(var, who="--model openai", option="--uiground-api-key-env")
