@@ -77,6 +77,9 @@ class Resize:
     min_pixels: int
     max_pixels: int
     source: str = ""
+    resample: str = "bicubic"
+    """The PIL filter a client that resizes before sending uses (``Image.resize``'s default is
+    bicubic; Holo1.5's cookbook passes LANCZOS)."""
 
     def apply(self, size: tuple[int, int]) -> tuple[int, int]:
         """The (width, height) an image of ``size`` (width, height) is resized to."""
@@ -102,10 +105,16 @@ class Prompt:
     image_first: bool = True
     strip: bool = False
     lowercase: bool = False
+    drop_final_period: bool = False
+    """Remove one trailing ``.`` from the instruction first (UI-Venus' eval script does)."""
 
     def text(self, instruction: str) -> str:
         """The user text for ``instruction``."""
-        out = self.user.replace("{instruction}", instruction.strip() if self.strip else instruction)
+        if self.strip:
+            instruction = instruction.strip()
+        if self.drop_final_period and instruction.endswith("."):
+            instruction = instruction[:-1]
+        out = self.user.replace("{instruction}", instruction)
         return out.lower() if self.lowercase else out
 
     def system_text(self, input_size: tuple[int, int] | None = None) -> str | None:
@@ -160,6 +169,9 @@ class Family:
     resize: Resize | None = None
     refusal: str = ""
     sources: tuple[str, ...] = ()
+    client_resize: bool = False
+    """The official client resizes the image with :attr:`resize` *before* sending it (MAI-UI,
+    GTA1, Holo1.5, GUI-Owl-1.5), so the OpenAI client sends the resized image too."""
     input_size_known: bool = False
     """True where the official code resizes the image itself with :attr:`resize` before the model
     sees it (Holo1.5, MAI-UI, GTA1 clients), so the model-input size follows from the family and
@@ -175,6 +187,8 @@ class Family:
                              f"known: {', '.join(TASK_KINDS)}")
         if "point" not in self.prompts:
             raise ValueError(f"family {self.name!r} has no 'point' prompt; every family grounds")
+        if self.client_resize and self.resize is None:
+            raise ValueError(f"family {self.name!r} resizes in the client but has no resize rule")
         if self.frame == "pixels-resized" and self.resize is None:
             raise ValueError(f"family {self.name!r} answers in pixels of the resized image but has no resize "
                              "rule: give resize=Resize(factor, min_pixels, max_pixels)")

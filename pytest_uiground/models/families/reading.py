@@ -218,3 +218,48 @@ def parse_option(text: str) -> tuple[str | None, str]:
     return None, "no option letter A-F found"
 
 
+
+
+# --- answers in a frame, tool calls -------------------------------------------------
+
+
+def in_frame(x: float, y: float, sx: float, sy: float, frame: str) -> Coords:
+    """A point from numbers in a frame of ``sx`` x ``sy`` units, never clipped or refused.
+
+    A point beyond the image or the model input stays a point (every benchmark scorer
+    counts it as a plain miss on a box, and OSWorld-G reads a negative point as its
+    refusal); the note says which coordinate was out and the likely frame mix-up.
+    """
+    notes = []
+    for axis, v, limit in (("x", x, sx), ("y", y, sy)):
+        if v < -TOLERANCE:
+            notes.append(f"{axis}={v:g} is negative ({frame})")
+        elif v > limit + TOLERANCE:
+            notes.append(f"{axis}={v:g} is beyond {limit:g} ({frame})")
+    return Coords(point=Point(x / sx, y / sy), note="; ".join(notes))
+
+
+_TOOL_CALL_RE = re.compile(r"<tool_call>(.*?)(?:</tool_call>|$)", re.DOTALL)
+
+
+def tool_calls(text: str) -> list[dict[str, object] | None]:
+    """Every ``<tool_call>`` block's JSON object in order (``None`` for one that is not valid
+    JSON, e.g. cut off); the Qwen chat templates' function-call form."""
+    import json
+
+    out: list[dict[str, object] | None] = []
+    for m in _TOOL_CALL_RE.finditer(text):
+        try:
+            value = json.loads(m.group(1).strip())
+        except ValueError:
+            value = None
+        out.append(value if isinstance(value, dict) else None)
+    return out
+
+
+def is_terminate(call: dict[str, object] | None) -> bool:
+    """A ``computer_use`` call whose action is ``terminate``: the tool's "I cannot do this"."""
+    if call is None:
+        return False
+    args = call.get("arguments")
+    return isinstance(args, dict) and args.get("action") == "terminate"
