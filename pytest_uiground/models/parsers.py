@@ -60,4 +60,4 @@ def to_prediction(parsed: Parsed, raw: str, *, latency_ms: float = 0.0) -> Predi
     """The prediction an adapter returns for a parsed output (raw text kept for reports)."""
     return Prediction(point=parsed.point, box=parsed.box, verdict=parsed.verdict, option=parsed.option,
                       answer=parsed.answer, raw=raw, format_error=parsed.format_error, latency_ms=latency_ms,
-                      refused=parsed.refused)
+                      refused=parsed.refused, note=parsed.note)

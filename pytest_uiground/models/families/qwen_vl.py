@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from pytest_uiground.models.families import Family, Generation, Prompt, Resize
 from pytest_uiground.models.families.reading import (
     TOLERANCE,
@@ -43,8 +45,8 @@ def read_pixels(text: str, ctx: ParseContext) -> Coords:
     coords = to_coords(values, float(w), float(h), f"absolute pixels of the {w}x{h} model input")
     ow, oh = ctx.image_size
     fits_original = all(v <= (ow if i % 2 == 0 else oh) + TOLERANCE for i, v in enumerate(values))
-    if coords.error and min(values) >= -TOLERANCE and fits_original:
-        coords = Coords(error=f"{coords.error} (every value fits the original {ow}x{oh} image)")
+    if coords.note and min(values) >= -TOLERANCE and fits_original:
+        coords = replace(coords, note=f"{coords.note} (every value fits the original {ow}x{oh} image)")
     return coords
 
 

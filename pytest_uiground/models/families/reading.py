@@ -117,21 +117,32 @@ def first_qwen_json(text: str) -> list[float] | None:
 
 
 def to_coords(values: list[float], sx: float, sy: float, scale: str) -> Coords:
-    """Scale a point or box by (sx, sy), refusing values outside the family's range."""
+    """Scale a point or box by (sx, sy) into the internal convention.
+
+    Values within :data:`TOLERANCE` of the edges are clipped (rounding); a value further out
+    stays where it is, beyond 0..1, with a note naming it and the likely frame mix-up: the
+    benchmarks' scorers count such a point as a plain miss on a box, not as a format error
+    (and OSWorld-G reads a point with both coordinates negative as its refusal).
+    """
+    notes, norm = [], []
     for i, v in enumerate(values):
         limit = sx if i % 2 == 0 else sy
         axis = "x" if i % 2 == 0 else "y"
         if v < -TOLERANCE:
-            return Coords(error=f"negative {axis}={v:g} is outside {scale}")
-        if v > limit + TOLERANCE:
-            return Coords(error=f"{axis}={v:g} is beyond {limit:g}: {mixup_hint(scale)}")
-    norm = [min(1.0, max(0.0, v / (sx if i % 2 == 0 else sy))) for i, v in enumerate(values)]
+            notes.append(f"negative {axis}={v:g} is outside {scale}")
+            norm.append(v / limit)
+        elif v > limit + TOLERANCE:
+            notes.append(f"{axis}={v:g} is beyond {limit:g}: {mixup_hint(scale)}")
+            norm.append(v / limit)
+        else:
+            norm.append(min(1.0, max(0.0, v / limit)))
+    note = "; ".join(notes)
     if len(norm) == 2:
-        return Coords(point=Point(norm[0], norm[1]))
+        return Coords(point=Point(norm[0], norm[1]), note=note)
     x0, x1 = sorted((norm[0], norm[2]))
     y0, y1 = sorted((norm[1], norm[3]))
     box = Box(x0, y0, x1, y1)
-    return Coords(point=box.center, box=box)
+    return Coords(point=box.center, box=box, note=note)
 
 
 def mixup_hint(scale: str) -> str:

@@ -46,10 +46,12 @@ def read_tinyclick(text: str, ctx: ParseContext) -> Coords:
     if pair is None:
         return Coords(error="no adjacent <loc_x><loc_y> pair (TinyClick's postprocess: (0, 0))")
     bx, by = int(pair.group(1)), int(pair.group(2))
-    if max(bx, by) > LOC_BINS:  # the last bin is 999; 1000 is within the rounding tolerance
-        return Coords(error=f"<loc_{max(bx, by)}> is beyond the 1000 bins: {mixup_hint('loc bins')}")
     w, h = ctx.image_size
     px, py = int(bx / LOC_BINS * w), int(by / LOC_BINS * h)  # TinyClick's pixel, as it computes it
+    if max(bx, by) > LOC_BINS:  # the last bin is 999; 1000 is within the rounding tolerance
+        # TinyClick's code computes a pixel beyond the image: a point there, a miss on any box
+        return Coords(point=Point(px / w, py / h),
+                      note=f"<loc_{max(bx, by)}> is beyond the 1000 bins: {mixup_hint('loc bins')}")
     return Coords(point=clip_point(Point(px / w, py / h)))
 
 
