@@ -35,6 +35,8 @@ class Prediction:
     format_error: bool = False
     attempts: int | None = None  # model calls a search strategy made (detection with cropping)
     refused: bool = False  # the model declined: the element is not on the screen
+    # the parser's reason: why a format error, or what was odd (a point beyond the image); absent when empty
+    note: str = field(default="", metadata=json_field(omit="empty"))
 
     def to_json(self) -> dict[str, Any]:
         return codec.to_json(self)
