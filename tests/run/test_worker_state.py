@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from pytest_uiground.judges.base import JudgeOptions
 from pytest_uiground.models.base import ModelAdapter, ModelOptions
 from pytest_uiground.options import RunOptions
 from pytest_uiground.record.prediction import Prediction
@@ -76,3 +77,26 @@ def test_first_is_true_once_per_suite_and_identity() -> None:
     state = _state()
     assert state.first("s", "model") and state.first("s", "judge") and state.first("t", "model")
     assert not state.first("s", "model") and not state.first("s", "judge")
+
+
+def test_an_unknown_judge_name_fails_judged_samples_naming_it() -> None:
+    state = WorkerState(options=RunOptions(model=ModelOptions(name="fake"), judge=JudgeOptions(name="no-such-judge")))
+    loaded: Any = SimpleNamespace(config=SimpleNamespace(name="b2d"), samples=(), scorer=None)
+    with pytest.raises(JudgeSetupError, match=r"^the judge could not be set up: UnknownNameError: .*'no-such-judge'"):
+        state.judged_scorer(loaded)
+
+
+def test_two_suite_files_with_one_name_are_refused_when_loaded(tmp_path: Path) -> None:
+    from conftest import SUITE_TOML
+
+    paths = []
+    for folder in ("a", "b"):
+        (tmp_path / folder).mkdir()
+        path = tmp_path / folder / "suite.toml"
+        path.write_text(SUITE_TOML.format(loader="synthetic", floor=0.0), encoding="utf-8")
+        paths.append(path)
+    state = _state()
+    assert state.suite(paths[0]).config.name == "mini"
+    assert state.suite(paths[0]).config.name == "mini"  # the same file again is fine
+    with pytest.raises(SuiteLoadError, match="'mini' is already used by"):
+        state.suite(paths[1])
