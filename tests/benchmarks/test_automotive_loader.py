@@ -73,7 +73,7 @@ def test_locate_prefers_the_pinned_revision_in_the_hub_cache(tmp_path: Path, mon
     (repo / "refs").mkdir()
     (repo / "refs" / "v1").write_text("aaaa\n", encoding="utf-8")
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub"))
-    # unpinned, some snapshot is read (which one is not asserted: see the report on issue 21)
+    # unpinned, some snapshot is read; which one is not asserted (it goes by folder name, not refs/main)
     assert len(loader.locate(None, allow_download=False)) in (2, 3)
     assert len(loader.locate(None, allow_download=False, revision="v1")) == 2  # a ref names its commit
     assert len(loader.locate(None, allow_download=False, revision="aaaa")) == 2
