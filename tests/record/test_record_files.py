@@ -1,0 +1,41 @@
+"""pytest_uiground.record.files: stable digests and atomic cache-entry writes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from pytest_uiground.record.files import digest, write_entry
+
+
+def test_digest_ignores_key_order_and_tells_data_apart() -> None:
+    a = digest({"sample": "s1", "prompt": "Click OK", "nested": {"x": 1, "y": 2}})
+    b = digest({"nested": {"y": 2, "x": 1}, "prompt": "Click OK", "sample": "s1"})
+    assert a == b
+    assert len(a) == 64 and int(a, 16) >= 0  # a sha256 hex digest
+    assert digest({"sample": "s2", "prompt": "Click OK", "nested": {"x": 1, "y": 2}}) != a
+    assert digest({"n": 1}) != digest({"n": "1"})  # JSON types matter
+
+
+def test_digest_takes_non_json_values_as_their_text() -> None:
+    assert digest({"path": Path("a/b")}) == digest({"path": "a/b"})
+
+
+def test_write_entry_creates_folders_and_replaces_whole_entries(tmp_path: Path) -> None:
+    path = tmp_path / "deep" / "er" / "entry.json"
+    write_entry(path, {"raw": "(1, 2)", "v": 1})
+    assert json.loads(path.read_text(encoding="utf-8")) == {"raw": "(1, 2)", "v": 1}
+    write_entry(path, {"raw": "(3, 4)"})
+    assert json.loads(path.read_text(encoding="utf-8")) == {"raw": "(3, 4)"}
+    assert [p.name for p in path.parent.iterdir()] == ["entry.json"]  # no temp file left behind
+
+
+def test_a_failed_write_keeps_the_old_entry_and_leaves_no_temp_file(tmp_path: Path) -> None:
+    path = tmp_path / "entry.json"
+    write_entry(path, {"ok": True})
+    with pytest.raises(TypeError):
+        write_entry(path, {"bad": object()})  # not JSON-able: fails half way through the dump
+    assert json.loads(path.read_text(encoding="utf-8")) == {"ok": True}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["entry.json"]
