@@ -13,7 +13,7 @@ preprocess = "mypkg.screens:crop_status_bar"         # PIL image -> PIL image, b
 A Python package can do the same by registering a factory under the
 ``pytest_uiground.models.overrides`` entry-point group: ``factory(suite_name, model_name) ->
 Overrides | None`` (a plugin's fields win over the file's). A custom parser is
-``parse(text, task, ctx) -> parsers.Parsed``.
+``parse(text, task, ctx) -> Parsed``.
 
 Overrides change what the model sees or how its text is read, so they are part of
 the prediction cache key.
@@ -24,11 +24,14 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pytest_uiground.models import parsers
+from pytest_uiground.models import families
 from pytest_uiground.record.sample import TASK_KINDS, Sample
 from pytest_uiground.registry import OVERRIDES_GROUP, import_object, known
+
+if TYPE_CHECKING:
+    from pytest_uiground.models.families.reading import ParseContext, Parsed
 
 
 @dataclass(frozen=True)
@@ -41,8 +44,8 @@ class Overrides:
         for task in self.prompts:
             if task not in TASK_KINDS:
                 raise ValueError(f"prompt override for unknown task kind {task!r}; known: {', '.join(TASK_KINDS)}")
-        if self.parser and ":" not in self.parser and self.parser not in parsers.FAMILIES:
-            raise ValueError(f"parser {self.parser!r} is neither a family ({', '.join(parsers.FAMILIES)}) "
+        if self.parser and ":" not in self.parser and self.parser not in families.names():
+            raise ValueError(f"parser {self.parser!r} is neither a family ({', '.join(families.names())}) "
                              "nor package.module:function")
 
     @property
@@ -59,12 +62,10 @@ class Overrides:
     def image(self, image: Any) -> Any:
         return import_object(self.preprocess, what="preprocess")(image) if self.preprocess else image
 
-    def parse(self, family: str, text: str, task: str, ctx: parsers.ParseContext) -> parsers.Parsed:
-        if not self.parser:
-            return parsers.parse(family, text, task, ctx)
-        if ":" in self.parser:
+    def parse(self, family: str, text: str, task: str, ctx: ParseContext) -> Parsed:
+        if self.parser and ":" in self.parser and not families.is_family(self.parser):
             return import_object(self.parser, what="parser")(text, task, ctx)  # type: ignore[no-any-return]
-        return parsers.parse(self.parser, text, task, ctx)
+        return families.get(self.parser or family).parse(text, task, ctx)
 
 
 NONE = Overrides()
