@@ -19,8 +19,9 @@ from pytest_uiground.gate.baseline import BaselineError
 from pytest_uiground.models.base import adapt
 from pytest_uiground.record import image
 from pytest_uiground.report.terminal import Progress, teststatus
+from pytest_uiground.run import STATE
 from pytest_uiground.run.collect import SuiteFile, stratified_subset
-from pytest_uiground.run.state import STATE, WorkerState
+from pytest_uiground.run.state import WorkerState
 from pytest_uiground.suite.config import SuiteConfigError
 from pytest_uiground.suite.items import SAMPLE_ARG, SUITE_ATTR, SUITE_FILE
 from pytest_uiground.suite.loading import SuiteLoadError

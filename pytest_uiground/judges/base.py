@@ -66,6 +66,10 @@ class JudgeOptions:
         return {"temperature": 0, "seed": self.seed, "max_tokens": self.max_tokens}
 
 
+class JudgeSetupError(Exception):
+    """--uiground-judge is missing or wrong: every judged sample fails with this message."""
+
+
 class JudgeUnreachable(Exception):
     """The judge cannot be reached (connection refused, DNS, retries exhausted)."""
 

@@ -18,7 +18,7 @@ from pytest_uiground.gate import stats
 from pytest_uiground.models.base import Model
 from pytest_uiground.record.image import ImageError
 from pytest_uiground.record.sample import Sample
-from pytest_uiground.run.state import STATE
+from pytest_uiground.run import STATE
 from pytest_uiground.suite.items import suite_path_of
 
 

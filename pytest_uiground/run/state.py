@@ -11,12 +11,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from pytest_uiground import registry
 from pytest_uiground.gate import baseline as baseline_mod
 from pytest_uiground.judges import base as judge_mod
-from pytest_uiground.judges.base import JudgeBackend
+from pytest_uiground.judges.base import JudgeBackend, JudgeSetupError
 from pytest_uiground.judges.pool import JudgedScorer
 from pytest_uiground.models.base import Model
 from pytest_uiground.options import RunOptions
@@ -24,12 +22,6 @@ from pytest_uiground.record.prediction import Prediction
 from pytest_uiground.record.sample import Sample
 from pytest_uiground.run.predictors import Predictor, predictor_for
 from pytest_uiground.suite.loading import LoadedSuite, SuiteLoadError, load_suite
-
-STATE = pytest.StashKey["WorkerState"]()
-
-
-class JudgeSetupError(Exception):
-    """--uiground-judge is missing or wrong: every judged sample fails with this message."""
 
 
 @dataclass

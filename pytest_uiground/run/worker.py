@@ -11,19 +11,23 @@ from __future__ import annotations
 
 import traceback
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_uiground.models.base import Model
+from pytest_uiground.judges.base import JudgeSetupError
 from pytest_uiground.record.outcome import Outcome, classify
 from pytest_uiground.record.prediction import Prediction
 from pytest_uiground.record.result import PROPERTY, SampleResult, property_value, right_of, sample_line
 from pytest_uiground.record.sample import Sample
 from pytest_uiground.record.score import Score
-from pytest_uiground.run.state import STATE, JudgeSetupError, WorkerState
+from pytest_uiground.run import STATE
 from pytest_uiground.suite.items import suite_path_of
-from pytest_uiground.suite.loading import LoadedSuite
+
+if TYPE_CHECKING:  # types only: the worker is handed these, it never builds them
+    from pytest_uiground.models.base import Model
+    from pytest_uiground.run.state import WorkerState
+    from pytest_uiground.suite.loading import LoadedSuite
 
 
 def _error_text(exc: BaseException) -> str:

@@ -15,8 +15,9 @@ from pytest_uiground.options import RunOptions
 from pytest_uiground.record.geometry import Box
 from pytest_uiground.record.image import ImageRef
 from pytest_uiground.record.sample import Sample, Target
+from pytest_uiground.run import STATE
 from pytest_uiground.run.latency import _loadable, run_latency_benchmark
-from pytest_uiground.run.state import STATE, WorkerState
+from pytest_uiground.run.state import WorkerState
 
 PNG = io.BytesIO()
 Image.new("RGB", (40, 30), "gray").save(PNG, format="PNG")

@@ -9,13 +9,13 @@ from typing import Any
 
 import pytest
 
-from pytest_uiground.judges.base import JudgeOptions
+from pytest_uiground.judges.base import JudgeOptions, JudgeSetupError
 from pytest_uiground.models.base import ModelAdapter, ModelOptions
 from pytest_uiground.options import RunOptions
 from pytest_uiground.record.prediction import Prediction
 from pytest_uiground.record.sample import Sample
 from pytest_uiground.run.predictors import Batched, Streaming
-from pytest_uiground.run.state import JudgeSetupError, WorkerState, claim_name
+from pytest_uiground.run.state import WorkerState, claim_name
 from pytest_uiground.suite.loading import SuiteLoadError
 
 
