@@ -15,6 +15,7 @@ import importlib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -225,12 +226,35 @@ OPTIONS: tuple[Opt, ...] = (
     Opt("--uiground-markdown", None, "write a Markdown summary for CI (verdict, metrics with deltas and intervals, "
         "regressed and fixed ids, artifact links) to FILE; $GITHUB_STEP_SUMMARY is used when set", None, "FILE"),
 )
-_BY_DEST = {o.dest: o for o in OPTIONS}
+
+
+@cache
+def declared_options() -> tuple[Opt, ...]:
+    """Settings that model adapters declare for themselves, so that an adapter outside this package
+    adds ``--myadapter-temperature`` without editing this module: each entry point of the
+    ``pytest_uiground.model_options`` group names a sequence of :class:`Opt` (keep that module
+    light: it is imported when pytest starts). Their values reach the adapter's factory in
+    :attr:`ModelOptions.settings`, keyed by the flag's name (``myadapter_temperature``)."""
+    builtin = {o.dest for o in OPTIONS}
+    out: list[Opt] = []
+    for name, target in sorted(registry.known(registry.MODEL_OPTIONS_GROUP).items()):
+        declared = registry.import_object(target, what=f"model options {name!r} ->")
+        for o in declared:
+            if not isinstance(o, Opt) or not o.flag.startswith("--"):
+                raise pytest.UsageError(f"model options {name!r} ({target}): {o!r} is not an Opt with a --flag")
+            if o.dest in builtin or any(o.dest == d.dest for d in out):
+                raise pytest.UsageError(f"model options {name!r} ({target}): {o.flag} is declared twice")
+            out.append(o)
+    return tuple(out)
+
+
+def _by_dest() -> dict[str, Opt]:
+    return {o.dest: o for o in (*OPTIONS, *declared_options())}
 
 
 def add_options(parser: pytest.Parser) -> None:
     group = parser.getgroup("uiground", "GUI grounding suites (pytest-uiground)")
-    for o in OPTIONS:
+    for o in (*OPTIONS, *declared_options()):
         # default=None on the command line: "not given", so the ini key (then the default) applies.
         if o.switch:
             group.addoption(o.flag, dest=o.dest, default=None, action="store_const", const=True,
@@ -243,7 +267,7 @@ def add_options(parser: pytest.Parser) -> None:
 
 def value(config: pytest.Config, dest: str) -> object:
     """The setting: the command line's, else the ini file's (parsed and checked), else the default."""
-    o = _BY_DEST[dest]
+    o = _by_dest()[dest]
     given = config.getoption(dest)
     if given is not None:
         return given
@@ -280,6 +304,7 @@ def parse(config: pytest.Config) -> RunOptions:
             served_model=get("served_model"), parser=get("parser"), concurrency=get("concurrency"),
             request_timeout=get("request_timeout"), max_retries=get("max_retries"),
             revision=get("model_revision"), trust_remote_code=get("trust_remote_code"),
+            settings={o.dest.removeprefix("uiground_"): value(config, o.dest) for o in declared_options()},
         ),
         limit=get("limit"),
         seed=get("seed"),

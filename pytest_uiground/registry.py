@@ -18,6 +18,7 @@ LOADER_GROUP = "pytest_uiground.loaders"
 JUDGE_GROUP = "pytest_uiground.judges"
 SCORER_GROUP = "pytest_uiground.scorers"
 OVERRIDES_GROUP = "pytest_uiground.models.overrides"
+MODEL_OPTIONS_GROUP = "pytest_uiground.model_options"
 
 
 class UnknownNameError(LookupError):

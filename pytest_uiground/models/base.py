@@ -7,9 +7,9 @@ timed with the prediction and never happens at collection.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from pytest_uiground.record.prediction import Prediction
@@ -43,6 +43,8 @@ class ModelOptions:
     max_retries: int = 5
     revision: str | None = None  # --uiground-model-revision: the hub revision passed to from_pretrained
     trust_remote_code: bool = False  # --uiground-trust-remote-code: remote code without a pinned revision
+    settings: Mapping[str, Any] = field(default_factory=dict)
+    """Settings declared by adapters themselves (``pytest_uiground.options.declared_options``)."""
 
 
 class ModelLoadError(Exception):
