@@ -64,7 +64,7 @@ import json
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
@@ -337,15 +337,6 @@ class OpenAIChatModel(ModelAdapter):
             raise ValueError("this client was built for text-only chat (a judge): it has no --uiground-parser "
                              "for samples")
         return self.parser
-
-    def chat_text(self, messages: Sequence[Mapping[str, str]], request_id: str) -> tuple[str | None, str, bool]:
-        """One text-only chat request with this client's retries: ``(text, error, unreachable)``.
-
-        Used by the judge (no image, no parser); ``request_id`` seeds the backoff jitter.
-        """
-        body = json.dumps({"model": self.served_model, **self.generation, "messages": list(messages)}).encode()
-        attempt = self._http.request(request_id, body)
-        return attempt.text, self._http.redact(attempt.error), attempt.unreachable
 
     def to_prediction(self, sample: Sample, text: str, finish: str | None, image_size: tuple[int, int],
                       input_size: tuple[int, int] | None, overrides: Overrides | None = None) -> Prediction:
