@@ -112,6 +112,11 @@ def main(argv: list[str] | None = None) -> int:
         for edge in ties[(a, b)] + ties[(b, a)]:
             print(f"      {edge}")
     sizes = sorted(((len(p.read_text().splitlines()), m) for m, p in mods.items()), reverse=True)
+    funcs = sorted(n.end_lineno - n.lineno + 1 for p in mods.values() for n in ast.walk(ast.parse(p.read_text()))
+                   if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.end_lineno is not None)
+    lines = sorted(n for n, _ in sizes)
+    print(f"module lines: median {lines[len(lines) // 2]}, max {lines[-1]}; functions: {len(funcs)}, "
+          f"median {funcs[len(funcs) // 2]} lines, p90 {funcs[int(len(funcs) * 0.9)]}, max {funcs[-1]}")
     top = sorted(p.name for p in (Path(args.root) / PKG).glob("*.py"))
     print(f"modules: {len(mods)}; files at the package top level: {len(top)} ({' '.join(top)}); "
           f"over 400 lines: {', '.join(f'{m} ({n})' for n, m in sizes if n > 400) or 'none'}")
