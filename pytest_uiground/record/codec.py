@@ -129,7 +129,7 @@ def from_json(cls: type[T], data: Mapping[str, Any]) -> T:
         key = _rules(f).get("key") or f.name
         value = data.get(key)
         optional, tp = _optional(hints[f.name])
-        if value is None:
+        if value is None or (value == "" and isinstance(tp, type) and issubclass(tp, enum.Enum)):
             if optional and key in data:
                 kwargs[f.name] = None
                 continue

@@ -20,6 +20,7 @@ from typing import Any
 
 from pytest_uiground.record import codec
 from pytest_uiground.record.codec import json_field
+from pytest_uiground.record.outcome import Outcome
 from pytest_uiground.record.prediction import Prediction
 from pytest_uiground.record.sample import Sample
 from pytest_uiground.record.score import Score
@@ -39,7 +40,7 @@ class SampleResult:
     prediction: Prediction | None = None
     error: str | None = None
     latency_ms: float | None = None
-    outcome: str = ""
+    outcome: Outcome | None = None  # against the baseline; set by the worker, never None in a record it sends
     # "hit", or why a cache entry was ignored
     cache: str | None = field(default=None, metadata=json_field(omit="none"))
     # identity of the model, on the first record of a suite per process

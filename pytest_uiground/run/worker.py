@@ -134,7 +134,7 @@ def run_sample(item: pytest.Item, sample: Sample, model: Model) -> None:
         suite=suite, id=sample.id, task=sample.task, meta=dict(sample.meta), score=scored.score,
         prediction=scored.prediction, error=scored.error,
         latency_ms=scored.prediction.latency_ms if scored.prediction is not None else None,
-        outcome=outcome.value, cache=scored.cache, model=identity,
+        outcome=outcome, cache=scored.cache, model=identity,
         judge=judge_fp if judge_fp is not None and state.first(suite, "judge") else None,
     )
     item.user_properties.append((PROPERTY, property_value(result.to_json())))

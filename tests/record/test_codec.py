@@ -23,13 +23,15 @@ def test_every_record_reads_back_equal_through_standard_json() -> None:
     score = Score(100.0, True, components={"point_hit": True, "iou": 42.0}, component_format_errors={"iou": False},
                   notes={"reason": "x"})
     result = SampleResult("s", "s-1", "point", {"platform": "web"}, score=score, prediction=pred, latency_ms=12.5,
-                          outcome=Outcome.PASS.value, cache="hit", model={"name": "m"})
+                          outcome=Outcome.PASS, cache="hit", model={"name": "m"})
     text = json.dumps(result.to_json(), allow_nan=False)  # standard JSON only
     back = SampleResult.from_json(json.loads(text))
     assert back == result
     assert isinstance(back.prediction, Prediction) and isinstance(back.prediction.point, Point)
     assert isinstance(back.prediction.box, Box)
     assert json.loads(text)["v"] == RECORD_VERSION
+    assert back.outcome is Outcome.PASS and json.loads(text)["outcome"] == "pass"
+    assert SampleResult.from_json({"suite": "s", "id": "i", "task": "point", "outcome": ""}).outcome is None
 
 
 def test_omitted_keys_and_rounding_follow_the_field_rules() -> None:
