@@ -59,6 +59,7 @@ class Parsed:
     answer: str | None = None
     format_error: bool = False
     note: str = ""
+    refused: bool = False  # an explicit "not on the screen" answer in the family's refusal form
 
 
 @dataclass(frozen=True)
@@ -388,4 +389,5 @@ def parse(
 def to_prediction(parsed: Parsed, raw: str, *, latency_ms: float = 0.0) -> Prediction:
     """The prediction an adapter returns for a parsed output (raw text kept for reports)."""
     return Prediction(point=parsed.point, box=parsed.box, verdict=parsed.verdict, option=parsed.option,
-                      answer=parsed.answer, raw=raw, format_error=parsed.format_error, latency_ms=latency_ms)
+                      answer=parsed.answer, raw=raw, format_error=parsed.format_error, latency_ms=latency_ms,
+                      refused=parsed.refused)
