@@ -19,6 +19,10 @@ from pytest_uiground.record.image import ImageRef
 TaskKind = Literal["point", "verdict", "option", "answer", "vqa", "detect"]
 TASK_KINDS: tuple[str, ...] = ("point", "verdict", "option", "answer", "vqa", "detect")
 
+#: Joins the values of a meta key when a sample belongs to several groups at once (an OSWorld-G
+#: record classified under two groups): the sample counts in each ``key=value`` slice.
+MULTI_VALUE_SEP = "|"
+
 _ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:+\-]*$")
 
 
