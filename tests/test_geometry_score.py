@@ -397,7 +397,7 @@ def test_refusal_scoring_rules() -> None:
     hit = score_point(refusal, said_no)
     assert (hit.correct, hit.format_error, hit.components["refused"]) == (True, False, True)
     clicked = score_point(refusal, Prediction(point=Point(0.5, 0.5)))
-    assert clicked.correct is False and clicked.format_error is False and "refused" not in clicked.components
+    assert clicked.correct is False and clicked.format_error is False and clicked.components["refused"] is False
     garbled = score_point(refusal, Prediction(format_error=True, raw="??"))
     assert garbled.correct is False and garbled.format_error is True
     # On a normal sample a refusal is a miss, never a format error.
@@ -405,6 +405,18 @@ def test_refusal_scoring_rules() -> None:
         miss = score_point(s, said_no)
         assert (miss.correct, miss.format_error, miss.components["refused"]) == (False, False, True)
         assert miss.format_error_of("point_hit") is False
+
+
+def test_refusal_count_only_where_refusals_mean_something() -> None:
+    from pytest_uiground.record.score import refusals
+
+    refusal, box = _sample("point", refusal=True), _sample("point", box=BOX)
+    plain = [score_point(box, Prediction(point=Point(0.3, 0.4)))]
+    assert refusals(plain) is None  # no refusal asked for, none given: no figure
+    asked = [*plain, score_point(refusal, Prediction(point=Point(0.3, 0.4)))]
+    assert refusals(asked) == 0
+    assert refusals([*asked, score_point(box, Prediction(refused=True)),
+                     score_point(refusal, Prediction(refused=True))]) == 2
 
 
 def test_point_task_needs_some_target() -> None:

@@ -12,7 +12,7 @@ by task kind; a suite may name another scorer (see :mod:`pytest_uiground.scoring
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -88,7 +88,8 @@ def score_point(sample: Sample, pred: Prediction) -> Score:
     never a format error: the model answered, and "not there" was wrong. Any point on a
     refusal sample is a miss. No point (the output could not be parsed) is a miss and
     stays in the denominator, as in every reference scorer. ``point_hit`` is the
-    component metrics read (see :func:`components`); ``refused`` records the refusal.
+    component metrics read (see :func:`components`); ``refused`` records the refusal (on a
+    refusal sample always, true or false, so reports know the suite asks for refusals).
     """
     t = sample.target
     if t.box is None and t.polygon is None and not t.refusal:
@@ -96,7 +97,7 @@ def score_point(sample: Sample, pred: Prediction) -> Score:
     refused = {"refused": True} if pred.refused else {}
     if t.refusal:
         reason = {} if pred.refused else {"reason": "the element is absent: only a refusal is right"}
-        return _binary(pred.refused, pred, {"point_hit": pred.refused, **refused},
+        return _binary(pred.refused, pred, {"point_hit": pred.refused, "refused": pred.refused},
                        {"point_hit": pred.format_error and not pred.refused}, **reason)
     if pred.refused:
         return _binary(False, pred, {"point_hit": False, **refused}, {"point_hit": False},
@@ -188,6 +189,16 @@ def score_detect(sample: Sample, pred: Prediction) -> Score:
 def score_vqa_unjudged(sample: Sample, pred: Prediction) -> Score:
     raise ValueError(f"sample {sample.id!r}: a free-text (vqa) answer needs a judged scorer; name one in the "
                      "suite's [scorer] table (e.g. name = \"bench2drive_vl\")")
+
+
+def refusals(scores: Iterable[Score]) -> int | None:
+    """How many answers were explicit refusals; None when no sample asks for one and none came.
+
+    Reports show the figure only where it means something (a suite with refusal targets, or a
+    model that refused), so suites without refusals keep their output unchanged.
+    """
+    seen = [s.components["refused"] for s in scores if "refused" in s.components]
+    return sum(bool(v) for v in seen) if seen else None
 
 
 SCORERS: dict[str, Callable[[Sample, Prediction], Score]] = {
