@@ -157,3 +157,21 @@ def test_refusals_lifecycle(project: Project, tmp_path: Path, xdist: list[str]) 
     assert update.ret == 0, update.stdout.str()[-3000:]
     stored = "\n".join(project.baseline_files().values())
     assert stored.count('"refused": true') == 3, stored[:2000]
+
+
+def test_report_draws_the_polygon_not_its_bounding_box() -> None:
+    from PIL import Image as PILImage
+    from PIL import ImageDraw
+
+    from pytest_uiground.record.geometry import Box
+    from pytest_uiground.record.image import ImageRef
+    from pytest_uiground.record.sample import Sample, Target
+    from pytest_uiground.report import gallery
+
+    poly = (10.0, 10.0, 50.0, 10.0, 50.0, 50.0, 90.0, 50.0, 90.0, 90.0, 10.0, 90.0)  # L: top-right quarter out
+    sample = Sample("p", ImageRef(key="x"), "x", "point",
+                    Target(polygon=poly, frame=(100, 100), box=Box(0.1, 0.1, 0.9, 0.9)))
+    img = PILImage.new("RGB", (100, 100), (0, 0, 0))
+    gallery.draw_marks(ImageDraw.Draw(img), lambda x, y: (x * 100, y * 100), sample, None, 5)
+    assert img.getpixel((50, 30)) == gallery.TRUTH_RGB  # the notch's wall is drawn
+    assert img.getpixel((89, 10)) == (0, 0, 0)  # the bounding box's top-right corner is not
