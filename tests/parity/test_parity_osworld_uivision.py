@@ -219,3 +219,56 @@ def test_ui_vision_every_figure_and_sample(project: Project, tmp_path: Path, xdi
     assert fmt == {f"ui-vision-{s}-{k}" for s, run in runs.items() for k, d in enumerate(run["details"])
                    if d["correctness"] == "wrong_format"}
     assert 0 < sum(want.values()) < len(want) and fmt  # hits, misses and wrong formats all occur
+
+
+# -- deviations from other scorers and reference bugs (each listed in the suite's README) ----------------
+def test_osworld_g_deviations() -> None:
+    from pytest_uiground.benchmarks.osworld_g.parsers import parse_qwen3vl
+    from pytest_uiground.models.parsers import ParseContext
+    from pytest_uiground.record.score import score_point
+
+    size = ParseContext((1920, 1080))
+    # O1: refusals count (official runners); ClawGUI's default leaves them out of the denominator.
+    records, classified = osworld_records()
+    texts = [t for t, _, _ in OSWORLD_CASES]
+    ref = rg.runner_evaluate(records, texts, classified)
+    kept = [(r, t) for r, t in zip(records, texts, strict=True) if r["box_type"] != "refusal"]
+    clawgui_default = sum(rg.sample_correct(r, t) for r, t in kept) / len(kept)
+    assert ref["total"] == len(records) and clawgui_default != ref["accuracy"]
+    # O2: a negative point other than (-1, -1) is the official refusal, not ClawGUI's sentinel.
+    assert rg.clawgui_qwen3vl_parse("[-5, -3]", [1920, 1080]) != rg.REFUSAL
+    assert parse_qwen3vl("[-5, -3]", "point", size).refused
+    # O3: unreadable output is a miss here (and in ClawGUI); the official runners pass [0, 0, 0, 0],
+    # a click at the origin, which a box covering (0, 0) would count as a hit.
+    garbled = parse_qwen3vl("no idea", "point", size)
+    assert garbled.format_error and garbled.point is None
+    assert rg.official_eval([0, 0, 0, 0], "bbox", [5, 5], [0, 0], [1920, 1080]) is True
+    from pytest_uiground.benchmarks.osworld_g.loader import target_of
+    from pytest_uiground.models.parsers import to_prediction
+    from pytest_uiground.record.image import ImageRef
+    from pytest_uiground.record.sample import Sample
+
+    origin = Sample("o", ImageRef(key="x"), "x", "point",
+                    target_of({"box_type": "bbox", "box_coordinates": [0, 0, 5, 5]}, (1920, 1080)))
+    assert score_point(origin, to_prediction(garbled, "no idea")).correct is False
+    # O4: an unknown box_type: _eval returns None (a silent miss); here the record is invalid, naming it.
+    assert rg.official_eval([1, 1, 1, 1], "circle", [1, 1], [0, 0], [10, 10]) is None
+
+
+def test_ui_vision_deviations() -> None:
+    from pytest_uiground.benchmarks.ui_vision.parsers import parse_uground_v1
+    from pytest_uiground.models.parsers import ParseContext
+
+    size = ParseContext((1280, 720))
+    # U1: arithmetic. The reference's eval("500+20, 3") gives (520, 3): a point (0.52, 0.003); a
+    # literal reader refuses it as wrong format (and never runs the model's text).
+    assert parse_uground_v1("500+20, 3", "point", size).format_error
+    assert ru.uground_v1_point("500+20, 3") is None
+    # U2: complex numbers: the reference's hit test raises TypeError (the run dies); here wrong format.
+    assert parse_uground_v1("(1j, 2)", "point", size).format_error
+    # U3: the README's MiniCPM-V-8B "Final Avg" 4.34 is not the mean of its settings (7.11, 5.30, 3.57);
+    # the suite's average is always the mean, as every other row of that table.
+    assert round((7.11 + 5.30 + 3.57) / 3, 2) == 5.33 != 4.34
+    # U4: a platform outside mapdict_cat2platform.json has no domain: it counts in its setting's
+    # figures but in no cell (the parity records include "NotAnApp").
+    assert "NotAnApp" in PLATFORMS and all("NotAnApp" not in v for v in CAT2PLATFORM.values())
