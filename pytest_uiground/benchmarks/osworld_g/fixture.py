@@ -36,11 +36,13 @@ def l_polygon(x0: int, y0: int, x1: int, y1: int) -> list[float]:
 
 
 def write_osworld_g(root: Path, *, records: int | Sequence[Mapping[str, Any]] = 12, seed: int = 0,
-                    groups: Mapping[str, Sequence[str]] | None = None) -> OSWorldGFixture:
+                    groups: Mapping[str, Sequence[str]] | None = None,
+                    size: tuple[int, int] = SIZE) -> OSWorldGFixture:
     """Write ``root/benchmark`` and return what the loader must produce.
 
     ``records`` as a number: that many records, box types cycling bbox, bbox, polygon, refusal,
-    on screens of :data:`SIZE`. As a list: those records written verbatim (a blank image of each
+    on screens of ``size`` (default :data:`SIZE`; the real screenshots are 1920x1080). As a list:
+    those records written verbatim (a blank image of each
     record's ``image_size`` for its ``image_path``), for parity and malformed-record tests.
     ``groups``: group -> record ids for ``classification_result.json``; by default each record
     gets one or two groups by a seeded draw, every fifth none.
@@ -57,13 +59,13 @@ def write_osworld_g(root: Path, *, records: int | Sequence[Mapping[str, Any]] = 
             if screen is None or screen.full:
                 if screen is not None:
                     screen.save()
-                screen = Screen(images / f"OSW{seed}X{len(written) // 12:03d}.png", SIZE, cols=4, rows=3)
+                screen = Screen(images / f"OSW{seed}X{len(written) // 12:03d}.png", size, cols=4, rows=3)
             kind = ("bbox", "bbox", "polygon", "refusal")[i % 4]
             k = sum(1 for w in written if w.image == screen.path)
             label = rng.choice(WORDS if kind != "polygon" else ICONS)
             x0, y0, x1, y1 = screen.place(rng, label, "text")
             stem = screen.path.stem
-            rec: dict[str, Any] = {"id": f"{stem}-{k}", "image_path": screen.path.name, "image_size": list(SIZE),
+            rec: dict[str, Any] = {"id": f"{stem}-{k}", "image_path": screen.path.name, "image_size": list(size),
                                    "instruction": f"Click {label}", "box_type": kind, "GUI_types": ["Button"]}
             if kind == "bbox":
                 dx, dy = rng.choice((0.0, 0.4, 0.9)), rng.choice((0.0, 0.25))
@@ -75,7 +77,7 @@ def write_osworld_g(root: Path, *, records: int | Sequence[Mapping[str, Any]] = 
                 rec["box_coordinates"] = [0, 0, 0, 0]
                 screen.elements.pop()  # nothing drawn: the element is absent
             out.append(rec)
-            written.append(Written(f"osworld-g-{rec['id']}", rec, screen.path, SIZE))
+            written.append(Written(f"osworld-g-{rec['id']}", rec, screen.path, size))
         if screen is not None:
             screen.save()
     else:

@@ -32,7 +32,7 @@ class UIVisionFixture:
 
 
 def write_ui_vision(root: Path, *, per_setting: int | Mapping[str, Sequence[Mapping[str, Any]]] = 8,
-                    seed: int = 0) -> UIVisionFixture:
+                    seed: int = 0, size: tuple[int, int] = SIZE) -> UIVisionFixture:
     """Write ``root/ui-vision`` and return what the loader must produce.
 
     ``per_setting`` as a number: that many records in each setting's file, platforms cycling
@@ -57,7 +57,7 @@ def write_ui_vision(root: Path, *, per_setting: int | Mapping[str, Sequence[Mapp
             write_json(folder / annotation(setting), given)
         return UIVisionFixture(folder, written)
     screens = Screens(lambda key, n: Screen(images / "element_grounding" / f"{key.replace(' ', '_').replace(':', '')}"
-                                            f"_{seed}_{n:02d}.png", SIZE))
+                                            f"_{seed}_{n:02d}.png", size))
     for setting in SETTINGS:
         recs: list[dict[str, Any]] = []
         for i in range(per_setting):
@@ -69,11 +69,11 @@ def write_ui_vision(root: Path, *, per_setting: int | Mapping[str, Sequence[Mapp
             bbox = [x1, y0, x0, y1] if i % 5 == 3 else [x0, y0, x1, y1]  # reversed corners, swapped on reading
             prompt = {"basic": f"{label}", "functional": f"The control that does '{label}'",
                       "spatial": f"The element right of the one before '{label}'"}[setting]
-            rec = {"image_path": f"element_grounding/{s.path.name}", "image_size": list(SIZE), "bbox": bbox,
+            rec = {"image_path": f"element_grounding/{s.path.name}", "image_size": list(size), "bbox": bbox,
                    "prompt_to_evaluate": prompt, "platform": platform, "element_type": kind,
                    "category": CATEGORIES[i % 3]}
             recs.append(rec)
-            written.append(Written(f"ui-vision-{setting}-{i}", rec, s.path, SIZE))
+            written.append(Written(f"ui-vision-{setting}-{i}", rec, s.path, size))
         write_json(folder / annotation(setting), recs)
     screens.save()
     return UIVisionFixture(folder, written)
