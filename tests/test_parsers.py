@@ -282,7 +282,7 @@ def test_malformed_or_empty_is_a_format_error(family: str, text: str) -> None:
 
 
 def test_unknown_family_and_task() -> None:
-    with pytest.raises(ValueError, match="known: elam, molmo, uitars"):
+    with pytest.raises(ValueError, match="known: elam, molmo, qwen-vl"):
         parse("elma", "", "point", CTX)
     with pytest.raises(ValueError, match="unknown task kind"):
         parse("elam", "", "click", CTX)
