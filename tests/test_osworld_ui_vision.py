@@ -175,3 +175,25 @@ def test_report_draws_the_polygon_not_its_bounding_box() -> None:
     gallery.draw_marks(ImageDraw.Draw(img), lambda x, y: (x * 100, y * 100), sample, None, 5)
     assert img.getpixel((50, 30)) == gallery.TRUTH_RGB  # the notch's wall is drawn
     assert img.getpixel((89, 10)) == (0, 0, 0)  # the bounding box's top-right corner is not
+
+
+def test_osworld_g_scorer_reads_a_negative_click_as_refusal_for_any_family() -> None:
+    from pytest_uiground.benchmarks.osworld_g.scorer import score
+    from pytest_uiground.record.geometry import Box, Point
+    from pytest_uiground.record.image import ImageRef
+    from pytest_uiground.record.prediction import Prediction
+    from pytest_uiground.record.sample import Sample, Target
+    from pytest_uiground.scoring import scorer as scoring
+
+    assert scoring.load("osworld_g").rule is score  # registered under the suite's [scorer] name
+    refusal = Sample("r", ImageRef(key="x"), "x", "point", Target(refusal=True))
+    box = Sample("b", ImageRef(key="x"), "x", "point", Target(box=Box(0.0, 0.0, 1.0, 1.0)))
+    negative = Prediction(point=Point(-0.001, -0.5), raw="[-1, -500]")
+    right = score(refusal, negative)
+    assert right.correct is True and right.components["refused"] is True
+    wrong = score(box, negative)
+    assert wrong.correct is False and wrong.format_error is False and wrong.components["refused"] is True
+    one_negative = Prediction(point=Point(-0.001, 0.5))
+    assert score(refusal, one_negative).correct is False
+    assert score(box, one_negative).components == {"point_hit": False}
+    assert score(box, Prediction(point=Point(0.5, 0.5))).correct is True

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_uiground.models.parsers import FAMILIES
 from pytest_uiground.models import families
+from pytest_uiground.models.parsers import FAMILIES
 from pytest_uiground.models.prompts import prompt_for
 from pytest_uiground.record.geometry import Box
 from pytest_uiground.record.image import ImageRef
