@@ -197,3 +197,20 @@ def test_osworld_g_scorer_reads_a_negative_click_as_refusal_for_any_family() -> 
     assert score(refusal, one_negative).correct is False
     assert score(box, one_negative).components == {"point_hit": False}
     assert score(box, Prediction(point=Point(0.5, 0.5))).correct is True
+
+
+def test_terminal_line_names_refusals() -> None:
+    from pytest_uiground.record.image import ImageRef
+    from pytest_uiground.record.prediction import Prediction
+    from pytest_uiground.record.result import SampleResult
+    from pytest_uiground.record.sample import Sample, Target
+    from pytest_uiground.record.score import score_point
+    from pytest_uiground.report.browse import truth_fields
+    from pytest_uiground.report.terminal import sample_line
+
+    sample = Sample("r", ImageRef(key="x"), "Click the missing tab", "point", Target(refusal=True))
+    pred = Prediction(refused=True, raw="[-1, -1]")
+    result = SampleResult("osworld_g", "r", "point", {}, score=score_point(sample, pred), prediction=pred)
+    line = sample_line(sample, result)
+    assert "expected a refusal (the element is absent), got a refusal" in line
+    assert truth_fields(sample) == {"refusal": True}
