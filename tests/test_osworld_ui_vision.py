@@ -125,6 +125,7 @@ def _install(project: Project, folder: str) -> None:
     shutil.rmtree(project.root / "suites" / "mini")
 
 
+@pytest.mark.slow
 def test_refusals_lifecycle(project: Project, tmp_path: Path, xdist: list[str]) -> None:
     fx = write_osworld_g(tmp_path, records=8)
     refusal = [w.sample_id for w in fx.written if w.record["box_type"] == "refusal"]
