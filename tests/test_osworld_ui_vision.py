@@ -215,3 +215,18 @@ def test_terminal_line_names_refusals() -> None:
     line = sample_line(sample, result)
     assert "expected a refusal (the element is absent), got a refusal" in line
     assert truth_fields(sample) == {"refusal": True}
+
+
+def test_a_sample_in_several_groups_counts_in_each_slice() -> None:
+    from pytest_uiground.gate.metrics import compute
+    from pytest_uiground.record.result import SampleResult
+    from pytest_uiground.record.score import Score
+    from pytest_uiground.suite.config import MetricSpec
+
+    def result(sid: str, group: str, ok: bool) -> SampleResult:
+        return SampleResult("s", sid, "point", {"group": group}, score=Score(100.0 * ok, ok))
+
+    results = [result("a", "x|y", True), result("b", "x", False), result("c", "y|y", False)]
+    m = compute(MetricSpec(name="accuracy", slices=("group",)), results)
+    assert m.overall.n == 3 and m.overall.value == pytest.approx(100 / 3)
+    assert {k: (a.n, a.value) for k, a in m.slices.items()} == {"group=x": (2, 50.0), "group=y": (2, 50.0)}
