@@ -2,7 +2,8 @@
 
 Every value is 0..100. ``micro`` is the mean over samples; ``macro`` the mean of
 per-group means over the declared key (the choice is always written in suite.toml,
-never implied). Each metric is sliced by any metadata key. Errors and format errors
+never implied). Each metric is sliced by any metadata key; a value listing several
+groups joined by ``|`` puts the sample in each group's slice. Errors and format errors
 stay in the denominator as wrong answers and are also counted.
 
 Every function reads scores through a ``score_of`` view: :func:`current` reads each
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_uiground.gate import stats
 from pytest_uiground.record.result import SampleResult
+from pytest_uiground.record.sample import MULTI_VALUE_SEP
 from pytest_uiground.record.score import Score
 
 if TYPE_CHECKING:  # types only: the suite's declarations are read, never loaded, here
@@ -161,8 +163,9 @@ def compute(spec: MetricSpec, results: Iterable[SampleResult], score_of: ScoreOf
     by_slice: dict[str, list[SampleResult]] = defaultdict(list)
     for r in chosen:
         for key in spec.slices:
-            if key in r.meta:
-                by_slice[slice_label(key, r.meta[key])].append(r)
+            if key in r.meta:  # a sample in several groups (``a|b``) counts in each one's slice
+                for value in dict.fromkeys(r.meta[key].split(MULTI_VALUE_SEP)):
+                    by_slice[slice_label(key, value)].append(r)
     slices = {label: micro(rs, c, score_of) for label, rs in sorted(by_slice.items())}
     return MetricResult(spec=spec, overall=overall, slices=slices)
 

@@ -73,6 +73,43 @@ def box_from_pixels_xywh(x: float, y: float, w: float, h: float, width: int, hei
     return box_from_pixels_xyxy(x, y, x + w, y + h, width, height)
 
 
+def point_in_polygon(x: float, y: float, polygon: tuple[float, ...] | list[float]) -> bool:
+    """Even-odd ray casting over a flat ``[x0, y0, x1, y1, ...]`` vertex list, in its own units.
+
+    The rule of OSWorld-G's official scorer (``evaluation/eval.py: GroundingEval._eval``,
+    inner ``_is_point_in_polygon``, as preserved in the public copies cited in
+    ``suites/osworld_g/README.md``), written here from that rule: walk the edges (i, j = i-1,
+    wrapping), and an edge toggles "inside" when it straddles the ray's height with the
+    lower end inclusive (``(yi > y) != (yj > y)``) and the point lies strictly left of the
+    edge's x at that height. Consequences the suite relies on: a point inside the bounding
+    box but outside a concave polygon is out; on a left or top edge it is in, on a right or
+    bottom edge out; a horizontal edge never toggles (so no division by zero). Evaluate it
+    in the polygon's pixel frame: the division is not scale-invariant at the edges.
+    """
+    n = len(polygon) // 2
+    inside = False
+    j = n - 1
+    for i in range(n):
+        xi, yi = polygon[2 * i], polygon[2 * i + 1]
+        xj, yj = polygon[2 * j], polygon[2 * j + 1]
+        if (yi > y) != (yj > y) and x < (xj - xi) * (y - yi) / (yj - yi) + xi:
+            inside = not inside
+        j = i
+    return inside
+
+
+def to_frame(value: float, size: int) -> float:
+    """A normalized coordinate back in a pixel frame of ``size``, exact for whole pixels.
+
+    Parsers that read a benchmark's whole-pixel click store ``X / size``; multiplying back
+    can land one ulp off ``X`` (``1 / 49 * 49 != 1``), which would flip the verdict of a click
+    exactly on a polygon edge. A product within 1e-9 px of a whole pixel is that pixel.
+    """
+    v = value * size
+    r = round(v)
+    return float(r) if abs(v - r) <= 1e-9 else v
+
+
 def clip_point(point: Point) -> Point:
     """Clip to [0, 1] as the AutomotiveUI card script does before the hit test."""
     return Point(min(1.0, max(0.0, point.x)), min(1.0, max(0.0, point.y)))

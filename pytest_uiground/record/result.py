@@ -116,11 +116,12 @@ def sample_line(sample: Sample | None, result: SampleResult) -> str:
         t = sample.target
         want = ("[" + ", ".join(f"{v:.3f}" for v in t.box) + "]" if t.box is not None and sample.task != "verdict"
                 else t.verdict or t.option or t.answer or t.box)
+        want = "a refusal (the element is absent)" if t.refusal else want
     pred = result.prediction
     got: object = None
     if pred is not None:
         got = (f"({pred.point.x:.3f}, {pred.point.y:.3f})" if pred.point is not None
-               else pred.verdict or pred.option or pred.answer or pred.box)
+               else "a refusal" if pred.refused else pred.verdict or pred.option or pred.answer or pred.box)
         if result.format_error:
             got = f"format error {_clip(pred.raw, 40)!r}"
     instruction = _clip(sample.instruction, 60) if sample is not None else "?"

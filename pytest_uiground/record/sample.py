@@ -19,6 +19,10 @@ from pytest_uiground.record.image import ImageRef
 TaskKind = Literal["point", "verdict", "option", "answer", "vqa", "detect"]
 TASK_KINDS: tuple[str, ...] = ("point", "verdict", "option", "answer", "vqa", "detect")
 
+#: Joins the values of a meta key when a sample belongs to several groups at once (an OSWorld-G
+#: record classified under two groups): the sample counts in each ``key=value`` slice.
+MULTI_VALUE_SEP = "|"
+
 _ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:+\-]*$")
 
 
@@ -32,12 +36,32 @@ class Target:
     exact match; ``vqa`` tasks need the reference answer too, but a free-text answer
     that a judge scores (see :mod:`pytest_uiground.judges.base`); ``detect`` tasks need the
     element's ``box``, to be found from the sample's ``click`` point or instruction.
+
+    A ``point`` task may instead have a ``polygon`` (OSWorld-G): a flat pixel list
+    ``(x0, y0, x1, y1, ...)`` in the pixel frame ``frame`` = (width, height) it was drawn
+    in. It stays in pixels, not normalized, because the even-odd ray casting divides by
+    edge heights: the verdict for a click on a slanted edge depends on the arithmetic, and
+    only the reference's own pixel frame gives the reference's verdict there; ``frame``
+    lets the report draw it on any image size. ``refusal`` marks a sample whose element
+    is not on the screen: only an explicit refusal (``Prediction.refused``) is right.
     """
 
     box: Box | None = None
     verdict: str | None = None
     option: str | None = None
     answer: str | None = None
+    polygon: tuple[float, ...] | None = None
+    frame: tuple[int, int] | None = None
+    refusal: bool = False
+
+    def __post_init__(self) -> None:
+        if self.polygon is not None:
+            if len(self.polygon) < 6 or len(self.polygon) % 2:
+                raise ValueError(f"polygon target: expected a flat [x0, y0, x1, y1, ...] list of at least three "
+                                 f"vertices, got {len(self.polygon)} numbers")
+            if self.frame is None or min(self.frame) <= 0:
+                raise ValueError(f"polygon target: needs frame = (width, height) > 0 of its pixels, got "
+                                 f"{self.frame!r}")
 
 
 @dataclass(frozen=True, slots=True)

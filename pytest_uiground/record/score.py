@@ -11,7 +11,7 @@ which nothing computes with. The built-in rules that produce it are in
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -59,3 +59,13 @@ class Score:
     def failed(cls) -> Score:
         """What an errored sample counts as: wrong, value 0."""
         return cls(0.0, False)
+
+
+def refusals(scores: Iterable[Score]) -> int | None:
+    """How many answers were explicit refusals; None when no sample asks for one and none came.
+
+    Reports show the figure only where it means something (a suite with refusal targets, or a
+    model that refused), so suites without refusals keep their output unchanged.
+    """
+    seen = [s.components["refused"] for s in scores if "refused" in s.components]
+    return sum(bool(v) for v in seen) if seen else None

@@ -99,7 +99,9 @@ def truth_fields(sample: Sample | None) -> dict[str, Any]:
     if sample is None:
         return {}
     t = sample.target
-    out = {"box": gallery.box_list(t.box), "verdict": t.verdict, "option": t.option, "answer": t.answer}
+    out = {"box": gallery.box_list(t.box), "verdict": t.verdict, "option": t.option, "answer": t.answer,
+           "polygon": list(t.polygon) if t.polygon is not None else None, "frame": t.frame,
+           "refusal": True if t.refusal else None}
     return {k: v for k, v in out.items() if v is not None}
 
 

@@ -153,9 +153,13 @@ def crop_rect(sample: Sample | None, prediction: Prediction | None, width: int, 
 
 def draw_marks(draw: ImageDraw.ImageDraw, to_px: Callable[[float, float], tuple[float, float]],
                sample: Sample | None, prediction: Prediction | None, size: int) -> None:
-    """Truth box in green, predicted box and point in red, the input click in blue."""
+    """Truth box (or polygon) in green, predicted box and point in red, the input click in blue."""
     box = sample.target.box if sample is not None else None
-    if box is not None:
+    poly, frame = (sample.target.polygon, sample.target.frame) if sample is not None else (None, None)
+    if poly is not None and frame is not None:  # the polygon itself, not its bounding box (OSWorld-G)
+        draw.polygon([to_px(poly[i] / frame[0], poly[i + 1] / frame[1]) for i in range(0, len(poly) - 1, 2)],
+                     outline=TRUTH_RGB, width=3)
+    elif box is not None:
         draw.rectangle((*to_px(box.x0, box.y0), *to_px(box.x1, box.y1)), outline=TRUTH_RGB, width=3)
     if sample is not None and sample.click is not None:
         cx, cy = to_px(sample.click.x, sample.click.y)

@@ -157,6 +157,7 @@ def header(summary: SuiteSummary) -> str:
         ("model fingerprint", _plain(summary.model_fingerprint)),
         ("samples", summary.n_samples),
         ("format errors", summary.format_errors),
+        *([("refusals", summary.refusals)] if summary.refusals is not None else []),
         ("sample errors", len(summary.errors)),
         ("regressed", len(summary.regressed)),
         ("fixed", len(summary.fixed)),

@@ -18,6 +18,7 @@ from typing import Any
 
 from pytest_uiground.gate.checks import Check, LatencyCheck
 from pytest_uiground.record.result import SampleResult
+from pytest_uiground.record.score import refusals
 from pytest_uiground.report.terminal import verdict_cell, verdict_reasons, verdict_text
 
 ID_LIMIT = 50
@@ -82,7 +83,9 @@ def render(sections: Sequence[SuiteSection], env: Mapping[str, str] | None = Non
         out.append("")
         base = (f"baseline `{s.baseline.get('model')}` ({s.baseline.get('date', '?')})" if s.baseline
                 else "no baseline yet (run with `--snapshot-update` to record one)")
-        out.append(f"model `{s.model}`, {len(s.results)} samples; {base}")
+        refused = refusals(r.score for r in s.results)
+        count = f", {refused} refusal{'s' * (refused != 1)}" if refused is not None else ""
+        out.append(f"model `{s.model}`, {len(s.results)} samples{count}; {base}")
         out.append("")
         overall = [c for c in s.checks if c.slice is None]
         slices = [c for c in s.checks if c.slice is not None]

@@ -156,6 +156,8 @@ class SuiteSummary:
     judge_stability: Mapping[str, Any] | None = None
     #: The stored baseline compared against: its provenance (model, model_fingerprint, date, ...); None without one.
     baseline: Mapping[str, Any] | None = None
+    #: Explicit refusals ("the element is not there"); None where the suite asks for none and none came.
+    refusals: int | None = None
     version: int = VERSION
 
     def comparison(self, metric: str, label: str | None = None) -> Comparison | None:
@@ -177,6 +179,8 @@ class SuiteSummary:
                        judge_stability=self.judge_stability)
         if self.baseline is not None:
             out["baseline"] = dict(self.baseline)
+        if self.refusals is not None:
+            out["refusals"] = self.refusals
         return out
 
     @classmethod
@@ -199,6 +203,7 @@ class SuiteSummary:
             judge_parse_errors=_ids(d.get("judge_parse_errors")) if judge is not None else None,
             judge_stability=d.get("judge_stability"),
             baseline=dict(base) if isinstance(base := d.get("baseline"), Mapping) else None,
+            refusals=int(d["refusals"]) if isinstance(d.get("refusals"), int) else None,
             version=int(d.get("version") or 1),
         )
 

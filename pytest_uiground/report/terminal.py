@@ -25,6 +25,7 @@ from pytest_uiground.gate.checks import Check, LatencyCheck
 from pytest_uiground.gate.metrics import MetricResult
 from pytest_uiground.record.result import SampleResult, records_in, sample_line
 from pytest_uiground.record.sample import Sample
+from pytest_uiground.record.score import refusals
 from pytest_uiground.report.summary import Comparison, Latency, SuiteSummary, summary_entry
 
 
@@ -90,6 +91,7 @@ def summary(
         judge_parse_errors=tuple(sorted(r.id for r in results if r.score.notes.get("judge_parse_error")))
         if judged else None,
         judge_stability=stability(results) if judged else None,
+        refusals=refusals(r.score for r in results),
     )
 
 

@@ -15,6 +15,7 @@ from pytest_uiground.gate.rules import SuiteOutcome
 from pytest_uiground.judges.pool import stability
 from pytest_uiground.options import RunOptions
 from pytest_uiground.record.result import SampleResult, id_list
+from pytest_uiground.record.score import refusals
 from pytest_uiground.report.terminal import limit_problems, sample_lines, table, verdict_line, verdict_reasons
 
 SAMPLE_LINES = 10
@@ -45,7 +46,9 @@ def write_suite(tr: Any, o: SuiteOutcome, options: RunOptions, load: str, artifa
     fmt = sum(r.format_error for r in o.results)
     errs = sorted(r.id for r in o.results if r.error is not None)
     hits = sum(r.cache == "hit" for r in o.results)
-    tr.write_line(f"format errors: {fmt}; sample errors: {len(errs)}; "
+    refused = refusals(r.score for r in o.results)
+    tr.write_line(f"format errors: {fmt}; " + (f"refusals: {refused}; " if refused is not None else "")
+                  + f"sample errors: {len(errs)}; "
                   f"{hits} prediction{'s' * (hits != 1)} from the cache" + (f"; {load}" if load else ""))
     lookup = {s.id: s for s in o.loaded.samples}.get
     where = ("all of them: samples.jsonl and report.html" if options.report_dir

@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from pytest_uiground.record.geometry import iou
+from pytest_uiground.record.geometry import iou, point_in_polygon, to_frame
 from pytest_uiground.record.prediction import Prediction
 from pytest_uiground.record.sample import Sample
 from pytest_uiground.record.score import Component, Score
@@ -24,21 +24,37 @@ def _binary(ok: bool, pred: Prediction, components: dict[str, Component] | None 
 
 
 def score_point(sample: Sample, pred: Prediction) -> Score:
-    """Hit when the predicted point lies in the target box, edges inclusive.
+    """Hit when the predicted point lies in the target, edges inclusive for boxes.
 
-    No point (the model abstained or its output could not be parsed) is a miss and
-    stays in the denominator, as in every reference scorer. ``point_hit`` is the
-    component metrics read (see :func:`components`).
+    The target is a box, a pixel polygon (even-odd ray casting in its own frame, see
+    :func:`~pytest_uiground.record.geometry.point_in_polygon`) or a refusal. An explicit
+    refusal (``pred.refused``) is right on a refusal sample and a plain miss elsewhere,
+    never a format error: the model answered, and "not there" was wrong. Any point on a
+    refusal sample is a miss. No point (the output could not be parsed) is a miss and
+    stays in the denominator, as in every reference scorer, with the parser's reason. A
+    point beyond the image stays a point (a miss on any target inside it) with the parser's
+    note. ``point_hit`` is the component metrics read; ``refused`` records the refusal (on a
+    refusal sample always, true or false, so reports know the suite asks for refusals).
     """
-    box = sample.target.box
-    if box is None:
-        raise ValueError(f"sample {sample.id!r}: point task without a target box")
+    t = sample.target
+    if t.box is None and t.polygon is None and not t.refusal:
+        raise ValueError(f"sample {sample.id!r}: point task without a target box, polygon or refusal")
+    if t.refusal:
+        reason = {} if pred.refused else {"reason": "the element is absent: only a refusal is right"}
+        return _binary(pred.refused, pred, {"point_hit": pred.refused, "refused": pred.refused},
+                       {"point_hit": pred.format_error and not pred.refused}, **reason)
+    if pred.refused:
+        return _binary(False, pred, {"point_hit": False, "refused": True}, {"point_hit": False},
+                       reason="refused, but the element is on the screen")
     if pred.point is None:
         # the parser's reason reaches samples.jsonl and the report, not just "no point"
-        reason = "refused: the model answered that the element is not there" if pred.refused else (
-            f"no point: {pred.note}" if pred.note else "no point")
-        return _binary(False, pred, {"point_hit": False}, {"point_hit": pred.format_error}, reason=reason)
-    hit = box.contains(pred.point)
+        why = f"no point: {pred.note}" if pred.note else "no point"
+        return _binary(False, pred, {"point_hit": False}, {"point_hit": pred.format_error}, reason=why)
+    if t.polygon is not None and t.frame is not None:
+        hit = point_in_polygon(to_frame(pred.point.x, t.frame[0]), to_frame(pred.point.y, t.frame[1]), t.polygon)
+    else:
+        assert t.box is not None
+        hit = t.box.contains(pred.point)
     notes = {"note": pred.note} if pred.note else {}  # e.g. a point beyond the image: a miss, and why
     return _binary(hit, pred, {"point_hit": hit}, {"point_hit": False}, **notes)
 

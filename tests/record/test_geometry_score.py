@@ -333,3 +333,92 @@ def test_verdict_with_a_box_needs_both_parts_and_reports_each() -> None:
     assert no_point.components["point_hit"] is False and no_point.component_format_errors["point_hit"] is True
     wrong = score_verdict(s, Prediction(verdict="passed", point=BOX.center))
     assert wrong.correct is False and wrong.components["point_hit"] is True and wrong.value == 0.0
+
+
+# -- polygons and refusals (OSWorld-G) --------------------------------------------------------------
+# An L-shaped (concave) polygon in a 100 x 50 pixel frame: the square 0..40 x 0..40 minus its
+# top-right quarter 20..40 x 0..20. Vertices listed clockwise from the origin.
+L_SHAPE = (0.0, 0.0, 20.0, 0.0, 20.0, 20.0, 40.0, 20.0, 40.0, 40.0, 0.0, 40.0)
+FRAME = (100, 50)
+
+
+@pytest.mark.parametrize(("x", "y", "inside"), [
+    (10, 10, True), (30, 30, True),        # both arms
+    (30, 10, False),                       # inside the bounding box, in the notch: a miss
+    (0, 10, True), (10, 0, True),          # left and top edges count inside (as the reference)
+    (40, 30, False), (10, 40, False),      # right and bottom edges outside
+    (20, 10, False),                       # the notch's left wall is a right edge of the polygon
+    (50, 10, False), (-1, -1, False),
+])
+def test_point_in_polygon_even_odd_edges(x: float, y: float, inside: bool) -> None:
+    from pytest_uiground.record.geometry import point_in_polygon
+
+    assert point_in_polygon(x, y, L_SHAPE) is inside
+
+
+def test_point_in_polygon_slanted_edge_uses_its_own_frame() -> None:
+    """A triangle with a slanted edge: points just either side of it, in pixels."""
+    from pytest_uiground.record.geometry import point_in_polygon
+
+    tri = (0.0, 0.0, 30.0, 0.0, 0.0, 30.0)  # hypotenuse x + y = 30
+    assert point_in_polygon(14, 15.5, tri) and not point_in_polygon(15, 15.5, tri)
+
+
+def test_to_frame_recovers_whole_pixels() -> None:
+    from pytest_uiground.record.geometry import to_frame
+
+    assert 1 / 49 * 49 != 1  # the float round trip that would move an on-edge click
+    assert to_frame(1 / 49, 49) == 1.0
+    assert to_frame(0.25, 10) == 2.5
+
+
+def _poly_sample() -> Sample:
+    return _sample("point", polygon=L_SHAPE, frame=FRAME)
+
+
+def test_score_point_polygon_uses_pixel_frame() -> None:
+    s = _poly_sample()
+    assert score_point(s, Prediction(point=Point(10 / 100, 10 / 50))).correct is True
+    notch = score_point(s, Prediction(point=Point(30 / 100, 10 / 50)))
+    assert notch.correct is False and notch.format_error is False
+    assert score_point(s, Prediction(point=Point(0.0, 0.2))).correct is True  # left edge, x = 0 px
+
+
+def test_polygon_target_rejects_odd_lists_and_missing_frame() -> None:
+    with pytest.raises(ValueError, match="three"):
+        Target(polygon=(1.0, 2.0, 3.0, 4.0, 5.0), frame=FRAME)
+    with pytest.raises(ValueError, match="frame"):
+        Target(polygon=L_SHAPE)
+
+
+def test_refusal_scoring_rules() -> None:
+    refusal = _sample("point", refusal=True)
+    said_no = Prediction(refused=True, raw="[-1, -1]")
+    hit = score_point(refusal, said_no)
+    assert (hit.correct, hit.format_error, hit.components["refused"]) == (True, False, True)
+    clicked = score_point(refusal, Prediction(point=Point(0.5, 0.5)))
+    assert clicked.correct is False and clicked.format_error is False and clicked.components["refused"] is False
+    garbled = score_point(refusal, Prediction(format_error=True, raw="??"))
+    assert garbled.correct is False and garbled.format_error is True
+    # On a normal sample a refusal is a miss, never a format error.
+    for s in (_sample("point", box=BOX), _poly_sample()):
+        miss = score_point(s, said_no)
+        assert (miss.correct, miss.format_error, miss.components["refused"]) == (False, False, True)
+        assert miss.format_error_of("point_hit") is False
+
+
+def test_refusal_count_only_where_refusals_mean_something() -> None:
+    from pytest_uiground.record.score import refusals
+
+    refusal, box = _sample("point", refusal=True), _sample("point", box=BOX)
+    plain = [score_point(box, Prediction(point=Point(0.3, 0.4)))]
+    assert refusals(plain) is None  # no refusal asked for, none given: no figure
+    asked = [*plain, score_point(refusal, Prediction(point=Point(0.3, 0.4)))]
+    assert refusals(asked) == 0
+    assert refusals([*asked, score_point(box, Prediction(refused=True)),
+                     score_point(refusal, Prediction(refused=True))]) == 2
+
+
+def test_point_task_needs_some_target() -> None:
+    with pytest.raises(ValueError, match="box, polygon or refusal"):
+        score_point(_sample("point"), Prediction(point=Point(0.5, 0.5)))
