@@ -74,16 +74,15 @@ def folder(name: str) -> str:
     return ".".join(name.split(".")[:2])
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--from", dest="start", default=f"{PKG}.plugin")
-    ap.add_argument("--top-level-only", action="store_true")
-    ap.add_argument("--root", default=str(Path(__file__).resolve().parents[1]))
-    args = ap.parse_args(argv)
-    mods = modules(Path(args.root))
+def build(root: Path, top_level_only: bool = False) -> dict[str, set[str]]:
+    """Module → the package modules it imports."""
+    mods = modules(root)
     known = set(mods)
-    graph = {m: imports(m, p, known, args.top_level_only) for m, p in mods.items()}
+    return {m: imports(m, p, known, top_level_only) for m, p in mods.items()}
 
+
+def longest_chain(graph: dict[str, set[str]], start: str) -> tuple[str, ...]:
+    """The longest import chain from ``start`` (modules, the start included)."""
     @cache
     def longest(m: str, seen: frozenset[str] = frozenset()) -> tuple[str, ...]:
         best: tuple[str, ...] = ()
@@ -95,21 +94,38 @@ def main(argv: list[str] | None = None) -> int:
                 best = chain
         return (m, *best)
 
-    sys.setrecursionlimit(10000)
-    chain = longest(args.start)
-    print(f"import depth from {args.start}: {len(chain)}")
-    print("  " + " -> ".join(c.removeprefix(PKG + ".") for c in chain))
+    return longest(start)
+
+
+def folder_ties(graph: dict[str, set[str]]) -> dict[tuple[str, str], list[str]]:
+    """Pairs of folders (or top-level modules) that import each other, with the edges that do it."""
     ties: dict[tuple[str, str], list[str]] = defaultdict(list)
     for m, targets in graph.items():
         for t in targets:
             a, b = folder(m), folder(t)
             if a != b:
                 ties[(a, b)].append(f"{m} -> {t}")
-    two_way = sorted({tuple(sorted(k)) for k in ties if (k[1], k[0]) in ties})
+    return {(a, b): ties[(a, b)] + ties[(b, a)] for a, b in sorted({tuple(sorted(k)) for k in ties
+                                                                      if (k[1], k[0]) in ties})}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--from", dest="start", default=f"{PKG}.plugin")
+    ap.add_argument("--top-level-only", action="store_true")
+    ap.add_argument("--root", default=str(Path(__file__).resolve().parents[1]))
+    args = ap.parse_args(argv)
+    mods = modules(Path(args.root))
+    graph = build(Path(args.root), args.top_level_only)
+    sys.setrecursionlimit(10000)
+    chain = longest_chain(graph, args.start)
+    print(f"import depth from {args.start}: {len(chain)}")
+    print("  " + " -> ".join(c.removeprefix(PKG + ".") for c in chain))
+    two_way = folder_ties(graph)
     print(f"two-way ties between folders: {len(two_way)}")
-    for a, b in two_way:
+    for (a, b), edges in two_way.items():
         print(f"  {a} <-> {b}")
-        for edge in ties[(a, b)] + ties[(b, a)]:
+        for edge in edges:
             print(f"      {edge}")
     sizes = sorted(((len(p.read_text().splitlines()), m) for m, p in mods.items()), reverse=True)
     funcs = sorted(n.end_lineno - n.lineno + 1 for p in mods.values() for n in ast.walk(ast.parse(p.read_text()))
