@@ -318,9 +318,10 @@ def check_model(model: ModelOptions) -> None:
     (``openai``: API base, served model, parser, key; ``replay``: predictions file, parser).
     Models named as ``package.module:function`` are checked by their factory when loaded.
     """
+    from pytest_uiground.models.families import is_family
     from pytest_uiground.models.parsers import FAMILIES
 
-    if model.parser is not None and model.parser not in FAMILIES:
+    if model.parser is not None and not is_family(model.parser):
         raise pytest.UsageError(f"--uiground-parser {model.parser!r} is unknown; known: {', '.join(FAMILIES)}")
     target = registry.known(registry.MODEL_GROUP).get(model.name)
     if target is None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from pytest_uiground.models import families
 from pytest_uiground.models.parsers import (
     FAMILIES,
     FLORENCE2_LOC_OFFSET,
@@ -200,7 +201,7 @@ def test_card_first_point_wins() -> None:
     assert point("elam", text, CTX).point == pytest.approx(Point(0.1, 0.2))
 
 
-# --- convention mix-ups are format errors, never rescaled ---------------------------------
+# --- convention mix-ups: never rescaled; a point beyond the frame stays a point, with a note ------
 
 
 def test_uground_percent_looking_values_are_read_as_0_1000() -> None:
@@ -209,22 +210,22 @@ def test_uground_percent_looking_values_are_read_as_0_1000() -> None:
     assert close(got.point, 0.0615, 0.0402, 1e-12)
 
 
-def test_uground_pixel_values_are_a_format_error() -> None:
+def test_uground_pixel_values_stay_a_point_beyond_the_image_with_a_note() -> None:
     got = point("uground", "(1520, 300)", CTX)
-    assert got.format_error and got.point is None
+    assert not got.format_error and close(got.point, 1.52, 0.3, 1e-12)
     assert "0..1000" in got.note and "pixels" in got.note
 
 
-def test_uitars_x_beyond_model_input_width_is_a_format_error() -> None:
+def test_uitars_x_beyond_model_input_width_is_a_point_with_a_note() -> None:
     got = point("uitars", f"Action: click(start_box='({W + 5},100)')")
-    assert got.format_error and got.point is None
+    assert not got.format_error and close(got.point, (W + 5) / W, 100 / H, 1e-12)
     assert "beyond" in got.note and "model_input_size" in got.note
 
 
 def test_uitars_values_fitting_only_the_original_image_say_so() -> None:
     ctx = ParseContext(image_size=(3840, 2160), model_input_size=(1932, 1092))
     got = point("uitars", "Action: click(start_box='(3000,1500)')", ctx)
-    assert got.format_error and "original 3840x2160" in got.note
+    assert not got.format_error and "original 3840x2160" in got.note
 
 
 def test_within_one_unit_of_the_edge_is_clipped_not_rejected() -> None:
@@ -233,16 +234,18 @@ def test_within_one_unit_of_the_edge_is_clipped_not_rejected() -> None:
     assert point("uground", "(-0.5, 10)", CTX).point == pytest.approx(Point(0.0, 0.01))
 
 
-@pytest.mark.parametrize(("family", "text"), [
-    ("uground", "(-5, 300)"),
-    ("uitars", "Action: click(start_box='(-12,300)')"),
-    ("qwen-vl", '{"point_2d": [-3, 40]}'),
-    ("qwen3-vl", '{"point_2d": [1200, 40]}'),
-    ("tinyclick", "click<loc_1500><loc_20>"),
+@pytest.mark.parametrize(("family", "text", "want"), [
+    ("uground", "(-5, 300)", (-0.005, 0.3)),
+    ("uitars", "Action: click(start_box='(-12,300)')", (-12 / W, 300 / H)),
+    ("qwen-vl", '{"point_2d": [-3, 40]}', (-3 / W, 40 / H)),
+    ("qwen3-vl", '{"point_2d": [1200, 40]}', (1.2, 0.04)),
+    ("tinyclick", "click<loc_1500><loc_20>", (int(1.5 * 1920) / 1920, int(0.02 * 1080) / 1080)),
 ])
-def test_out_of_range_is_a_format_error(family: str, text: str) -> None:
+def test_out_of_range_is_a_point_beyond_the_frame_and_a_miss(family: str, text: str, want: tuple[float, float]) -> None:
+    """As the benchmarks' scorers count it: a plain miss on any box, not a format error."""
     got = point(family, text)
-    assert got.format_error and got.point is None and got.note
+    assert not got.format_error and got.note and close(got.point, *want, 1e-9)
+    assert got.point is not None and not Box(0, 0, 1, 1).contains(got.point)
 
 
 def test_qwen_vl_without_model_input_size_raises() -> None:
@@ -275,6 +278,8 @@ def test_first_point_wins(family: str, text: str, want: tuple[float, float]) -> 
 @pytest.mark.parametrize("family", FAMILIES)
 @pytest.mark.parametrize("text", ["", "   \n", "I cannot find that element.", "(12, abc)", "<loc_5>", "[1, 2, 3]"])
 def test_malformed_or_empty_is_a_format_error(family: str, text: str) -> None:
+    if family == "ui-venus" and text == "[1, 2, 3]":
+        pytest.skip("UI-Venus' parser reads the integers in the first bracket: x=1, y=2 (tests/test_families.py)")
     got = point(family, text)
     assert got.format_error and got.point is None and got.note
     if not text.strip():
@@ -282,7 +287,7 @@ def test_malformed_or_empty_is_a_format_error(family: str, text: str) -> None:
 
 
 def test_unknown_family_and_task() -> None:
-    with pytest.raises(ValueError, match="known: elam, molmo, uitars"):
+    with pytest.raises(ValueError, match="unknown model family 'elma'; known: elam, gta1, gui-owl"):
         parse("elma", "", "point", CTX)
     with pytest.raises(ValueError, match="unknown task kind"):
         parse("elam", "", "click", CTX)
@@ -305,7 +310,10 @@ def test_verdict_keyword_order_of_the_card(text: str, want: str | None) -> None:
     assert parse_verdict(text) == want
 
 
-@pytest.mark.parametrize("family", FAMILIES)
+VERDICT_FAMILIES = [f for f in FAMILIES if "verdict" in families.get(f).prompts]
+
+
+@pytest.mark.parametrize("family", VERDICT_FAMILIES)
 def test_verdict_rows_return_verdict_and_point(family: str) -> None:
     points = {
         "elam": '<point x="50.0" y="25.0" alt="a">a</point>',

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
-from pytest_uiground.models import parsers, prompts
+from pytest_uiground.models import families, parsers, prompts
 from pytest_uiground.models.base import ModelAdapter, ModelLoadError, ModelOptions
 from pytest_uiground.models.device import resolve_device
 from pytest_uiground.models.hf_setup import WEIGHT_SUFFIXES, pretrained_kwargs, resolve_dtype, resolve_model_path, sha
@@ -88,8 +88,8 @@ class HFVisionModel(ModelAdapter):
 
     def generation_settings(self, max_new_tokens: int | None) -> dict[str, Any]:
         """What ``generate`` is given: the class's explicit settings and the family's official
-        answer length (:data:`prompts.MAX_NEW_TOKENS`) unless ``--uiground-max-new-tokens`` is set."""
-        limit = max_new_tokens if max_new_tokens is not None else prompts.MAX_NEW_TOKENS[self.family].max_new_tokens
+        answer length (the family's ``generation``) unless ``--uiground-max-new-tokens`` is set."""
+        limit = max_new_tokens if max_new_tokens is not None else families.get(self.family).generation.max_new_tokens
         settings = dict(self.generation_defaults)
         if limit is not None:
             settings["max_new_tokens"] = limit
@@ -102,7 +102,7 @@ class HFVisionModel(ModelAdapter):
             "dtype": "--uiground-dtype" if given.dtype is not None else (
                 self.dtype_source if self.device.startswith("cuda") else "not on a GPU: float32"),
             "max_new_tokens": "--uiground-max-new-tokens" if given.max_new_tokens is not None
-            else prompts.MAX_NEW_TOKENS[self.family].source,
+            else families.get(self.family).generation.source,
             "generation": self.generation_source,
         }
 

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_uiground.models import parsers, prompts
+from pytest_uiground.models import families, parsers, prompts
 from pytest_uiground.models.base import ModelAdapter, ModelLoadError, ModelOptions
 from pytest_uiground.models.device import resolve_device
 from pytest_uiground.models.hf_setup import pretrained_kwargs, resolve_dtype, resolve_model_path, sha
@@ -111,7 +111,7 @@ class Molmo(ModelAdapter):
         self.dtype = resolve_dtype(options.dtype, self.device, "bfloat16")
         limit = options.max_new_tokens
         if limit is None:
-            limit = prompts.MAX_NEW_TOKENS[self.family].max_new_tokens
+            limit = families.get(self.family).generation.max_new_tokens
         self.generation = {"max_new_tokens": limit, "stop_strings": "<|endoftext|>", "do_sample": False}
         self.processor, self.model = self._load()
         self._prep_lock = threading.Lock()  # the harness may prepare in the background and predict here
@@ -209,7 +209,7 @@ class Molmo(ModelAdapter):
                 "sources": {"dtype": "--uiground-dtype" if self.options.dtype is not None else
                             "ELAM card: torch_dtype='bfloat16' (float32 off a GPU)",
                             "max_new_tokens": "--uiground-max-new-tokens" if self.options.max_new_tokens is not None
-                            else prompts.MAX_NEW_TOKENS[self.family].source}}
+                            else families.get(self.family).generation.source}}
 
 
 class Elam(Molmo):

@@ -64,11 +64,11 @@ import json
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
-from pytest_uiground.models import parsers, prompts
+from pytest_uiground.models import families, parsers, prompts
 from pytest_uiground.models.base import ModelAdapter, ModelLoadError, ModelOptions
 from pytest_uiground.models.openai_http import BACKOFF_CAP_S, MAX_RETRY_AFTER_S, ChatPoster
 from pytest_uiground.models.openai_options import (
@@ -79,11 +79,11 @@ from pytest_uiground.models.openai_options import (
     check_options,
 )
 from pytest_uiground.models.openai_wire import (
-    NEEDS_INPUT_SIZE,
     EncodedImage,
     ResizeRule,
     default_resize_rule,
     encode_image,
+    needs_input_size,
     resize_rule_from_env,
 )
 from pytest_uiground.models.overrides import NONE, Overrides
@@ -93,6 +93,7 @@ from pytest_uiground.record.sample import Sample
 
 if TYPE_CHECKING:
     import openai
+    from PIL import Image
 
 IMAGE_CACHE_SIZE = 8
 """Encoded images kept per model beyond those of the requests in flight: the samples of
@@ -129,7 +130,7 @@ class OpenAIChatModel(ModelAdapter):
         if client is None and importlib.util.find_spec("openai") is None:
             raise ModelLoadError("--model openai and --uiground-judge openai need the openai package: "
                                  "pip install 'pytest-uiground[openai]'")
-        if parser is not None and parser not in parsers.FAMILIES:
+        if parser is not None and not families.is_family(parser):
             raise ModelLoadError(f"--uiground-parser {parser!r} is unknown; known: {', '.join(parsers.FAMILIES)}")
         # Held only inside a Secret (whose repr redacts it): a traceback shown with ``pytest -l``
         # prints every local of every frame, so no frame may hold the key as a plain string.
@@ -144,7 +145,7 @@ class OpenAIChatModel(ModelAdapter):
         self.concurrency, self.request_timeout, self.max_retries = concurrency, request_timeout, max_retries
         self.preferred_batch_size = concurrency
         self.in_flight = concurrency
-        self.resize = (resize or default_resize_rule(parser)) if parser in NEEDS_INPUT_SIZE else None
+        self.resize = (resize or default_resize_rule(parser)) if needs_input_size(parser) else None
         # The suite's [models.<family>] table applies, as for the native adapter of that family
         # (and a replay); a suite without one falls back to [models.openai] (worker.apply_overrides).
         self.overrides_table = parser
@@ -194,10 +195,23 @@ class OpenAIChatModel(ModelAdapter):
         """The family's prompt, or the suite's template for this task kind."""
         return (overrides or self.overrides).prompt(sample, lambda s: prompts.prompt_for(self._family(), s))
 
+    def framing(self, sample: Sample, overrides: Overrides | None = None) -> tuple[str | None, bool]:
+        """The family's system text and image placement for this task kind; a suite's own
+        template for the task replaces the family's prompt, so it goes alone, image first."""
+        ov = overrides or self.overrides
+        if sample.task in ov.prompts or (sample.task == "detect" and "point" in ov.prompts):
+            return None, True
+        prompt = families.get(self._family()).prompt(sample.task)
+        return prompt.system, prompt.image_first
+
     def cache_key(self, sample: Sample) -> dict[str, Any]:
-        return {"sample": sample.id, "image": sample.image.key, "task": sample.task,
-                "prompt": self.prompt(sample), "served_model": self.served_model,
-                "parser": self.parser, "generation": self.generation}
+        key: dict[str, Any] = {"sample": sample.id, "image": sample.image.key, "task": sample.task,
+               "prompt": self.prompt(sample), "served_model": self.served_model,
+               "parser": self.parser, "generation": self.generation}
+        system, image_first = self.framing(sample)
+        if system is not None or not image_first:  # only where there is one: older cache keys stay valid
+            key["system"], key["image_first"] = system, image_first
+        return key
 
     def fingerprint(self) -> dict[str, Any]:
         resize = self.resize.to_json() if self.resize is not None else {
@@ -253,7 +267,7 @@ class OpenAIChatModel(ModelAdapter):
         if not mine:
             return future.result()
         try:
-            future.set_result(encode_image(sample.image, overrides.image if overrides.preprocess else None))
+            future.set_result(encode_image(sample.image, self._preprocess(overrides)))
         except BaseException as exc:
             with self._lock:  # not cached: a later sample of a broken image gets its own error
                 if self._images.get(key) is future:
@@ -261,7 +275,28 @@ class OpenAIChatModel(ModelAdapter):
             future.set_exception(exc)
         return future.result()
 
-    def build_body(self, prompt: str, image: EncodedImage) -> bytes:
+    def _preprocess(self, overrides: Overrides) -> Callable[[Image.Image], Image.Image] | None:
+        """The suite's preprocessing, then the family's own resize where its official client
+        resizes before sending (the server then sees the image the family was measured with)."""
+        family = families.get(self.parser) if self.parser is not None and families.is_family(self.parser) else None
+        rule = family.resize if family is not None and family.client_resize else None
+        if rule is None:
+            return overrides.image if overrides.preprocess else None
+
+        def resize(image: Image.Image) -> Image.Image:
+            from PIL import Image as PILImage
+
+            image = overrides.image(image) if overrides.preprocess else image
+            size = rule.apply(image.size)
+            if size == image.size:
+                return image
+            resample = PILImage.Resampling.LANCZOS if rule.resample == "lanczos" else PILImage.Resampling.BICUBIC
+            return image.resize(size, resample=resample)
+
+        return resize
+
+    def build_body(self, prompt: str, image: EncodedImage, system: str | None = None,
+                   image_first: bool = True) -> bytes:
         """The request JSON: one user message, the image first, then the family's prompt.
 
         Equal to ``json.dumps({"model": ..., **generation, "messages": [{"role": "user",
@@ -273,16 +308,23 @@ class OpenAIChatModel(ModelAdapter):
         escaping, so the splice is exact.
         """
         head = json.dumps({"model": self.served_model, **self.generation})[:-1].encode()
-        return b"".join((
-            head, b', "messages": [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "',
-            image.data_url, b'"}}, {"type": "text", "text": ', json.dumps(prompt).encode(), b"}]}]}",
-        ))
+        system_part = b""
+        if system is not None:
+            system_part = b'{"role": "system", "content": ' + json.dumps(system).encode() + b"}, "
+        image_part = b'{"type": "image_url", "image_url": {"url": "' + image.data_url + b'"}}'
+        text_part = b'{"type": "text", "text": ' + json.dumps(prompt).encode() + b"}"
+        first, second = (image_part, text_part) if image_first else (text_part, image_part)
+        return b"".join((head, b', "messages": [', system_part, b'{"role": "user", "content": [', first, b", ",
+                         second, b"]}]}"))
 
     def _predict_unguarded(self, sample: Sample, overrides: Overrides) -> Prediction:
         try:
             image = self._image(sample, overrides)
-            body = self.build_body(self.prompt(sample, overrides), image)
             input_size = self.resize.input_size(image.size) if self.resize is not None else None
+            system, image_first = self.framing(sample, overrides)
+            if system is not None:  # GTA1 states the size of the image it is shown
+                system = system.replace("{width}", str(image.size[0])).replace("{height}", str(image.size[1]))
+            body = self.build_body(self.prompt(sample, overrides), image, system, image_first)
         except (ImageError, ValueError) as exc:
             return Prediction(error=str(exc))
         attempt = self._http.request(sample.id, body)
@@ -319,9 +361,9 @@ def create(options: ModelOptions) -> OpenAIChatModel:
     check_options(options)
     assert options.api_base is not None and options.served_model is not None and options.parser is not None
     resize = resize_rule_from_env(parser=options.parser)
-    # not given: the family's official answer length (prompts.MAX_NEW_TOKENS; 256 where the
+    # not given: the family's official answer length (Family.generation; 256 where the
     # family leaves it to the checkpoint, which a server does not expose)
-    max_new_tokens = options.max_new_tokens or prompts.MAX_NEW_TOKENS[options.parser].max_new_tokens or 256
+    max_new_tokens = options.max_new_tokens or families.get(options.parser).generation.max_new_tokens or 256
     backoff = backoff_from_env()
     var = options.api_key_env
     key = api_key_from_env(var, who="--model openai", option="--uiground-api-key-env")

@@ -12,7 +12,7 @@ import math
 import os
 from urllib.parse import urlsplit
 
-from pytest_uiground.models import parsers
+from pytest_uiground.models import families, parsers
 from pytest_uiground.models.base import ModelLoadError, ModelOptions
 from pytest_uiground.models.openai_wire import public_url
 
@@ -99,7 +99,7 @@ def check_options(options: ModelOptions) -> None:
             "--model openai needs --uiground-parser NAME: the model family whose prompts and parser to use "
             f"(the server returns the model's raw text); known: {known}"
         )
-    if options.parser not in parsers.FAMILIES:
+    if not families.is_family(options.parser):
         raise ModelLoadError(f"--uiground-parser {options.parser!r} is unknown; known: {known}")
     if options.max_retries < 0:
         raise ModelLoadError(f"--uiground-max-retries {options.max_retries} must be 0 or more")

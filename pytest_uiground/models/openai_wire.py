@@ -21,7 +21,6 @@ from __future__ import annotations
 import base64
 import email.utils
 import json
-import math
 import os
 import struct
 import time
@@ -30,8 +29,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
+from pytest_uiground.models import families
 from pytest_uiground.models.base import ModelLoadError
-from pytest_uiground.models.qwen import UITARS_MAX_PIXELS, UITARS_MIN_PIXELS
+from pytest_uiground.models.families import smart_resize
 from pytest_uiground.record.image import ImageError, ImageRef, encode_png_fast
 
 if TYPE_CHECKING:
@@ -43,51 +43,12 @@ DEFAULT_MIN_PIXELS = 4 * 28 * 28
 """Qwen2.5-VL processor default (preprocessor_config.json ``min_pixels`` = 3136)."""
 DEFAULT_MAX_PIXELS = 16384 * 28 * 28
 """Qwen2.5-VL processor default (preprocessor_config.json ``max_pixels`` = 12845056)."""
-UITARS_SOURCE = "UI-TARS codes/ui_tars/action_parser.py MIN_PIXELS/MAX_PIXELS"
-"""``uitars``: UI-TARS' own limits (100*28*28 .. 16384*28*28), which its parser converts with."""
 MIN_PIXELS_ENV = "UIGROUND_OPENAI_MIN_PIXELS"
 MAX_PIXELS_ENV = "UIGROUND_OPENAI_MAX_PIXELS"
-NEEDS_INPUT_SIZE = ("uitars", "qwen-vl")
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
 # --- smart_resize ----------------------------------------------------------------------
-
-
-def smart_resize(
-    height: int,
-    width: int,
-    *,
-    factor: int = RESIZE_FACTOR,
-    min_pixels: int = DEFAULT_MIN_PIXELS,
-    max_pixels: int = DEFAULT_MAX_PIXELS,
-) -> tuple[int, int]:
-    """Qwen2-VL/Qwen2.5-VL's resize rule, as (height, width) like the original.
-
-    Both sides are rounded to a multiple of ``factor`` (Python's ``round``, so halves go
-    to even, exactly as transformers does); if the area then exceeds ``max_pixels``
-    (or falls below ``min_pixels``) the image is scaled by the square root of the area
-    ratio and the sides floored (ceiled) to the factor. A reimplementation rather than an
-    import, because importing transformers' image processor costs seconds and a GPU-less
-    client must not need it; tests compare it with hand-computed values.
-    """
-    if height <= 0 or width <= 0:
-        raise ValueError(f"image size must be positive, got {width}x{height}")
-    if max(height, width) / min(height, width) > 200:
-        raise ValueError(
-            f"absolute aspect ratio must be smaller than 200, got {max(height, width) / min(height, width)}"
-        )
-    h_bar = round(height / factor) * factor
-    w_bar = round(width / factor) * factor
-    if h_bar * w_bar > max_pixels:
-        beta = math.sqrt((height * width) / max_pixels)
-        h_bar = max(factor, math.floor(height / beta / factor) * factor)
-        w_bar = max(factor, math.floor(width / beta / factor) * factor)
-    elif h_bar * w_bar < min_pixels:
-        beta = math.sqrt(min_pixels / (height * width))
-        h_bar = math.ceil(height * beta / factor) * factor
-        w_bar = math.ceil(width * beta / factor) * factor
-    return h_bar, w_bar
 
 
 @dataclass(frozen=True)
@@ -113,11 +74,18 @@ class ResizeRule:
         }
 
 
+def needs_input_size(parser: str | None) -> bool:
+    """The family answers in pixels of the resized image, so the client must know that size."""
+    return parser is not None and families.get(parser).needs_input_size
+
+
 def default_resize_rule(parser: str | None) -> ResizeRule:
-    """The family's resize: UI-TARS' constants for ``uitars``, the Qwen2.5-VL defaults otherwise."""
-    if parser == "uitars":
-        return ResizeRule(UITARS_MIN_PIXELS, UITARS_MAX_PIXELS, RESIZE_FACTOR, UITARS_SOURCE)
-    return ResizeRule()
+    """The family's resize rule (e.g. UI-TARS' own constants for ``uitars``); the Qwen2.5-VL
+    defaults for a family without one."""
+    rule = families.get(parser).resize if parser is not None else None
+    if rule is None:
+        return ResizeRule()
+    return ResizeRule(rule.min_pixels, rule.max_pixels, rule.factor, rule.source)
 
 
 def resize_rule_from_env(environ: Mapping[str, str] | None = None, *, parser: str | None = None) -> ResizeRule:
@@ -143,7 +111,7 @@ def resize_rule_from_env(environ: Mapping[str, str] | None = None, *, parser: st
             f"(check {MIN_PIXELS_ENV} and {MAX_PIXELS_ENV})"
         )
     source = "environment: " + ", ".join(overridden) if overridden else base.source
-    return ResizeRule(values["min_pixels"], values["max_pixels"], RESIZE_FACTOR, source)
+    return ResizeRule(values["min_pixels"], values["max_pixels"], base.factor, source)
 
 
 # --- images ------------------------------------------------------------------------------

@@ -11,12 +11,8 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from pytest_uiground.models.base import ModelOptions
+from pytest_uiground.models.families.uitars import UITARS_MAX_PIXELS, UITARS_MIN_PIXELS
 from pytest_uiground.models.hf import HFVisionModel
-
-UITARS_MIN_PIXELS = 100 * 28 * 28
-"""bytedance/UI-TARS ``codes/ui_tars/action_parser.py`` ``MIN_PIXELS`` (also MMBench-GUI ``local_uitars.py``)."""
-UITARS_MAX_PIXELS = 16384 * 28 * 28
-"""bytedance/UI-TARS ``codes/ui_tars/action_parser.py`` ``MAX_PIXELS``."""
 
 
 class UGround(HFVisionModel):

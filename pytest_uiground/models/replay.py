@@ -19,14 +19,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from pytest_uiground.models import parsers
+from pytest_uiground.models import families, parsers
 from pytest_uiground.models.base import ModelAdapter, ModelLoadError, ModelOptions
 from pytest_uiground.models.overrides import NONE, Overrides
 from pytest_uiground.record.image import ImageError
 from pytest_uiground.record.prediction import Prediction
 from pytest_uiground.record.sample import Sample
 
-NEEDS_INPUT_SIZE = ("uitars", "qwen-vl")
 #: Sample ``meta`` keys holding the dataset's own id of a sample (MMBench-GUI's and AutomotiveUI's
 #: ``row_index``, ScreenSpot-Pro's ``dataset_id``): a record keyed by it matches the sample too.
 DATASET_ID_KEYS = ("row_index", "dataset_id")
@@ -102,8 +101,11 @@ class ReplayModel(ModelAdapter):
         if not (isinstance(size, list | tuple) and len(size) == 2):
             size = sample.image.dimensions()  # the annotation's size or the header: no pixel decoded
         input_size = rec.get("model_input_size")
-        if (self.parser in NEEDS_INPUT_SIZE and input_size is None and sample.task not in TEXT_TASKS
-                and not self.overrides.parser):
+        family = None if self.overrides.parser else families.get(self.parser)
+        if input_size is None and family is not None and family.needs_input_size and family.input_size_known:
+            input_size = family.input_size((int(size[0]), int(size[1])))
+        if (family is not None and family.needs_input_size and input_size is None
+                and sample.task not in TEXT_TASKS):
             raise ValueError(
                 f"record for {sample.id!r} has no model_input_size: --uiground-replay-parser {self.parser} "
                 "reads absolute "
@@ -123,7 +125,7 @@ class ReplayModel(ModelAdapter):
                 out.append(Prediction(error=self._missing(s)))
                 continue
             text = rec["output"]
-            if self.parser not in parsers.FAMILIES and not self.overrides.parser:
+            if not families.is_family(self.parser) and not self.overrides.parser:
                 out.append(Prediction(raw=text, error=(
                     f"--uiground-replay-parser {self.parser!r} is not a model family ({', '.join(parsers.FAMILIES)}) "
                     f"and this suite has no [models.{self.parser}] parser to read it; use a family, or a suite "
@@ -154,7 +156,7 @@ def check_options(options: ModelOptions) -> None:
             f"--model replay needs --uiground-replay-parser NAME, the family whose parser reads the outputs; "
             f"known: {', '.join(parsers.FAMILIES)}"
         )
-    if options.replay_parser not in parsers.FAMILIES and not _NAME.fullmatch(options.replay_parser):
+    if not families.is_family(options.replay_parser) and not _NAME.fullmatch(options.replay_parser):
         raise ModelLoadError(
             f"--uiground-replay-parser {options.replay_parser!r} is unknown; known: {', '.join(parsers.FAMILIES)}, "
             "or a name a suite declares a parser for in [models.<name>] (letters, digits, - and _)"

@@ -33,6 +33,7 @@ class Prediction:
     format_error: bool = False
     attempts: int | None = None  # model calls a search strategy made (detection with cropping)
     refused: bool = False  # the model declined: the element is not on the screen
+    note: str = ""  # the parser's reason: why a format error, or what was odd (a point beyond the image)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -47,6 +48,7 @@ class Prediction:
             "format_error": self.format_error,
             "attempts": self.attempts,
             "refused": self.refused,
+            **({"note": self.note} if self.note else {}),  # absent when empty: older records read the same
         }
 
     @classmethod
@@ -64,4 +66,5 @@ class Prediction:
             format_error=bool(data.get("format_error", False)),
             attempts=int(attempts) if attempts is not None else None,
             refused=bool(data.get("refused", False)),
+            note=str(data.get("note") or ""),
         )

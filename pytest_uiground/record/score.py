@@ -90,9 +90,13 @@ def score_point(sample: Sample, pred: Prediction) -> Score:
     if box is None:
         raise ValueError(f"sample {sample.id!r}: point task without a target box")
     if pred.point is None:
-        return _binary(False, pred, {"point_hit": False}, {"point_hit": pred.format_error}, reason="no point")
+        # the parser's reason reaches samples.jsonl and the report, not just "no point"
+        reason = "refused: the model answered that the element is not there" if pred.refused else (
+            f"no point: {pred.note}" if pred.note else "no point")
+        return _binary(False, pred, {"point_hit": False}, {"point_hit": pred.format_error}, reason=reason)
     hit = box.contains(pred.point)
-    return _binary(hit, pred, {"point_hit": hit}, {"point_hit": False})
+    notes = {"note": pred.note} if pred.note else {}  # e.g. a point beyond the image: a miss, and why
+    return _binary(hit, pred, {"point_hit": hit}, {"point_hit": False}, **notes)
 
 
 def score_verdict(sample: Sample, pred: Prediction) -> Score:

@@ -1,0 +1,119 @@
+"""``qwen3-vl``: Qwen3-VL, in relative 0..1000.
+
+The grounding prompt is the ``computer_use`` tool of Qwen3-VL's cookbook (system text, then
+the image, then the instruction as the whole user text); the answer is a tool call
+``<tool_call>{"name": "computer_use", "arguments": {"action": "left_click", "coordinate":
+[x, y]}}</tool_call>`` on a 1000x1000 "screen". Plain answers (``point_2d``/``bbox_2d`` JSON,
+a bare ``[x, y]`` or ``(x, y)``) are still read as before, for the project's own verdict
+prompt and for outputs made with other prompts.
+"""
+
+from __future__ import annotations
+
+from pytest_uiground.models.families import Family, Generation, Prompt
+from pytest_uiground.models.families.qwen_vl import VERDICT
+from pytest_uiground.models.families.reading import Coords, ParseContext, in_frame, is_terminate, tool_calls
+from pytest_uiground.models.families.uground import read_norm1000
+
+COOKBOOK = ("QwenLM/Qwen3-VL@96588727 cookbooks/computer_use.ipynb (perform_gui_grounding_with_api) and "
+            "cookbooks/utils/agent_function_call.py (ComputerUse, display 1000x1000)")
+
+# The system message the notebook prints: "You are a helpful assistant." and qwen_agent's
+# NousFnCallPrompt text for the computer_use tool, as the chat template renders them (verbatim).
+COMPUTER_USE_SYSTEM = (
+    'You are a helpful assistant.\n'
+    '\n'
+    '# Tools\n'
+    '\n'
+    'You may call one or more functions to assist with the user query.\n'
+    '\n'
+    'You are provided with function signatures within <tools></tools> XML tags:\n'
+    '<tools>\n'
+    '{"type": "function", "function": {"name": "computer_use", "description": "Use a mouse '
+    'and keyboard to interact with a computer, and take screenshots.\\n* This is an interface '
+    'to a desktop GUI. You do not have access to a terminal or applications menu. You must '
+    'click on desktop icons to start applications.\\n* Some applications may take time to start '
+    'or process actions, so you may need to wait and take successive screenshots to see the '
+    "results of your actions. E.g. if you click on Firefox and a window doesn't open, try "
+    "wait and taking another screenshot.\\n* The screen's resolution is 1000x1000.\\n* Whenever "
+    'you intend to move the cursor to click on an element like an icon, you should consult '
+    'a screenshot to determine the coordinates of the element before moving the cursor.\\n* '
+    'If you tried clicking on a program or link but it failed to load, even after waiting, '
+    'try adjusting your cursor position so that the tip of the cursor visually falls on the '
+    'element that you want to click.\\n* Make sure to click any buttons, links, icons, etc '
+    'with the cursor tip in the center of the element. Don\'t click boxes on their edges.", '
+    '"parameters": {"properties": {"action": {"description": "The action to perform. The available '
+    'actions are:\\n* `key`: Performs key down presses on the arguments passed in order, then '
+    'performs key releases in reverse order.\\n* `type`: Type a string of text on the keyboard.\\n* '
+    '`mouse_move`: Move the cursor to a specified (x, y) pixel coordinate on the screen.\\n* '
+    '`left_click`: Click the left mouse button at a specified (x, y) pixel coordinate on the '
+    'screen.\\n* `left_click_drag`: Click and drag the cursor to a specified (x, y) pixel coordinate '
+    'on the screen.\\n* `right_click`: Click the right mouse button at a specified (x, y) pixel '
+    'coordinate on the screen.\\n* `middle_click`: Click the middle mouse button at a specified '
+    '(x, y) pixel coordinate on the screen.\\n* `double_click`: Double-click the left mouse '
+    'button at a specified (x, y) pixel coordinate on the screen.\\n* `triple_click`: Triple-click '
+    'the left mouse button at a specified (x, y) pixel coordinate on the screen (simulated '
+    "as double-click since it's the closest action).\\n* `scroll`: Performs a scroll of the "
+    'mouse scroll wheel.\\n* `hscroll`: Performs a horizontal scroll (mapped to regular scroll).\\n* '
+    '`wait`: Wait specified seconds for the change to happen.\\n* `terminate`: Terminate the '
+    'current task and report its completion status.\\n* `answer`: Answer a question.", "enum": '
+    '["key", "type", "mouse_move", "left_click", "left_click_drag", "right_click", "middle_click", '
+    '"double_click", "triple_click", "scroll", "hscroll", "wait", "terminate", "answer"], '
+    '"type": "string"}, "keys": {"description": "Required only by `action=key`.", "type": '
+    '"array"}, "text": {"description": "Required only by `action=type` and `action=answer`.", '
+    '"type": "string"}, "coordinate": {"description": "(x, y): The x (pixels from the left '
+    'edge) and y (pixels from the top edge) coordinates to move the mouse to.", "type": "array"}, '
+    '"pixels": {"description": "The amount of scrolling to perform. Positive values scroll '
+    'up, negative values scroll down. Required only by `action=scroll` and `action=hscroll`.", '
+    '"type": "number"}, "time": {"description": "The seconds to wait. Required only by `action=wait`.", '
+    '"type": "number"}, "status": {"description": "The status of the task. Required only by '
+    '`action=terminate`.", "type": "string", "enum": ["success", "failure"]}}, "required": '
+    '["action"], "type": "object"}}}\n'
+    '</tools>\n'
+    '\n'
+    'For each function call, return a json object with function name and arguments within '
+    '<tool_call></tool_call> XML tags:\n'
+    '<tool_call>\n'
+    '{"name": <function-name>, "arguments": <args-json-object>}\n'
+    '</tool_call>'
+)
+
+
+def read_tool_call_or_plain(text: str, ctx: ParseContext) -> Coords:
+    """The cookbook's reading where the answer is a tool call, else the plain reading.
+
+    Cookbook: ``json.loads(text.split('<tool_call>\\n')[1].split('\\n</tool_call>')[0])`` and
+    ``arguments['coordinate'] / 1000``: the *first* call wins, and a call that is not valid
+    JSON (cut off) gives no point, so it is a format error here, never read by the plain
+    fallback. A ``terminate`` action (the tool's way to give up) is a refusal.
+    """
+    if "<tool_call>" not in text:
+        return read_norm1000(text, ctx)
+    first = tool_calls(text)[0]
+    if first is None:
+        return Coords(error="the first <tool_call> is not valid JSON (cut off?): the cookbook's json.loads fails")
+    if is_terminate(first):
+        return Coords(refused=True, note="computer_use terminate: the model reports the element is not there")
+    args = first.get("arguments")
+    coordinate = args.get("coordinate") if isinstance(args, dict) else None
+    if not (isinstance(coordinate, list) and len(coordinate) == 2
+            and all(isinstance(v, int | float) and not isinstance(v, bool) for v in coordinate)):
+        return Coords(error=f"the first tool call has no 'coordinate': [x, y] (arguments: {args!r})")
+    return in_frame(float(coordinate[0]), float(coordinate[1]), 1000.0, 1000.0, "relative 0..1000")
+
+
+FAMILY = Family(
+    name="qwen3-vl",
+    frame="norm1000",
+    prompts={
+        "point": Prompt(system=COMPUTER_USE_SYSTEM, user="{instruction}", image_first=True,
+                        source=f"{COOKBOOK} (verbatim)"),
+        "verdict": VERDICT,
+    },
+    read=read_tool_call_or_plain,
+    # The cookbook sets none (API defaults); greedy with room for a Thought before the call.
+    generation=Generation(256, "project: the cookbook sets no generation settings; greedy, as ClawGUI-Eval "
+                               "reproduces the official numbers with temperature 0"),
+    refusal='a computer_use tool call with "action": "terminate"',
+    sources=(COOKBOOK, "ZJU-REAL/ClawGUI clawgui-eval (third-party comparison)"),
+)

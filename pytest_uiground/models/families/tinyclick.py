@@ -1,0 +1,87 @@
+"""``tinyclick``: TinyClick (Florence-2), ``click<loc_x><loc_y>`` in 1000 bins of the image."""
+
+from __future__ import annotations
+
+import re
+
+from pytest_uiground.models.families import Family, Generation, Prompt
+from pytest_uiground.models.families.reading import (
+    LOC_BINS,
+    TINYCLICK_LOC_OFFSET,
+    Coords,
+    ParseContext,
+    mixup_hint,
+    to_coords,
+)
+from pytest_uiground.record.geometry import Point, clip_point
+
+# SamsungLabs/TinyClick tinyclick_utils.py ``postprocess``: its two patterns, verbatim.
+TINYCLICK_ACTION_RE = re.compile(r"</s><s>(<[^>]+>|[^<\s]+)\s*([^<]*?)(<loc_\d+>.*)")
+TINYCLICK_POINT_RE = re.compile(r"<loc_(\d+)><loc_(\d+)>")
+_LOC_RUN_RE = re.compile(r"(?:<loc_\d+>\s*)+")
+
+
+def read_tinyclick(text: str, ctx: ParseContext) -> Coords:
+    """TinyClick's own ``postprocess`` (SamsungLabs/TinyClick ``tinyclick_utils.py``).
+
+    The action right after ``</s><s>`` must be ``click``; the click point is the *first*
+    adjacent ``<loc_x><loc_y>`` pair anywhere (for a 4-token box, its first corner),
+    floored to a pixel of the original image: ``int(x / 1000 * W)``. Where that code
+    returns ``(0, 0)`` (no match, another action) this is a format error with the reason,
+    a miss either way. The adapter's text starts with ``<s>`` (the decoder start ``</s>``
+    is not decoded); replayed outputs may lack both, so the missing prefix is restored
+    before matching. A non-zero ``ctx.loc_offset`` selects :func:`read_florence2` instead.
+    """
+    if ctx.loc_offset != TINYCLICK_LOC_OFFSET:
+        return read_florence2(text, ctx)
+    if not text.startswith("</s><s>"):
+        text = ("</s>" if text.startswith("<s>") else "</s><s>") + text
+    m = TINYCLICK_ACTION_RE.search(text)
+    if m is None:
+        return Coords(error="no '<action> ... <loc_N>' output (TinyClick's postprocess: action None, (0, 0))")
+    if m.group(1) != "click":
+        return Coords(error=f"action {m.group(1)!r} is not 'click' (TinyClick's postprocess scores only "
+                            "clicks: (0, 0))")
+    pair = TINYCLICK_POINT_RE.search(text)
+    if pair is None:
+        return Coords(error="no adjacent <loc_x><loc_y> pair (TinyClick's postprocess: (0, 0))")
+    bx, by = int(pair.group(1)), int(pair.group(2))
+    w, h = ctx.image_size
+    px, py = int(bx / LOC_BINS * w), int(by / LOC_BINS * h)  # TinyClick's pixel, as it computes it
+    if max(bx, by) > LOC_BINS:  # the last bin is 999; 1000 is within the rounding tolerance
+        # TinyClick's code computes a pixel beyond the image: a point there, a miss on any box
+        return Coords(point=Point(px / w, py / h),
+                      note=f"<loc_{max(bx, by)}> is beyond the 1000 bins: {mixup_hint('loc bins')}")
+    return Coords(point=clip_point(Point(px / w, py / h)))
+
+
+def read_florence2(text: str, ctx: ParseContext) -> Coords:
+    """Other Florence-2 models: the first run of adjacent ``<loc_N>`` tokens, 2 a point, 4 a box
+    (its centre), dequantized as ``(N + loc_offset) / 1000`` (transformers' post-processor: 0.5)."""
+    m = _LOC_RUN_RE.search(text)
+    if m is None:
+        return Coords(error="no <loc_N> tokens found")
+    bins = [int(v) for v in re.findall(r"<loc_(\d+)>", m.group(0))]
+    if len(bins) not in (2, 4):
+        return Coords(error=f"{len(bins)} adjacent <loc_N> tokens: expected 2 (point) or 4 (box)")
+    if max(bins) > LOC_BINS:
+        return Coords(error=f"<loc_{max(bins)}> is beyond the 1000 bins: {mixup_hint('loc bins')}")
+    values = [(b + ctx.loc_offset) * 1000.0 / LOC_BINS for b in bins]
+    return to_coords(values, 1000.0, 1000.0, "loc bins")
+
+
+# TinyClick has this one prompt for every task; for a verdict row it grounds the statement (as
+# the AutomotiveUI card's TinyClick row did) and cannot give a verdict: a format error.
+_PROMPT = Prompt(user="What to do to execute the command? {instruction}", strip=True, lowercase=True,
+                 source="SamsungLabs/TinyClick tinyclick_utils.py prepare_inputs (verbatim: the command stripped, "
+                        "appended and everything lowercased)")
+
+FAMILY = Family(
+    name="tinyclick",
+    frame="loc-bins",
+    prompts={task: _PROMPT for task in ("point", "verdict", "option", "answer", "vqa")},
+    read=read_tinyclick,
+    generation=Generation(None, "SamsungLabs/TinyClick main.py: model.generate(**inputs) with no settings, so "
+                                "the checkpoint's generation_config applies"),
+    sources=("SamsungLabs/TinyClick tinyclick_utils.py", "SamsungLabs/TinyClick main.py"),
+)

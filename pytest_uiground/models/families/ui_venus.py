@@ -1,0 +1,72 @@
+"""``ui-venus``: UI-VENUS-1.5 (inclusionAI), ``[x,y]`` in 0..1000 and ``[-1,-1]`` for "not there"."""
+
+from __future__ import annotations
+
+import re
+
+from pytest_uiground.models.families import Family, Generation, Prompt
+from pytest_uiground.models.families.reading import Coords, ParseContext, in_frame
+
+EVAL = "inclusionAI/UI-Venus@c3a1442 models/grounding/eval_screenspot_pro.py (UIVenusWrapper)"
+
+# UIVenusWrapper.inference (do_not_use_refusal=False), verbatim; the instruction loses one final ".".
+GROUNDING_PROMPT = (
+    'Output the center point of the position corresponding to the following instruction: \n'
+    '{instruction}. \n'
+    '\n'
+    'The output should just be the coordinates of a point, in the format [x,y]. Additionally, '
+    'if the task is infeasible (e.g., the task is not related to the image), the output should '
+    'be [-1,-1].'
+)
+
+# _parse_point's three whole-text forms.
+_BOX_RE = re.compile(r"\[\s*-?\d+\s*,\s*-?\d+\s*,\s*-?\d+\s*,\s*-?\d+\s*\]")
+_POINT_RE = re.compile(r"\[\s*-?\d+\s*,\s*-?\d+\s*\]")
+_TWO_POINTS_RE = re.compile(r"\[\s*-?\d+\s*,\s*-?\d+\s*\],\s*\[\s*-?\d+\s*,\s*-?\d+\s*\]")
+_INT_RE = re.compile(r"-?\d+")
+
+
+def read_venus(text: str, ctx: ParseContext) -> Coords:
+    """``UIVenusWrapper._parse_point``, rule by rule (inclusionAI/UI-Venus ``eval_screenspot_pro.py``).
+
+    The stripped text that is exactly a 4-number list is a box (its centre), exactly
+    ``[x, y]`` a point, exactly two points (spaces removed) their midpoint; otherwise the
+    integers between the first ``[`` and the first ``]`` (``text.split(']')[0].split('[')[1]``),
+    where anything but integers is unreadable. ``[-1, -1]`` is "infeasible": a refusal.
+    Frame 0..1000.
+    """
+    text = text.strip()
+    point: list[float]
+    if _BOX_RE.fullmatch(text):
+        box = [int(v) for v in _INT_RE.findall(text)]
+        point = [(box[0] + box[2]) / 2, (box[1] + box[3]) / 2]
+    elif _POINT_RE.fullmatch(text):
+        point = [float(v) for v in _INT_RE.findall(text)]
+    elif _TWO_POINTS_RE.fullmatch(text.replace(" ", "")):
+        a = [int(v) for v in _INT_RE.findall(text)]
+        point = [(a[0] + a[2]) / 2, (a[1] + a[3]) / 2]
+    else:
+        head = text.split("]")[0]
+        if "[" not in head:
+            return Coords(error="no '[x,y]' answer (UI-Venus' parser returns None: wrong format)")
+        fields = head.split("[")[1].split(",")
+        if not all(re.fullmatch(r"\s*[-+]?\d+\s*", f) for f in fields) or len(fields) < 2:
+            return Coords(error=f"the first bracket holds {head.split('[')[1]!r}, not integers x, y (UI-Venus' "
+                                "parser: int() fails, wrong format)")
+        point = [float(int(f)) for f in fields]
+    if point[0] == -1 and point[1] == -1:
+        return Coords(refused=True, note="[-1,-1]: the model reports the task infeasible")
+    return in_frame(point[0], point[1], 1000.0, 1000.0, "relative 0..1000")
+
+
+FAMILY = Family(
+    name="ui-venus",
+    frame="norm1000",
+    prompts={"point": Prompt(user=GROUNDING_PROMPT, image_first=True, drop_final_period=True,
+                             source=f"{EVAL}.inference (verbatim; one final '.' of the instruction removed)")},
+    read=read_venus,
+    generation=Generation(256, f"{EVAL}: max_new_tokens 256, do_sample False, temperature 0 (bf16)",
+                          dtype="bfloat16"),
+    refusal="[-1,-1]",
+    sources=(EVAL, "inclusionAI/UI-Venus models/grounding/ui_venus1_5_gd.py (same prompt and parser)"),
+)
