@@ -200,3 +200,12 @@ def test_the_command_line_probe(tmp_path: Path) -> None:
         good = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
     assert good.returncode == 0, good.stdout + good.stderr
     assert "uiground probe: PASS" in good.stdout
+
+
+def test_the_probe_needs_a_live_model(project: Project) -> None:
+    preds = project.root / "p.jsonl"
+    preds.write_text("")
+    result = project.pytester.runpytest_subprocess("--model", "replay", "--uiground-predictions", str(preds),
+                                                   "--uiground-replay-parser", "uground", "--uiground-probe")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--uiground-probe asks the model about generated screens; --model replay*"])

@@ -23,11 +23,14 @@ PROBE: pytest.StashKey[dict[str, Any]] = pytest.StashKey()
 
 
 def family_of(opts: RunOptions) -> str:
-    """The family the run reads answers with: ``--uiground-parser``, ``--uiground-replay-parser``,
-    or the model itself where its name is a family (``--model qwen-vl``)."""
+    """The family the run reads answers with: ``--uiground-parser``, or the model itself where its
+    name is a family (``--model qwen-vl``)."""
     from pytest_uiground.models import families
 
-    for name in (opts.model.parser, opts.model.replay_parser, opts.model.name):
+    if opts.model.name == "replay":
+        raise pytest.UsageError("--uiground-probe asks the model about generated screens; --model replay can only "
+                                "repeat answers recorded for a dataset: probe the model that wrote them instead")
+    for name in (opts.model.parser, opts.model.name):
         if name and families.is_family(name):
             return name
     raise pytest.UsageError(f"--uiground-probe: --model {opts.model.name} names no model family to check; give "
