@@ -184,7 +184,8 @@ def test_a_passing_probe_is_recorded_in_the_summary_and_the_report(project: Proj
     assert summary["provenance"]["probe"]["verdict"] == "pass"
     assert summary["provenance"]["probe"]["mapping"]["x"]["scale"] == pytest.approx(1.0, abs=0.01)
     assert summary["model_fingerprint"]["probe"]["verdict"] == "pass"
-    assert "probe" in (project.root / "out" / "report.html").read_text()
+    page = (project.root / "out" / "report.html").read_text()  # the run details list the verdict and mapping
+    assert "<dt>provenance: probe</dt>" in page and "hits 13 of 13 calibration targets" in page
 
 
 def test_the_command_line_probe(tmp_path: Path) -> None:
