@@ -14,6 +14,7 @@ COMMANDS = {
     "annotate": ("pytest_uiground.benchmarks.openadapt.annotate",
                  "curate element annotations from screenshots (OCR proposals)"),
     "compare": ("pytest_uiground.report.compare", "compare several --uiground-report runs in one HTML page"),
+    "probe": ("pytest_uiground.probe.cli", "check a model's coordinate frame on 13 generated screens"),
 }
 
 

@@ -25,6 +25,7 @@ from pytest_uiground.gate.metrics import compute_all
 from pytest_uiground.gate.rules import SuiteOutcome, check_start, dataset_provenance, provenance, update_refusal
 from pytest_uiground.judges.base import incomparable
 from pytest_uiground.options import RunOptions
+from pytest_uiground.probe.plugin import stamp
 from pytest_uiground.record.result import SampleResult, records_in
 from pytest_uiground.report import details, junit
 from pytest_uiground.report import summary as summary_mod
@@ -160,7 +161,7 @@ class Controller:
             previous = out.baseline if self.options.keep_errored else None
             kept = previous.entries if previous is not None else {}
             unrecorded = sorted(r.id for r in out.results if r.error is not None and r.id not in kept)
-            prov = provenance(out, self.options)
+            _, prov = stamp(out.model, provenance(out, self.options), self.config)
             if unrecorded:
                 prov["unrecorded"] = unrecorded
             baseline_mod.write(self.options.baselines_dir, out.loaded.config.name, out.results, prov, previous)
@@ -168,10 +169,12 @@ class Controller:
     def _write_summaries(self) -> None:
         root = self.options.report_dir
         assert root is not None
+        stamped = {o.loaded.config.name: stamp(o.model, provenance(o, self.options), self.config)
+                   for o in self.outcomes}  # the probe's verdict (--uiground-probe), where it ran
         docs = {
             o.loaded.config.name: details.complete(
-                summary(o.loaded.config.name, o.model, o.results, o.metric_results, o.checks, o.latency,
-                        provenance(o, self.options)),
+                summary(o.loaded.config.name, stamped[o.loaded.config.name][0], o.results, o.metric_results,
+                        o.checks, o.latency, stamped[o.loaded.config.name][1]),
                 o.loaded.config.metrics, o.results, o.baseline.provenance if o.baseline is not None else None,
                 baseline_mod.suite_dir(self.options.baselines_dir, o.loaded.config.name) / baseline_mod.SNAPSHOT_DIR)
             for o in self.outcomes
@@ -193,7 +196,7 @@ class Controller:
         htmlreport.write_reports(root, [
             htmlreport.SuitePage(docs[o.loaded.config.name], o.results, {s.id: s for s in o.loaded.samples}.get)
             for o in self.outcomes
-        ], warn=tr.write_line if tr is not None else None)
+        ], warn=tr.write_line if tr is not None else None, progress=tr.write_line if tr is not None else None)
 
     @pytest.hookimpl(wrapper=True, tryfirst=True)
     def pytest_terminal_summary(self, terminalreporter: Any) -> Generator[None, None, None]:

@@ -223,6 +223,9 @@ OPTIONS: tuple[Opt, ...] = (
         "them off", non_negative_float, "SECONDS"),
     Opt("--uiground-latency-benchmark", False, "time the model serially with pytest-benchmark in test_latency "
         "(also on with any --benchmark-* option); otherwise test_latency skips", boolean, switch=True),
+    Opt("--uiground-probe", False, "before the suites, send 13 generated calibration screens to the model and stop "
+        "with a diagnosis when its answers are not in the frame its family reads (pytest_uiground.probe)", boolean,
+        switch=True),
     Opt("--uiground-markdown", None, "write a Markdown summary for CI (verdict, metrics with deltas and intervals, "
         "regressed and fixed ids, artifact links) to FILE; $GITHUB_STEP_SUMMARY is used when set", None, "FILE"),
 )

@@ -40,6 +40,10 @@ def pytest_configure(config: pytest.Config) -> None:
     if workerinput is None:
         config.pluginmanager.register(Controller(config, opts), "uiground-controller")
         config.pluginmanager.register(Progress(config, opts.progress_s), "uiground-progress")
+        if options.value(config, "uiground_probe"):
+            from pytest_uiground.probe.plugin import ProbePlugin
+
+            config.pluginmanager.register(ProbePlugin(config, opts), "uiground-probe")
 
 
 def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -> Any:

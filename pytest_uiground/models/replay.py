@@ -2,8 +2,10 @@
 
 For outputs made on a GPU cluster, by vLLM, or by the AutomotiveUI card's script:
 a JSON-lines file with one record per sample, ``{"sample_id": ..., "output": "..."}``.
-``sample_id`` matches the sample's id, or its dataset row index (``meta["row_index"]``,
-the card script's convention). A sample with no record is an error on that sample,
+``sample_id`` matches the sample's id, or the dataset's own id of it (``meta["row_index"]``,
+the card script's convention, or ``meta["dataset_id"]``, ScreenSpot-Pro's ``id``: the benchmarks'
+own logs key samples so). Image sizes come from the annotation or the image header, never
+from decoding the image, so a replay runs at the speed of the file. A sample with no record is an error on that sample,
 never silently skipped. Absolute-pixel families (UI-TARS, Qwen2.5-VL) need the size
 the model actually saw: give it per record as ``model_input_size: [w, h]``.
 """
@@ -20,9 +22,13 @@ from typing import Any
 from pytest_uiground.models import families, parsers
 from pytest_uiground.models.base import ModelAdapter, ModelLoadError, ModelOptions
 from pytest_uiground.models.overrides import NONE, Overrides
+from pytest_uiground.record.image import ImageError
 from pytest_uiground.record.prediction import Prediction
 from pytest_uiground.record.sample import Sample
 
+#: Sample ``meta`` keys holding the dataset's own id of a sample (MMBench-GUI's and AutomotiveUI's
+#: ``row_index``, ScreenSpot-Pro's ``dataset_id``): a record keyed by it matches the sample too.
+DATASET_ID_KEYS = ("row_index", "dataset_id")
 TEXT_TASKS = ("option", "answer", "vqa")  # no coordinates to read, so no model input size needed
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")
 
@@ -68,14 +74,32 @@ class ReplayModel(ModelAdapter):
 
     def _record(self, sample: Sample) -> dict[str, Any] | None:
         rec = self.records.get(sample.id)
-        if rec is None and "row_index" in sample.meta:
-            rec = self.records.get(str(sample.meta["row_index"]))
+        for key in DATASET_ID_KEYS:
+            if rec is None and key in sample.meta:
+                rec = self.records.get(str(sample.meta[key]))
         return rec
+
+    def _missing(self, sample: Sample) -> str:
+        """Why a sample has no record, with the likely cause when the file's ids are this id
+        less a prefix (the suite's own, such as ``sspro-``): the benchmarks' own logs key
+        samples by the dataset's id, and "missing" alone would blame every sample."""
+        why = f"missing: no record for sample {sample.id!r} in {self.path}"
+        own = [f"{k} {sample.meta[k]!r}" for k in DATASET_ID_KEYS if k in sample.meta]
+        for cut in range(1, len(sample.id)):
+            if sample.id[cut:] in self.records:
+                prefix = sample.id[:cut]
+                return (why + f"; the file has {sample.id[cut:]!r}, which is this id without the prefix "
+                        f"{prefix!r}: write sample_id as the suite's id ({sample.id!r})"
+                        + (f" or as the dataset's own ({', '.join(own)})" if own else
+                           ", or have the suite's loader record the dataset's id (meta 'dataset_id')"))
+        if own:
+            why += f" (nor under the dataset's own id: {', '.join(own)})"
+        return why
 
     def _context(self, sample: Sample, rec: dict[str, Any]) -> parsers.ParseContext:
         size = rec.get("image_size")
         if not (isinstance(size, list | tuple) and len(size) == 2):
-            size = sample.image.load().size
+            size = sample.image.dimensions()  # the annotation's size or the header: no pixel decoded
         input_size = rec.get("model_input_size")
         family = None if self.overrides.parser else families.get(self.parser)
         if input_size is None and family is not None and family.needs_input_size and family.input_size_known:
@@ -98,7 +122,7 @@ class ReplayModel(ModelAdapter):
         for s in samples:
             rec = self._record(s)
             if rec is None:
-                out.append(Prediction(error=f"missing: no record for sample {s.id!r} in {self.path}"))
+                out.append(Prediction(error=self._missing(s)))
                 continue
             text = rec["output"]
             if not families.is_family(self.parser) and not self.overrides.parser:
@@ -109,7 +133,7 @@ class ReplayModel(ModelAdapter):
                 continue
             try:
                 parsed = self.overrides.parse(self.parser, text, s.task, self._context(s, rec))
-            except ValueError as exc:
+            except (ValueError, ImageError) as exc:  # one sample's bad record or image fails only it
                 out.append(Prediction(raw=text, error=str(exc)))
                 continue
             out.append(parsers.to_prediction(parsed, text))

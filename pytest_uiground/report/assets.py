@@ -88,6 +88,19 @@ BROWSER_JS = r"""
     return o;
   }
 
+  // A sample the report did not draw: its crop is the screenshot itself, seen through an SVG
+  // window on the dashed region, with the same marks on top (no picture made when writing).
+  function zoomed(s, scr) {
+    var o = overlay(s, scr), r = s.rect;
+    o.setAttribute("viewBox", [r[0] * scr.w, r[1] * scr.h, Math.max(1, (r[2] - r[0]) * scr.w),
+                               Math.max(1, (r[3] - r[1]) * scr.h)].join(" "));
+    o.setAttribute("preserveAspectRatio", "xMidYMid meet");
+    o.setAttribute("class", "marks crop");
+    o.insertBefore(svg("image", {href: scr.src, x: 0, y: 0, width: scr.w, height: scr.h,
+                                 preserveAspectRatio: "none"}), o.firstChild);
+    return o;
+  }
+
   function show(i, scroll) {
     if (i < 0 || i >= data.samples.length) return;
     var s = data.samples[i], row = document.getElementById("row-" + i);
@@ -117,6 +130,11 @@ BROWSER_JS = r"""
         z.appendChild(el("img", {src: thumb.getAttribute("src"), alt: "zoomed crop of " + s.id, "class": "crop"}));
         z.appendChild(el("figcaption", {}, "zoomed: the dashed region"));
         pics.appendChild(z);
+      } else if (s.rect) {
+        var lz = el("figure", {"class": "zoom"});
+        lz.appendChild(zoomed(s, scr));
+        lz.appendChild(el("figcaption", {}, "zoomed: the dashed region, drawn from the screenshot"));
+        pics.appendChild(lz);
       }
     } else if (s.img_note) {
       pics.appendChild(el("p", {"class": "note"}, s.img_note));
@@ -190,6 +208,7 @@ BROWSER_CSS = """
 .m-pred{stroke:#e60000;stroke-width:2}.m-click{fill:#0060ff !important;stroke:#fff}
 .m-crop{stroke:#f0a000;stroke-width:1.5;stroke-dasharray:6 4}
 .zoom{margin:0;flex:0 0 auto}.zoom img.crop{width:320px;max-width:100%;image-rendering:auto;border:1px solid #ccc}
+.zoom svg.crop{width:320px;height:240px;max-width:100%;border:1px solid #ccc;background:#f4f4f6}
 .zoom figcaption{font-size:.8em;color:#666}
 .detail pre{white-space:pre-wrap;word-break:break-all;background:#f4f4f6;padding:.4em;max-height:16em;overflow:auto}
 .legend .sw{display:inline-block;width:.9em;height:.9em;margin:0 .25em 0 .6em;vertical-align:-.1em;border:2px solid}

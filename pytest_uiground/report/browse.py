@@ -106,7 +106,12 @@ def truth_fields(sample: Sample | None) -> dict[str, Any]:
 
 
 class _Screens:
-    """One encoded screenshot per image key, and a few decoded images kept for the crops."""
+    """One screenshot per image key, and a few decoded images kept for the crops.
+
+    A drawn screen (:meth:`load`) is decoded, downscaled and stored; a linked one
+    (:meth:`link`) is the dataset's own file, referenced from the page by a relative path
+    and sized from the annotation or the header, so it costs no decoding at all.
+    """
 
     def __init__(self, images: Images) -> None:
         self.images = images
@@ -125,17 +130,43 @@ class _Screens:
                 self.decoded.popitem(last=False)
         else:
             self.decoded.move_to_end(key)
-        if key not in self.index:
+        if key not in self.index or "linked" in self.entries[self.index[key]]:
             data, mime, size = gallery.screen(img)
             ext = "png" if mime == "image/png" else "jpg"
-            src = self.images.put(f"{gallery.FILES_DIR}/screens/{len(self.entries)}.{ext}", data, mime)
-            self.index[key] = len(self.entries)
-            self.entries.append({"src": src, "w": size[0], "h": size[1], "W": img.width, "H": img.height})
+            n = self.index.get(key, len(self.entries))
+            src = self.images.put(f"{gallery.FILES_DIR}/screens/{n}.{ext}", data, mime)
+            entry = {"src": src, "w": size[0], "h": size[1], "W": img.width, "H": img.height}
+            if key in self.index:
+                self.entries[n] = entry
+            else:
+                self.index[key] = n
+                self.entries.append(entry)
         return img, self.index[key]
 
+    def link(self, sample: Sample) -> tuple[tuple[int, int], int]:
+        """The screen as the dataset's file, for the page to draw lazily; raises when the image
+        is not a file the page could reach (a parquet cell, a generator) or cannot be read."""
+        key, path = sample.image.key, sample.image.path
+        if key in self.index:
+            entry = self.entries[self.index[key]]
+            return (entry["W"], entry["H"]), self.index[key]
+        if path is None:
+            raise LookupError("not drawn (only the first samples to look at are; this image is not a file the "
+                              "page can show)")
+        width, height = sample.image.dimensions()
+        src = gallery.file_src(path, self.images.root)
+        self.index[key] = len(self.entries)
+        self.entries.append({"src": src, "w": width, "h": height, "W": width, "H": height, "linked": True})
+        return (width, height), self.index[key]
 
-def sample_entry(record: SampleResult, sample: Sample | None, screens: _Screens) -> tuple[dict[str, Any], str]:
-    """The detail view's data for one sample, and its crop's ``src`` ("" without an image)."""
+
+def sample_entry(record: SampleResult, sample: Sample | None, screens: _Screens,
+                 draw: bool = True) -> tuple[dict[str, Any], str]:
+    """The detail view's data for one sample, and its crop's ``src`` ("" without an image).
+
+    ``draw``: decode the screenshot and draw the crop now; otherwise the page draws both
+    from the dataset's file when the sample is opened (:meth:`_Screens.link`).
+    """
     entry: dict[str, Any] = {
         "id": record.id, "task": record.task, "meta": dict(record.meta), "outcome": outcome_of(record),
         "value": _jsonable(record.value), "correct": record.correct, "latency": _jsonable(record.latency_ms),
@@ -148,6 +179,14 @@ def sample_entry(record: SampleResult, sample: Sample | None, screens: _Screens)
     crop_src = ""
     if sample is None:
         entry["img_note"] = "image unavailable: the sample is not in the loaded suite"
+    elif not draw:
+        try:
+            (w, h), index = screens.link(sample)
+            x0, y0, x1, y1 = gallery.crop_rect(sample, record.prediction, w, h)
+            entry.update(screen=index, rect=[round(v, 5) for v in (x0 / w, y0 / h, x1 / w, y1 / h)])
+        except Exception as exc:  # any loader failure: the sample still shows its text
+            entry["img_note"] = f"image unavailable: {exc}" if isinstance(exc, LookupError) else \
+                f"image unavailable: {type(exc).__name__}: {exc}"
     else:
         try:
             img, index = screens.load(sample)
@@ -159,6 +198,17 @@ def sample_entry(record: SampleResult, sample: Sample | None, screens: _Screens)
         except Exception as exc:  # any loader failure: the sample still shows its text
             entry["img_note"] = f"image unavailable: {type(exc).__name__}: {exc}"
     return entry, crop_src
+
+
+def drawn_first(ordered: Sequence[SampleResult], cap: int) -> set[str]:
+    """The samples whose pictures are drawn while the report is written: every one in a run of
+    at most ``cap`` samples; otherwise the first ``cap`` a person looks at (the table's order:
+    regressions, errors, wrong answers, fixed), never a passing one. The rest cost nothing
+    here: the page draws them from the dataset's file when opened (issue 25: a crop of every
+    one of 1,581 4K screenshots took 2 minutes, longer than the run)."""
+    if len(ordered) <= cap:
+        return {r.id for r in ordered}
+    return {r.id for r in ordered if rank(r) < 4}.intersection(r.id for r in ordered[:cap])
 
 
 def data_json(doc: Mapping[str, Any]) -> str:
@@ -205,10 +255,14 @@ def browser(summary: SuiteSummary, records: Sequence[SampleResult], lookup: Look
     screens = _Screens(images)
     entries: list[dict[str, Any]] = []
     rows: list[str] = []
+    # A page of inline images is one file to mail: every picture is drawn into it. Beside-the-page
+    # runs (large ones) draw only the samples looked at first; the page draws the rest itself.
+    drawn = drawn_first(ordered, len(ordered) if images.inline else gallery.DRAWN_MAX)
     for i, r in enumerate(ordered):
-        entry, crop_src = sample_entry(r, lookup(r.id) if lookup is not None else None, screens)
+        entry, crop_src = sample_entry(r, lookup(r.id) if lookup is not None else None, screens, r.id in drawn)
         entries.append(entry)
         rows.append(_row(i, r, keys, crop_src, lazy=not images.inline))
+        images.tick(i + 1, len(ordered), len(drawn))
     head = ('<tr><th class="t">zoom</th><th class="l">id</th><th class="l">outcome</th><th>score</th><th>ms</th>'
             + "".join(f'<th class="l">{esc(k)}</th>' for k in keys) + "</tr>")
     legend = ('<p class="legend"><span class="sw g"></span>ground truth <span class="sw r"></span>prediction '

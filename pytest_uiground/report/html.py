@@ -293,13 +293,13 @@ def plots(summary: SuiteSummary, records: Sequence[SampleResult]) -> str:
 # -- pages --------------------------------------------------------------------------
 
 def render(summary: SuiteSummary, records: Sequence[SampleResult], lookup: Lookup | None = None,
-           root: Path | None = None) -> str:
+           root: Path | None = None, progress: Callable[[str], None] | None = None) -> str:
     """The whole page for one suite run: verdict, metrics, plots and every sample.
 
     ``root`` is the page's folder: large runs write their images under ``root/report_files``
     (and every run writes its crops there, for ``compare``); without it every image is inline.
     """
-    images = Images(root, inline=browse.inline_images(records))
+    images = Images(root, inline=browse.inline_images(records), progress=progress)
     body = "\n".join([
         f"<h1>uiground report: {esc(summary.suite)}</h1>",
         banner(summary), header(summary),
@@ -346,7 +346,8 @@ class SuitePage:
     lookup: Lookup | None = None
 
 
-def write_reports(root: Path, pages: Sequence[SuitePage], warn: Callable[[str], None] | None = None) -> list[Path]:
+def write_reports(root: Path, pages: Sequence[SuitePage], warn: Callable[[str], None] | None = None,
+                  progress: Callable[[str], None] | None = None) -> list[Path]:
     """Write ``report.html`` beside each suite's ``summary.json``; never raises for a render failure.
 
     One suite: ``root/report.html``. Several: ``root/<suite>/report.html`` and an
@@ -362,7 +363,7 @@ def write_reports(root: Path, pages: Sequence[SuitePage], warn: Callable[[str], 
         name = p.summary.suite
         path = root / "report.html" if single else root / name / "report.html"
         written.append(_write_safely(path, name, functools.partial(render, p.summary, p.records, p.lookup,
-                                                                   path.parent), warn))
+                                                                   path.parent, progress), warn))
     if not single:
         index = {p.summary.suite: p.summary for p in pages}
         written.append(_write_safely(root / "report.html", "index", lambda: render_index(index), warn))

@@ -42,6 +42,7 @@ an error naming every place looked and what was expected there.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -181,6 +182,7 @@ def v2_record_to_sample(split: str, i: int, record: Any, images: Path,
         box = unclipped_box(x / width, y / height, (x + w) / width, (y + h) / height, "bbox")
     except RecordError as exc:
         return invalid_sample(sid, image, "point", meta, f"{where}: {exc}")
+    image = replace(image, size=(width, height))  # read from the header once: a replay needs no more
     return Sample(id=sid, image=image, instruction=instruction, task="point", target=Target(box=box), meta=meta)
 
 
@@ -263,6 +265,9 @@ def pro_record_to_sample(file: Path, i: int, record: Any, images: Path, language
         box = unclipped_box(x0 / width, y0 / height, x1 / width, y1 / height, "bbox")
     except RecordError as exc:
         return invalid_sample(sid, image, "point", meta, f"{where}: {exc}")
+    if width == int(width) and height == int(height):  # the size the reference scores with: no header read
+        image = replace(image, size=(int(width), int(height)))
+    meta["dataset_id"] = str(raw_id)  # a replay file may key its records by the dataset's own id
     return Sample(id=sid, image=image, instruction=instruction, task="point", target=Target(box=box), meta=meta)
 
 

@@ -17,6 +17,14 @@ the model family's usual one, so the suites name these functions in ``suite.toml
   none is wrong format; otherwise 2 numbers are the point as they are (SeeClick answers
   0..1), 4 a box centre, anything else wrong format.
 
+* :func:`parse_pro_normalized` -- ScreenSpot-Pro with Aguvis' wrapper (the fork that published
+  Aguvis-7B's per-sample results, ZeonLap/ScreenSpot-Pro-GUI-Grounding at 7dc793e4,
+  ``models/aguvis.py: parse_pyautogui``): the FIRST ``pyautogui.click(x=0.1175, y=0.0725)``
+  (or ``pyautogui.click(0.1175, 0.0725)``), both numbers written with a decimal point, read as
+  0..1 of the image. Where that wrapper scores an unreadable answer as the point (0, 0), here
+  it is a format error (what the official code cannot read is a format error, never a guessed
+  click); none of the 1,581 published Aguvis-7B outputs is affected.
+
 Neither reference clips: a point beyond the image is a plain miss ("wrong"), never a format
 error; only "no point" is "wrong_format". The points here are left unclipped likewise.
 """
@@ -30,6 +38,7 @@ from pytest_uiground.record.geometry import Point
 
 _NUMBER = re.compile(r"-?\d+\.?\d*")
 _QWEN_BOX = re.compile(r"<\|box_start\|>\((\d+),(\d+)\),\((\d+),(\d+)\)<\|box_end\|>")
+_PYAUTOGUI_CLICK = re.compile(r"pyautogui\.click\((?:x=)?(\d+\.\d+)(?:,\s*y=|,\s*)(\d+\.\d+)\)")
 _SEECLICK_BOX = re.compile(r"<box>\((\d+,\d+)\),\((\d+,\d+)\)</box>")
 
 
@@ -78,3 +87,12 @@ def parse_seeclick(text: str, task: str, ctx: ParseContext) -> Parsed:
     n = len(_NUMBER.findall(text))
     return _point(task, pred_2_point(text), text,
                   f"{n} numbers in the output; SeeClick's pred_2_point needs 2 (point) or 4 (box)")
+
+
+def parse_pro_normalized(text: str, task: str, ctx: ParseContext) -> Parsed:
+    """Override parser: 0..1 ``pyautogui.click`` answers as ScreenSpot-Pro's Aguvis wrapper reads them."""
+    # ZeonLap/ScreenSpot-Pro-GUI-Grounding models/aguvis.py: parse_pyautogui (the pattern, first match)
+    found = _PYAUTOGUI_CLICK.search(text)
+    xy = (float(found.group(1)), float(found.group(2))) if found else None
+    return _point(task, xy, text, "no pyautogui.click(x=..., y=...) with two decimal numbers in 0..1 "
+                                  "(Aguvis' ScreenSpot-Pro wrapper, parse_pyautogui)")

@@ -1,0 +1,242 @@
+"""From the family's reading of the calibration answers to a verdict on the coordinate contract.
+
+Why hypotheses rather than one free fit: a wrong frame is not one linear map across images of
+different sizes (pixels of a resized 720x1600 screen and of a 5120x2880 one scale differently),
+so the probe undoes the family's reading (the number the model wrote, ``v = p x D_family``),
+reads ``v`` again in every frame a model might have answered in, with and without x and y
+swapped, and with other ``max_pixels`` for pixel families, and counts the targets each reading
+hits. The family's own reading hitting (nearly) all targets is the identity; another reading
+hitting them names the mistake; none hitting them with answers that do not follow the targets
+means the model does not look at the image. A per-axis least-squares fit (truth = scale x read +
+offset) is recorded beside the verdict, for the person reading the report.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pytest_uiground.models import families
+from pytest_uiground.record.prediction import Prediction
+from pytest_uiground.record.sample import Sample
+
+PASS_SHARE = 0.8
+"""A reading is "the" reading when it hits at least this share of the answered targets (a
+calibrated but imperfect model may miss one or two of thirteen)."""
+SLACK = 0.01
+"""Normalized distance beyond the target's half-side still counted as a hit (rounding of 0..1000)."""
+FRAME_WORDS = {"norm1000": "0..1000", "norm1": "0..1", "pixels-resized": "pixels of the resized image",
+               "pixels-original": "pixels of the original image", "percent": "percent (0..100)",
+               "loc-bins": "0..1000 location bins"}
+CANDIDATE_FRAMES = ("norm1000", "norm1", "pixels-resized", "pixels-original", "percent")
+#: max_pixels tried for a server that resizes otherwise than the family assumes, in 28x28 patches
+#: (Qwen2-VL/2.5-VL); the estimate from the answers themselves is tried too.
+MAX_PIXELS_PATCHES = (256, 320, 400, 512, 640, 768, 1024, 1280, 1600, 2048, 2560, 3072, 4096, 5120, 6400, 8192,
+                      10240, 12800, 16384, 20480, 32768)
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+Size = tuple[int, int]
+
+
+@dataclass(frozen=True)
+class Observation:
+    """One calibration answer: the truth, the family's reading and the number the model wrote."""
+
+    screen: str
+    size: Size  # the image the model was sent
+    truth: tuple[float, float]  # the target's centre, normalized
+    half: tuple[float, float]  # the target's half-side, normalized
+    raw: str
+    read: tuple[float, float] | None  # the family's reading, normalized
+    written: tuple[float, float] | None  # the numbers the model wrote (the reading undone)
+
+
+@dataclass(frozen=True)
+class ProbeResult:
+    family: str
+    frame: str
+    passed: bool
+    diagnosis: str
+    hits: int
+    answered: int
+    requests: int
+    mapping: dict[str, dict[str, float | None]]
+    reading: dict[str, Any] = field(default_factory=dict)
+    observations: tuple[Observation, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        """The verdict as it goes into the fingerprint, summary.json and the report."""
+        return {"verdict": "pass" if self.passed else "fail", "diagnosis": self.diagnosis, "family": self.family,
+                "frame": self.frame, "hits": self.hits, "answered": self.answered, "requests": self.requests,
+                "mapping": self.mapping, "best_reading": self.reading,
+                "samples": [{"screen": o.screen, "size": list(o.size), "truth": [round(v, 4) for v in o.truth],
+                             "read": [round(v, 4) for v in o.read] if o.read else None, "raw": o.raw[:200]}
+                            for o in self.observations]}
+
+
+class FamilyView:
+    """What the probe needs of a family: its frame and the divisor of each axis per image."""
+
+    def __init__(self, name: str, input_size: Callable[[Size], Size] | None = None,
+                 max_pixels: int | None = None) -> None:
+        self.family = families.get(name)
+        self.name, self.frame = name, self.family.frame
+        resize = self.family.resize
+        self.factor = resize.factor if resize is not None else 28
+        self.min_pixels = resize.min_pixels if resize is not None else 4 * 28 * 28
+        self.max_pixels = max_pixels if max_pixels is not None else (resize.max_pixels if resize else None)
+        self._input_size = input_size or self.family.input_size
+
+    def divisor(self, frame: str, size: Size, max_pixels: int | None = None) -> tuple[float, float]:
+        if frame in ("norm1000", "loc-bins"):
+            return 1000.0, 1000.0
+        if frame == "norm1":
+            return 1.0, 1.0
+        if frame == "percent":
+            return 100.0, 100.0
+        if frame == "pixels-original":
+            return float(size[0]), float(size[1])
+        if max_pixels is not None:
+            h, w = families.smart_resize(size[1], size[0], factor=self.factor, min_pixels=self.min_pixels,
+                                         max_pixels=max_pixels)
+            return float(w), float(h)
+        w, h = self._input_size(size)
+        return float(w), float(h)
+
+
+def observe(view: FamilyView, samples: Sequence[Sample], predictions: Sequence[Prediction]) -> list[Observation]:
+    """Pair each calibration sample with the family's reading and the numbers behind it."""
+    out = []
+    for s, p in zip(samples, predictions, strict=True):
+        box = s.target.box
+        assert box is not None
+        size = s.image.dimensions()
+        read = (p.point.x, p.point.y) if p.point is not None else None
+        written: tuple[float, float] | None = None
+        if read is not None:
+            dx, dy = view.divisor(view.frame, size)
+            written = (read[0] * dx, read[1] * dy)
+        else:  # the family could not read it (a value beyond its range): the first two numbers written
+            nums = [float(v) for v in _NUMBER.findall(p.raw or "")]
+            written = (nums[0], nums[1]) if len(nums) >= 2 else None
+        out.append(Observation(str(s.meta.get("screen", s.id)), size, ((box.x0 + box.x1) / 2, (box.y0 + box.y1) / 2),
+                               ((box.x1 - box.x0) / 2, (box.y1 - box.y0) / 2), p.raw or p.error or "", read, written))
+    return out
+
+
+def _reads(view: FamilyView, o: Observation, frame: str, swapped: bool,
+           max_pixels: int | None = None) -> tuple[float, float] | None:
+    if o.written is None:
+        return None
+    vx, vy = (o.written[1], o.written[0]) if swapped else o.written
+    dx, dy = view.divisor(frame, o.size, max_pixels)
+    return vx / dx, vy / dy
+
+
+def _hit(o: Observation, xy: tuple[float, float] | None) -> bool:
+    return xy is not None and abs(xy[0] - o.truth[0]) <= o.half[0] + SLACK and \
+        abs(xy[1] - o.truth[1]) <= o.half[1] + SLACK
+
+
+def hits(view: FamilyView, obs: Sequence[Observation], frame: str, swapped: bool = False,
+         max_pixels: int | None = None) -> int:
+    return sum(_hit(o, _reads(view, o, frame, swapped, max_pixels)) for o in obs)
+
+
+def linear_fit(xs: Sequence[float], ys: Sequence[float]) -> dict[str, float | None]:
+    """ys = scale x xs + offset by least squares, with R^2; None where undetermined."""
+    n = len(xs)
+    if n < 2:
+        return {"scale": None, "offset": None, "r2": None}
+    mx, my = sum(xs) / n, sum(ys) / n
+    sxx = sum((x - mx) ** 2 for x in xs)
+    syy = sum((y - my) ** 2 for y in ys)
+    if sxx == 0:
+        return {"scale": None, "offset": None, "r2": 0.0}
+    scale = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sxx
+    offset = my - scale * mx
+    resid = sum((y - (scale * x + offset)) ** 2 for x, y in zip(xs, ys, strict=True))
+    r2 = 1 - resid / syy if syy > 0 else None
+    return {"scale": round(scale, 4), "offset": round(offset, 4), "r2": round(r2, 4) if r2 is not None else None}
+
+
+def _families_reading(frame: str) -> str:
+    names = [n for n in families.names() if families.get(n).frame == frame]
+    return f" (families that read {FRAME_WORDS[frame]}: {', '.join(names)})" if names else ""
+
+
+def _max_pixels_guess(view: FamilyView, obs: Sequence[Observation]) -> tuple[int, int] | None:
+    """The max_pixels that best explains pixel answers, and its hits; None when it explains nothing more."""
+    tried: set[int] = {k * view.factor * view.factor for k in MAX_PIXELS_PATCHES}
+    for o in obs:  # the area the answers imply: written pixels over the true position, per axis
+        if o.written is not None and min(o.truth) > 0.05:
+            area = (o.written[0] / o.truth[0]) * (o.written[1] / o.truth[1])
+            if area > 0:
+                tried.add(math.ceil(area / view.factor ** 2) * view.factor ** 2)
+    best: tuple[int, int] | None = None
+    for n in sorted(tried):
+        if n == view.max_pixels or n < view.min_pixels:
+            continue
+        k = hits(view, obs, "pixels-resized", max_pixels=n)
+        if best is None or k > best[1]:
+            best = (n, k)
+    return best
+
+
+def diagnose(view: FamilyView, obs: Sequence[Observation], requests: int) -> ProbeResult:
+    """The verdict on the family's reading of the calibration answers (see the module docstring)."""
+    answered = [o for o in obs if o.written is not None]
+    need = max(1, math.ceil(PASS_SHARE * len(obs)))
+    read = [o for o in obs if o.read is not None]
+    mapping = {"x": linear_fit([o.read[0] for o in read if o.read], [o.truth[0] for o in read]),
+               "y": linear_fit([o.read[1] for o in read if o.read], [o.truth[1] for o in read])}
+    own = hits(view, obs, view.frame)
+
+    def result(passed: bool, hits: int, reading: dict[str, Any], diagnosis: str) -> ProbeResult:
+        return ProbeResult(family=view.name, frame=view.frame, passed=passed, diagnosis=diagnosis, hits=hits,
+                           answered=len(answered), requests=requests, mapping=mapping, reading=reading,
+                           observations=tuple(obs))
+
+    if own >= need:
+        return result(True, own, {"frame": view.frame, "swapped": False},
+                      f"the family's reading ({FRAME_WORDS[view.frame]}) hits {own} of {len(obs)} calibration targets")
+    if len(answered) < need:
+        example = next((o.raw for o in obs if o.written is None), "")
+        return result(False, own, {}, (
+            f"only {len(answered)} of {len(obs)} calibration answers hold a point (e.g. {example[:120]!r}): the "
+            f"model does not answer in the form the {view.name} family reads; check --uiground-parser"))
+    scored = sorted(((hits(view, obs, f, sw), f, sw) for f in CANDIDATE_FRAMES for sw in (False, True)
+                     if (f, sw) != (view.frame, False)), key=lambda t: -t[0])
+    k, frame, swapped = scored[0]
+    if view.frame == "pixels-resized" and view.max_pixels is not None:
+        guess = _max_pixels_guess(view, obs)
+        if guess is not None and guess[1] >= need and guess[1] > k:
+            n = guess[0]
+            return result(False, guess[1], {"frame": "pixels-resized", "max_pixels": n}, (
+                f"the server resizes with max_pixels ≈ {n} (the family assumes {view.max_pixels}): set "
+                f"UIGROUND_OPENAI_MAX_PIXELS={n} (that reading hits {guess[1]} of {len(obs)} targets, the "
+                f"family's own {own})"))
+    if k >= need:
+        if frame == view.frame and swapped:
+            why = f"x and y look swapped: the answers are (y, x) in {FRAME_WORDS[frame]}"
+        else:
+            why = (f"answers look like {FRAME_WORDS[frame]}{' with x and y swapped' if swapped else ''} but the "
+                   f"family reads {FRAME_WORDS[view.frame]}{_families_reading(frame)}")
+        return result(False, k, {"frame": frame, "swapped": swapped},
+                      f"{why} (that reading hits {k} of {len(obs)} targets, the family's own {own})")
+    xs = [o.written[0] for o in answered if o.written]
+    ys = [o.written[1] for o in answered if o.written]
+    fx = linear_fit([o.truth[0] for o in answered], xs)
+    fy = linear_fit([o.truth[1] for o in answered], ys)
+    follows = [f["r2"] is not None and f["r2"] >= 0.5 and (f["scale"] or 0) > 0 for f in (fx, fy)]
+    if not any(follows):
+        distinct = len({o.written for o in answered})
+        return result(False, own, {}, (
+            f"the answers ignore the image: {distinct} distinct point(s) for {len(answered)} targets spread over "
+            f"the screen, following neither axis (R² {fx['r2']}, {fy['r2']}); is the image reaching the model "
+            "(a text-only endpoint, a dropped image part)?"))
+    return result(False, own, {}, (
+        f"the answers follow the targets but in no frame the probe knows: the family's reading hits {own} of "
+        f"{len(obs)}; fitted truth = scale x read + offset: x {mapping['x']}, y {mapping['y']}"))
