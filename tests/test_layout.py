@@ -65,4 +65,4 @@ def test_every_module_is_imported_by_some_test() -> None:
         parts = name.split(".")
         imported.update(".".join(parts[:i]) for i in range(1, len(parts)))
     missing = sorted(m for m in modules if m not in imported and not m.endswith("__main__"))
-    assert missing == []
+    assert missing == [], f"imported by no test: {missing}"
