@@ -12,7 +12,7 @@ from pytest_uiground.models.center import CenterModel, create
 from pytest_uiground.record.geometry import Box, Point
 from pytest_uiground.record.image import ImageError, ImageRef
 from pytest_uiground.record.sample import Sample, Target
-from pytest_uiground.record.score import score
+from pytest_uiground.scoring.rules import score
 
 
 def _png(size: tuple[int, int]) -> bytes:
