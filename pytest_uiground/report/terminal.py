@@ -12,12 +12,14 @@ progress line every ``--uiground-progress`` seconds (:class:`Progress`).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
+import os
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import pytest
 
@@ -29,19 +31,36 @@ from pytest_uiground.report.summary import Comparison, Latency, SuiteSummary
 
 
 class SampleLog:
-    """Append-only JSON lines, flushed per record."""
+    """Append-only JSON lines: each record one whole line, written in one call, flushed and fsync'd,
+    so a crash or a full disk leaves only whole lines behind. Standard JSON only (``allow_nan=False``:
+    the records carry no NaN or Infinity, which strict parsers reject)."""
 
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
-        self._fh: IO[str] = path.open("w", encoding="utf-8")
+        self._fd: int | None = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        self._size = 0
 
     def write(self, record: dict[str, Any]) -> None:
-        self._fh.write(json.dumps(record, sort_keys=True) + "\n")
-        self._fh.flush()
+        if self._fd is None:
+            raise ValueError(f"{self.path} is closed")
+        line = memoryview((json.dumps(record, sort_keys=True, allow_nan=False) + "\n").encode("utf-8"))
+        try:
+            done = 0
+            while done < len(line):
+                done += os.write(self._fd, line[done:])
+            os.fsync(self._fd)
+        except OSError:
+            with contextlib.suppress(OSError):  # drop the part that made it: the file keeps whole lines
+                os.ftruncate(self._fd, self._size)
+                os.lseek(self._fd, self._size, os.SEEK_SET)
+            raise
+        self._size += len(line)
 
     def close(self) -> None:
-        self._fh.close()
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
 
 
 def summary(
@@ -176,13 +195,15 @@ def sample_lines(title: str, results: Sequence[SampleResult], lookup: Callable[[
 
 
 def verdict_reasons(checks: Sequence[Check], latency: LatencyCheck | None,
-                    results: Sequence[SampleResult]) -> list[str]:
-    """Why a suite fails (empty when it passes): failed checks, latency, regressed and broken samples."""
+                    results: Sequence[SampleResult], blockers: Sequence[str] = ()) -> list[str]:
+    """Why a suite fails (empty when it passes): failed checks, latency, regressed and broken samples,
+    and ``blockers``, the suite's own failures outside its checks (a refused or failed baseline update),
+    all read from the one outcome record that the aggregate tests and the exit status also read."""
     failed = [c for c in checks if c.verdict == "FAIL"]
     slow = bool(latency and latency.problems())
     regressed = sum(r.outcome == "regression" for r in results)
     errors = sum(r.error is not None for r in results)
-    why = []
+    why = list(blockers)
     if failed:
         why.append(f"{len(failed)} of {len(checks)} checks failed")
     if slow:
@@ -194,14 +215,15 @@ def verdict_reasons(checks: Sequence[Check], latency: LatencyCheck | None,
     return why
 
 
-def verdict_text(checks: Sequence[Check], latency: LatencyCheck | None, results: Sequence[SampleResult]) -> str:
-    why = verdict_reasons(checks, latency, results)
+def verdict_text(checks: Sequence[Check], latency: LatencyCheck | None, results: Sequence[SampleResult],
+                 blockers: Sequence[str] = ()) -> str:
+    why = verdict_reasons(checks, latency, results, blockers)
     return "FAIL: " + "; ".join(why) if why else f"PASS ({len(checks)} checks ok, no regressed sample)"
 
 
 def verdict_line(suite: str, checks: Sequence[Check], latency: LatencyCheck | None,
-                 results: Sequence[SampleResult]) -> str:
-    return f"uiground verdict for {suite}: {verdict_text(checks, latency, results)}"
+                 results: Sequence[SampleResult], blockers: Sequence[str] = ()) -> str:
+    return f"uiground verdict for {suite}: {verdict_text(checks, latency, results, blockers)}"
 
 
 # -- pytest's own report lines -----------------------------------------------------------------

@@ -173,4 +173,6 @@ def run_sample(item: pytest.Item, sample: Sample, model: Model) -> None:
     if outcome.xfails:
         # pytrace=False: pytest would otherwise format a full traceback (parsing
         # source files) for every expected failure, ~18 ms per sample.
-        raise pytest.xfail.Exception(_XFAIL_REASONS[outcome], pytrace=False)
+        damaged = outcome is Outcome.WRONG_NO_BASELINE and baseline is not None and baseline.damaged
+        reason = "wrong (the baseline is damaged: see the aggregate checks)" if damaged else _XFAIL_REASONS[outcome]
+        raise pytest.xfail.Exception(reason, pytrace=False)
