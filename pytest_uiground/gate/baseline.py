@@ -56,7 +56,8 @@ class Baseline:
     path: Path
     entries: Mapping[str, BaselineEntry]
     provenance: Mapping[str, Any] = field(default_factory=dict)
-    snapshots: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # check label → stored aggregate
+    # check label → stored aggregate, as read from snapshots/ (None: not read, for a baseline built in memory)
+    snapshots: Mapping[str, Mapping[str, Any]] | None = None
     damaged: str | None = None
 
     def right(self, sample_id: str) -> bool | None:
@@ -89,7 +90,7 @@ def load(root: Path, suite: str) -> Baseline | None:
         entries, provenance = _read_samples(path, folder)
         snapshots = _read_snapshots(folder / SNAPSHOT_DIR)
     except BaselineError as exc:
-        return Baseline(path=path, entries={}, damaged=f"damaged baseline: {exc}")
+        return Baseline(path=path, entries={}, snapshots={}, damaged=f"damaged baseline: {exc}")
     return Baseline(path=path, entries=entries, provenance=provenance, snapshots=snapshots)
 
 

@@ -244,7 +244,8 @@ def build_checks(
     """One check per metric and slice; ``baseline`` (None for a new suite) brings both halves:
     the per-sample entries for the paired comparison and the stored snapshots."""
     checks: list[Check] = []
-    compared = baseline is not None and incomparable is None
+    # The stored snapshots are compared with when they were read (a baseline built in memory has none).
+    compared = baseline is not None and baseline.snapshots is not None and incomparable is None
     for mr in metric_results:
         chosen = [r for r in results if r.id in set(mr.overall.ids)]
         tol = mr.spec.tolerance
@@ -260,7 +261,7 @@ def build_checks(
                                 suite_file, incomparable, mr.spec.higher_is_better,
                                 mr.spec.ceiling if label is None else None, mismatch, compared=compared,
                                 damaged=baseline.damaged if baseline is not None else None,
-                                stored=baseline.snapshots.get(name) if baseline is not None else None,
+                                stored=baseline.snapshots.get(name) if baseline is not None and baseline.snapshots else None,
                                 snapshot_file=f"{snapshot_dir}/{snapshot_mod.file_name(name)}"))
     return checks
 
