@@ -30,6 +30,20 @@ from pytest_uiground.record.sample import Sample
 from pytest_uiground.report.summary import Comparison, Latency, SuiteSummary
 
 
+def standard(value: Any) -> Any:
+    """``value`` with every NaN or infinite float replaced by null: JSON has no such numbers, and a
+    strict parser (a CI tool, a browser's ``JSON.parse``) rejects a file that holds one. The
+    prediction itself is already a format error then (:func:`~pytest_uiground.record.prediction.finite`);
+    this covers whatever else a custom scorer or adapter put in a record."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: standard(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [standard(v) for v in value]
+    return value
+
+
 class SampleLog:
     """Append-only JSON lines: each record one whole line, written in one call, flushed and fsync'd,
     so a crash or a full disk leaves only whole lines behind. Standard JSON only (``allow_nan=False``:
@@ -44,7 +58,7 @@ class SampleLog:
     def write(self, record: dict[str, Any]) -> None:
         if self._fd is None:
             raise ValueError(f"{self.path} is closed")
-        line = memoryview((json.dumps(record, sort_keys=True, allow_nan=False) + "\n").encode("utf-8"))
+        line = memoryview((json.dumps(standard(record), sort_keys=True, allow_nan=False) + "\n").encode("utf-8"))
         try:
             done = 0
             while done < len(line):

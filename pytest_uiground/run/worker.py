@@ -20,7 +20,7 @@ import pytest
 from pytest_uiground.judges.base import incomparable
 from pytest_uiground.models.base import Model
 from pytest_uiground.record.outcome import Outcome, classify
-from pytest_uiground.record.prediction import Prediction
+from pytest_uiground.record.prediction import Prediction, finite
 from pytest_uiground.record.result import PROPERTY, SampleResult, property_value
 from pytest_uiground.record.sample import Sample
 from pytest_uiground.record.score import Score
@@ -105,7 +105,7 @@ def evaluate(state: WorkerState, item: pytest.Item, loaded: LoadedSuite, sample:
     if sample.invalid is not None:
         result.error = f"sample {sample.id!r} is invalid: {sample.invalid}"
         return result
-    pred = predict(state, item, loaded, sample, model)
+    pred = finite(predict(state, item, loaded, sample, model))  # a NaN point is a format error, not a miss
     result.prediction, result.latency_ms = pred, pred.latency_ms
     result.cache = state.notes.pop(sample.id, None)
     if pred.error is not None:
