@@ -98,8 +98,8 @@ def _read_samples(path: Path, folder: Path) -> tuple[dict[str, BaselineEntry], d
     if not folder.is_dir():
         raise BaselineError(f"{folder} is not a folder; remove it, then record a baseline with --snapshot-update")
     if not path.is_file():
-        raise BaselineError(f"{path} is missing while {folder} exists (a deleted or unreadable file would "
-                            f"otherwise read as \"no baseline yet\"); {FIX}")
+        raise BaselineError(f"{path} is missing while {folder} exists (the suite is not new: its baseline "
+                            f"lost a part); {FIX}")
     try:
         data = _strict_json(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError) as exc:
