@@ -530,3 +530,26 @@ def test_served_model_identity_is_checked_and_recorded(tmp_path: Path, monkeypat
         else:
             assert pred.error is not None and "answered as model 'm-2026-01-01'" in pred.error
             assert "--uiground-served-model-reply" in pred.error
+
+
+def test_snapshot_drop_without_paired_data_fails_and_is_shown_once() -> None:
+    """Break 8, the check itself: a number below its stored snapshot fails even where no paired
+    comparison exists (a mean of other metrics); a reason all checks share is printed once."""
+    from pytest_uiground.gate.checks import Check, ids_digest
+    from pytest_uiground.gate.metrics import Aggregate
+    from pytest_uiground.report.terminal import limit_problems
+
+    ids = tuple(f"s{i}" for i in range(10))
+    agg = Aggregate(value=80.0, n=10, ids=ids)
+    stored = {"metric": "m", "slice": None, "value": 90.0, "n": 10, "samples": ids_digest(ids)}
+    check = Check("mini", "m", None, agg, None, 2.0, None, False, False, "s.toml", compared=True, stored=stored,
+                  snapshot_file="snapshots/test_aggregate[m].json")
+    assert check.verdict == "FAIL"
+    assert check.problems() == ["m = 80.00 fell below its stored snapshot 90.0 by more than the allowed 2.00 "
+                                "(snapshots/test_aggregate[m].json)"]
+    within = Check("mini", "m", None, Aggregate(value=88.5, n=10, ids=ids), None, 2.0, None, False, False, "s.toml",
+                   compared=True, stored=stored)
+    assert within.verdict == "ok"
+    damaged = [Check("mini", "m", s, agg, None, 2.0, None, False, False, "s.toml", compared=True,
+                     damaged="damaged baseline: X") for s in (None, "k=a", "k=b")]
+    assert limit_problems(damaged) == ["m: damaged baseline: X"]

@@ -132,7 +132,7 @@ class Check:
         if not dropped and not snapshot_mod.matches(now, self.stored, self.tolerance):
             worse = "fell below" if self.higher_is_better else "rose above"
             return [f"{self.label} = {self.current.value:.2f} {worse} its stored snapshot {then} by more than the "
-                    f"tolerance {self.tolerance:.2f} ({self.snapshot_file})"]
+                    f"allowed {self.tolerance:.2f} ({self.snapshot_file})"]
         return []
 
     def explain(self) -> str:

@@ -164,8 +164,20 @@ def table(checks: Sequence[Check]) -> list[str]:
 
 def limit_problems(checks: Sequence[Check]) -> list[str]:
     """The failing checks' problems other than a drop beyond the tolerance (which the table shows):
-    a floor or ceiling (naming the suite file that sets it), a baseline that is not comparable."""
-    return [p for c in checks if c.verdict == "FAIL" for p in c.problems() if "tolerance" not in p]
+    a floor or ceiling (naming the suite file that sets it), a baseline that is not comparable or
+    damaged. A reason every check shares (a damaged baseline) is printed once, for the first check."""
+    out: list[str] = []
+    seen: set[str] = set()
+    for c in checks:
+        if c.verdict != "FAIL":
+            continue
+        for p in c.problems():
+            shared = p.removeprefix(f"{c.label}: ")
+            if "tolerance" in p or (shared != p and shared in seen):
+                continue
+            seen.add(shared)
+            out.append(p)
+    return out
 
 
 def id_list(title: str, ids: Sequence[str], limit: int = 10) -> str:
