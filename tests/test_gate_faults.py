@@ -218,7 +218,7 @@ def test_update_removes_the_snapshots_of_removed_metrics(tmp_path: Path) -> None
     baseline_mod.write(tmp_path, "s", rs, {}, snapshots={"m": snap})
     assert sorted(p.name for p in folder.iterdir()) == ["notes.txt", "test_aggregate[m].json"]
     loaded = baseline_mod.load(tmp_path, "s")
-    assert loaded is not None and loaded.damaged is None and loaded.snapshots == {"m": snap}
+    assert loaded is not None and loaded.damaged is None and loaded.snapshots == {"test_aggregate[m].json": snap}
 
 
 # -- outputs under faults --------------------------------------------------------------------------

@@ -56,7 +56,7 @@ class Baseline:
     path: Path
     entries: Mapping[str, BaselineEntry]
     provenance: Mapping[str, Any] = field(default_factory=dict)
-    # check label → stored aggregate, as read from snapshots/ (None: not read, for a baseline built in memory)
+    # snapshot file name → stored aggregate, as read from snapshots/ (None: not read, for a baseline built in memory)
     snapshots: Mapping[str, Mapping[str, Any]] | None = None
     damaged: str | None = None
 
@@ -135,8 +135,7 @@ def _read_snapshots(folder: Path) -> dict[str, Mapping[str, Any]]:
         raise BaselineError(f"{folder} is missing beside {SAMPLES_FILE} (the aggregate snapshots); {FIX}")
     out: dict[str, Mapping[str, Any]] = {}
     for file in sorted(folder.iterdir()):
-        label = snapshot_mod.label_of(file.name)
-        if label is None:
+        if not snapshot_mod.is_snapshot(file.name):
             continue
         try:
             data = _strict_json(file.read_text(encoding="utf-8"))
@@ -145,7 +144,7 @@ def _read_snapshots(folder: Path) -> dict[str, Mapping[str, Any]]:
         why = snapshot_mod.problem(data) if isinstance(data, dict) else "expected a JSON object"
         if why:
             raise BaselineError(f"{file}: {why}; {FIX}")
-        out[label] = data
+        out[file.name] = data
     return out
 
 
@@ -237,9 +236,9 @@ def write(root: Path, suite: str, results: Sequence[SampleResult], provenance: M
     for target in sorted(staged, key=lambda t: t == path):
         os.replace(staged[target], target)
     if snapshots is not None:
+        current = {snapshot_mod.file_name(label) for label in snapshots}
         for old in (folder / SNAPSHOT_DIR).iterdir():
-            label = snapshot_mod.label_of(old.name)
-            if label is not None and label not in snapshots:
+            if snapshot_mod.is_snapshot(old.name) and old.name not in current:
                 old.unlink()
     return path
 

@@ -261,7 +261,8 @@ def build_checks(
                                 suite_file, incomparable, mr.spec.higher_is_better,
                                 mr.spec.ceiling if label is None else None, mismatch, compared=compared,
                                 damaged=baseline.damaged if baseline is not None else None,
-                                stored=(baseline.snapshots or {}).get(name) if baseline is not None else None,
+                                stored=((baseline.snapshots or {}).get(snapshot_mod.file_name(name))
+                                        if baseline is not None else None),
                                 snapshot_file=f"{snapshot_dir}/{snapshot_mod.file_name(name)}"))
     return checks
 

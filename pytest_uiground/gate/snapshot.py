@@ -16,21 +16,29 @@ from __future__ import annotations
 
 import json
 import math
+import unicodedata
 from collections.abc import Mapping
 from typing import Any
 
 PREFIX, SUFFIX = "test_aggregate[", "].json"
 
 
+_EXCLUDED = set('\\/?*:|"<>')
+_MAX_STEM = 255 - len(".json")
+
+
 def file_name(label: str) -> str:
-    return f"{PREFIX}{label}{SUFFIX}"
+    """The snapshot file of a check, named as syrupy named it, so stored baselines stay valid: the
+    characters a file name cannot hold (``\\/?*:|"<>`` and control characters) are dropped and the
+    stem is cut to fit 255 bytes (follows syrupy extensions/single_file.py: _sanitize_filename)."""
+    stem = f"{PREFIX}{label}{SUFFIX[:-len('.json')]}"
+    kept = "".join(c for c in stem if c not in _EXCLUDED and not unicodedata.category(c).startswith("C"))
+    return kept[:_MAX_STEM] + ".json"
 
 
-def label_of(name: str) -> str | None:
-    """The check label a snapshot file belongs to, or None for a file that is not a snapshot."""
-    if name.startswith(PREFIX) and name.endswith(SUFFIX):
-        return name[len(PREFIX):-len(SUFFIX)]
-    return None
+def is_snapshot(name: str) -> bool:
+    """Whether a file in the snapshot folder is one of the checks' snapshots (others are left alone)."""
+    return name.startswith(PREFIX) and name.endswith(SUFFIX)
 
 
 def serialize(data: Mapping[str, Any]) -> str:
