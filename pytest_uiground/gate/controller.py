@@ -10,6 +10,7 @@ gate's rules live in :mod:`.gate`, the terminal section in :mod:`.report.termina
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import warnings
@@ -62,7 +63,8 @@ class Controller:
             self._lock_report(options.report_dir)
         self._previous_sigterm: Any = None
         if not hasattr(config, "workerinput"):
-            self._previous_sigterm = signal.signal(signal.SIGTERM, _sigterm)
+            with contextlib.suppress(ValueError):  # pytest.main() run from another thread: no handler there
+                self._previous_sigterm = signal.signal(signal.SIGTERM, _sigterm)
 
     def _lock_report(self, root: Path) -> None:
         """Two runs writing one report folder would interleave ``samples.jsonl``: the second is refused.
