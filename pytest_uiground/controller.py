@@ -10,7 +10,9 @@ gate's rules live in :mod:`.gate.rules`, the terminal section in :mod:`.report.t
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import warnings
 from collections.abc import Generator
 from pathlib import Path
@@ -48,6 +50,9 @@ class Controller:
         self.markdown_written: list[Path] = []
         self.interrupted = False
         self.lock: baseline_mod.UpdateLock | None = None
+        self.report_lock: baseline_mod.ReportLock | None = None
+        self.write_failures: list[str] = []  # one line per output that could not be written
+        self._log_failed = False
         check_start(config, options)
         if options.updating:
             self.lock = baseline_mod.UpdateLock(options.baselines_dir)
@@ -55,17 +60,49 @@ class Controller:
             if busy:
                 self.lock = None
                 raise pytest.UsageError(busy)
+        if options.report_dir is not None:
+            self._lock_report(options.report_dir)
+        self._previous_sigterm: Any = None
+        if not hasattr(config, "workerinput"):
+            with contextlib.suppress(ValueError):  # pytest.main() run from another thread: no handler there
+                self._previous_sigterm = signal.signal(signal.SIGTERM, _sigterm)
+
+    def _lock_report(self, root: Path) -> None:
+        """Two runs writing one report folder would interleave ``samples.jsonl``: the second is refused.
+        A folder that cannot be written is noted once, and the run goes on (its verdict does not change)."""
+        lock = baseline_mod.ReportLock(root)
+        try:
+            busy = lock.acquire()
+        except OSError as exc:
+            self.write_failures.append(write_failure(root, exc, "the report"))
+            self._log_failed = True  # nothing is written there; the run goes on
+            return
+        if busy:
+            if self.lock is not None:
+                self.lock.release()
+            raise pytest.UsageError(busy)
+        self.report_lock = lock
 
     def pytest_unconfigure(self) -> None:
+        if self._previous_sigterm is not None:
+            signal.signal(signal.SIGTERM, self._previous_sigterm)
+            self._previous_sigterm = None
         if self.lock is not None:
             self.lock.release()
+        if self.report_lock is not None:
+            self.report_lock.release()
 
     def _write_record(self, value: dict[str, Any]) -> None:
-        if self.options.report_dir is None:
+        if self.options.report_dir is None or self._log_failed:
             return
-        if self.log is None:
-            self.log = SampleLog(self.options.report_dir / "samples.jsonl")
-        self.log.write(value)
+        path = self.options.report_dir / "samples.jsonl"
+        try:
+            if self.log is None:
+                self.log = SampleLog(path)
+            self.log.write(value)
+        except OSError as exc:  # the run goes on; samples.jsonl keeps the whole lines written so far
+            self._log_failed = True
+            self.write_failures.append(write_failure(path, exc, "samples.jsonl"))
 
     # -- records -----------------------------------------------------------
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
@@ -89,9 +126,11 @@ class Controller:
         except KeyboardInterrupt:
             self.interrupted = True  # sessionfinish writes what finished, marked interrupted
             raise
+        outcomes = [self._outcome(path) for path in sorted(self.records)]
+        for out in outcomes:
+            self._write_baseline(out)  # before the checks run: a failed write fails them, so the verdict says so
         items = []
-        for path in sorted(self.records):
-            out = self._outcome(path)
+        for out in outcomes:
             suite_items = aggregate_items(session, self.config, self.options, out)
             for item, check in zip(suite_items, out.checks, strict=False):  # the latency item comes last
                 item.user_properties += junit.check_properties(check)
@@ -115,18 +154,21 @@ class Controller:
         rel = str(path.relative_to(self.config.rootpath)) if path.is_relative_to(self.config.rootpath) else str(path)
         metric_results = compute_all(loaded.config.metrics, results)
         judge = self.judges.get(path)
-        why = incomparable(base.provenance.get("judge"), judge) if base is not None and judge else None
+        usable = base is not None and base.damaged is None
+        why = incomparable(base.provenance.get("judge"), judge) if usable and base is not None and judge else None
         compare_with = None if why else base
         mismatch = (baseline_mod.provenance_mismatch(base, dataset_provenance(loaded),
                                                       {s.id for s in loaded.samples})
-                    if base is not None and not self.options.updating else None)
+                    if usable and base is not None and not self.options.updating else None)
         out = SuiteOutcome(
             loaded=loaded, path=path, results=results, metric_results=metric_results, partial=partial,
             baseline=base, model=self.models.get(path), judge=judge, incomparable=why, mismatch=mismatch,
             checks=build_checks(loaded.config, metric_results, results, compare_with, partial=partial,
                                 updating=self.options.updating, suite_file=rel, incomparable=why,
-                                mismatch=mismatch),
+                                mismatch=mismatch, snapshot_dir=str(baseline_mod.suite_dir(
+                                    self.options.baselines_dir, loaded.config.name) / baseline_mod.SNAPSHOT_DIR)),
             latency=latency_check(loaded.config, results, parallel=self.parallel, suite_file=rel),
+            updating=self.options.updating,
         )
         if self.options.updating:
             out.refusal = update_refusal(out, self.options)
@@ -148,23 +190,35 @@ class Controller:
             self.interrupted = True
             for path in sorted(self.records):  # what finished, for the report; no baseline is written
                 self._outcome(path)
-        if not self.interrupted:
-            self._write_baselines()
-        if self.options.report_dir and self.outcomes:  # a run of nothing keeps the previous report
-            self._write_summaries()
+        if self.options.report_dir and self.outcomes and (self.report_lock is not None or self.log is not None):
+            try:  # a run of nothing keeps the previous report
+                self._write_summaries()
+            except OSError as exc:
+                self.write_failures.append(write_failure(getattr(exc, "filename", None) or self.options.report_dir,
+                                                         exc, "the report"))
         self._write_markdown()
 
-    def _write_baselines(self) -> None:
-        for out in self.outcomes:
-            if not self.options.updating or out.partial or out.refusal:
-                continue
-            previous = out.baseline if self.options.keep_errored else None
-            kept = previous.entries if previous is not None else {}
-            unrecorded = sorted(r.id for r in out.results if r.error is not None and r.id not in kept)
-            _, prov = stamp(out.model, provenance(out, self.options), self.config)
-            if unrecorded:
-                prov["unrecorded"] = unrecorded
-            baseline_mod.write(self.options.baselines_dir, out.loaded.config.name, out.results, prov, previous)
+    def _write_baseline(self, out: SuiteOutcome) -> None:
+        """``--snapshot-update``: both halves of the suite's baseline, or (on a write failure) neither,
+        the reason kept on the outcome record that the checks and every summary read."""
+        if not self.options.updating or out.partial or out.refusal:
+            return
+        previous = out.baseline if self.options.keep_errored and out.baseline is not None and not \
+            out.baseline.damaged else None
+        kept = previous.entries if previous is not None else {}
+        unrecorded = sorted(r.id for r in out.results if r.error is not None and r.id not in kept)
+        _, prov = stamp(out.model, provenance(out, self.options), self.config)
+        if unrecorded:
+            prov["unrecorded"] = unrecorded
+        snapshots = {c.label: c.snapshot_data() for c in out.checks}
+        try:
+            baseline_mod.write(self.options.baselines_dir, out.loaded.config.name, out.results, prov, previous,
+                               snapshots)
+        except OSError as exc:
+            where = getattr(exc, "filename", None) or baseline_mod.suite_dir(self.options.baselines_dir,
+                                                                            out.loaded.config.name)
+            out.write_error = (f"could not write {where}: {exc.strerror or exc}; the previous baseline is "
+                               "untouched")
 
     def _write_summaries(self) -> None:
         root = self.options.report_dir
@@ -204,6 +258,8 @@ class Controller:
         bottom shows the table and the verdict; per-sample lines are one each, in id order, capped."""
         yield
         tr = terminalreporter
+        for line in self.write_failures:
+            tr.write_line(line, yellow=True)
         progress = self.config.pluginmanager.get_plugin("uiground-progress")
         for o in self.outcomes:
             load = progress.load_text() if progress is not None else ""
@@ -234,6 +290,19 @@ class Controller:
         sections = [markdown.SuiteSection(
             suite=o.loaded.config.name, model=(o.model or {}).get("name", self.options.model.name),
             baseline=o.baseline.provenance if o.baseline is not None else None, checks=o.checks,
-            latency=o.latency, results=o.results, artifacts=self._artifacts(o)) for o in self.outcomes]
+            latency=o.latency, results=o.results, artifacts=self._artifacts(o), blockers=o.blockers())
+            for o in self.outcomes]
         if sections:
-            self.markdown_written = markdown.write(markdown.render(sections), self.options.markdown)
+            self.markdown_written = markdown.write(markdown.render(sections), self.options.markdown,
+                                                   failed=self.write_failures.append)
+
+
+def write_failure(path: Any, exc: OSError, what: str) -> str:
+    """The one line a failed output write gets (no traceback; the run's verdict and exit status stand)."""
+    return f"uiground: could not write {what} at {path}: {exc.strerror or exc} (errno {exc.errno})"
+
+
+def _sigterm(signum: int, frame: Any) -> None:
+    """SIGTERM (``timeout``, ``docker stop``, a cancelled CI job) ends the run like Ctrl-C: pytest then
+    writes what finished, marked interrupted, the JUnit XML, and exits 2."""
+    raise KeyboardInterrupt(f"signal {signum} (SIGTERM)")

@@ -185,6 +185,8 @@ OPTIONS: tuple[Opt, ...] = (
     Opt("--uiground-api-key-env", "OPENAI_API_KEY", "--model openai: environment variable holding the API key "
         "(never pass the key itself)", None, "VAR"),
     Opt("--uiground-served-model", None, "--model openai: the server's model name", None, "NAME"),
+    Opt("--uiground-served-model-reply", None, "--model openai: the model name the server's replies may carry "
+        "instead of --uiground-served-model (a proxy's dated alias); any other name fails the sample", None, "NAME"),
     Opt("--uiground-parser", None, "--model openai: the family parser/prompt to use", None, "NAME"),
     Opt("--uiground-concurrency", 8, "--model openai: requests in flight per worker", positive_int),
     Opt("--uiground-request-timeout", 120.0, "--model openai: seconds per request", positive_float),
@@ -304,7 +306,8 @@ def parse(config: pytest.Config) -> RunOptions:
             name=model, path=get("model_path"), device=get("device"), batch_size=get("batch_size"),
             dtype=get("dtype"), max_new_tokens=get("max_new_tokens"), predictions=get("predictions"),
             replay_parser=get("replay_parser"), api_base=get("api_base"), api_key_env=get("api_key_env"),
-            served_model=get("served_model"), parser=get("parser"), concurrency=get("concurrency"),
+            served_model=get("served_model"), served_model_reply=get("served_model_reply"), parser=get("parser"),
+            concurrency=get("concurrency"),
             request_timeout=get("request_timeout"), max_retries=get("max_retries"),
             revision=get("model_revision"), trust_remote_code=get("trust_remote_code"),
             settings={o.dest.removeprefix("uiground_"): value(config, o.dest) for o in declared_options()},

@@ -1,16 +1,20 @@
-"""Per-sample baselines: ``baselines/<suite>/samples.json``.
+"""The baseline of a suite: ``baselines/<suite>/samples.json`` and ``snapshots/``, one thing.
 
-A reviewable JSON file mapping sample id → whether it was right (and its 0..100
-value), with provenance (model and fingerprint, package versions, suite version,
-dataset fingerprint, date). It is written only by the controller, only on
-``--snapshot-update``, atomically (write a temp file, then ``os.replace``). The
-aggregate snapshots live beside it in ``snapshots/``, which syrupy owns; nothing
-else under ``baselines/`` is touched.
+``samples.json`` is a reviewable JSON file mapping sample id → whether it was right (and its
+0..100 value), with provenance (model and fingerprint, package versions, suite version, dataset
+fingerprint, date); ``snapshots/`` holds one file per aggregate check (:mod:`.snapshot`). They
+are written together, only by the controller, only on ``--snapshot-update``: every file goes to
+a temporary file first, and only when all are written are they renamed into place, so a full
+disk leaves the previous pair untouched. They are read together: a suite with no
+``baselines/<suite>/`` folder is new; a folder with any part missing, unreadable, non-finite or
+out of range is *damaged*, which fails the suite's aggregate checks naming the file and the fix
+(never "no baseline yet", which would let a 60-point drop pass).
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import tempfile
 from collections.abc import Mapping, Sequence
@@ -18,12 +22,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pytest_uiground.gate import snapshot as snapshot_mod
 from pytest_uiground.record.result import SampleResult
 from pytest_uiground.record.score import Score
 
 FORMAT = 1
 SAMPLES_FILE = "samples.json"
 SNAPSHOT_DIR = "snapshots"
+FIX = "restore it from version control, or record a new baseline with --snapshot-update"
 
 
 class BaselineError(Exception):
@@ -44,9 +50,15 @@ class BaselineEntry:
 
 @dataclass(frozen=True)
 class Baseline:
+    """A suite's stored baseline. ``damaged`` says why it cannot be used (its entries are then
+    empty): the aggregate checks fail with that text, the per-sample tests compare nothing."""
+
     path: Path
     entries: Mapping[str, BaselineEntry]
     provenance: Mapping[str, Any] = field(default_factory=dict)
+    # snapshot file name → stored aggregate, as read from snapshots/ (None: not read, for a baseline built in memory)
+    snapshots: Mapping[str, Mapping[str, Any]] | None = None
+    damaged: str | None = None
 
     def right(self, sample_id: str) -> bool | None:
         entry = self.entries.get(sample_id)
@@ -57,42 +69,87 @@ def suite_dir(root: Path, suite: str) -> Path:
     return root / suite
 
 
+def _reject_constant(name: str) -> float:
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+def _strict_json(text: str) -> Any:
+    """JSON as the standard has it: NaN and Infinity (which Python's parser accepts) are errors."""
+    return json.loads(text, parse_constant=_reject_constant)
+
+
 def load(root: Path, suite: str) -> Baseline | None:
-    """The suite's baseline, or None when there is none yet."""
-    path = suite_dir(root, suite) / SAMPLES_FILE
-    if not path.is_file():
+    """The suite's baseline; None only when the suite has no folder under the baselines yet.
+    A damaged baseline is returned with ``damaged`` set, never raised: it fails the aggregate
+    checks of a plain run, and an update replaces it."""
+    folder = suite_dir(root, suite)
+    path = folder / SAMPLES_FILE
+    if not os.path.lexists(folder):
         return None
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise BaselineError(
-            f"{path}: not valid JSON ({exc}); restore it from version control or rewrite it with "
-            "--snapshot-update"
-        ) from exc
+        entries, provenance = _read_samples(path, folder)
+        snapshots = _read_snapshots(folder / SNAPSHOT_DIR)
+    except BaselineError as exc:
+        return Baseline(path=path, entries={}, snapshots={}, damaged=f"damaged baseline: {exc}")
+    return Baseline(path=path, entries=entries, provenance=provenance, snapshots=snapshots)
+
+
+def _read_samples(path: Path, folder: Path) -> tuple[dict[str, BaselineEntry], dict[str, Any]]:
+    if not folder.is_dir():
+        raise BaselineError(f"{folder} is not a folder; remove it, then record a baseline with --snapshot-update")
+    if not path.is_file():
+        raise BaselineError(f"{path} is missing while {folder} exists (the suite is not new: its baseline "
+                            f"lost a part); {FIX}")
+    try:
+        data = _strict_json(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise BaselineError(f"{path}: not valid JSON ({exc}); {FIX}") from exc
     if not isinstance(data, dict):
-        raise BaselineError(f"{path}: expected a JSON object at the top level")
+        raise BaselineError(f"{path}: expected a JSON object at the top level; {FIX}")
     if data.get("format") != FORMAT:
-        raise BaselineError(f"{path}: field 'format' is {data.get('format')!r}, expected {FORMAT}")
+        raise BaselineError(f"{path}: field 'format' is {data.get('format')!r}, expected {FORMAT}; {FIX}")
     samples = data.get("samples")
     if not isinstance(samples, dict):
-        raise BaselineError(f"{path}: field 'samples' must be an object of sample id → result")
+        raise BaselineError(f"{path}: field 'samples' must be an object of sample id → result; {FIX}")
     entries: dict[str, BaselineEntry] = {}
     for sid, item in samples.items():
         if not isinstance(item, dict) or not isinstance(item.get("right"), bool):
-            raise BaselineError(f"{path}: samples.{sid}.right must be true or false, got {item!r}")
+            raise BaselineError(f"{path}: samples.{sid}.right must be true or false, got {item!r}; {FIX}")
         value = item.get("value", 100.0 if item["right"] else 0.0)
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise BaselineError(f"{path}: samples.{sid}.value must be a number, got {value!r}")
+            raise BaselineError(f"{path}: samples.{sid}.value must be a number, got {value!r}; {FIX}")
+        if not math.isfinite(value) or not 0.0 <= value <= 100.0:
+            raise BaselineError(f"{path}: samples.{sid}.value is {value!r}, outside 0..100; {FIX}")
         comps = item.get("c", {})
-        if not isinstance(comps, dict) or not all(isinstance(v, (bool, int, float)) for v in comps.values()):
-            raise BaselineError(f"{path}: samples.{sid}.c must map component names to true/false or numbers, "
-                                f"got {comps!r}")
+        if not isinstance(comps, dict) or not all(
+                isinstance(v, bool) or (isinstance(v, (int, float)) and math.isfinite(v)) for v in comps.values()):
+            raise BaselineError(f"{path}: samples.{sid}.c must map component names to true/false or finite "
+                                f"numbers, got {comps!r}; {FIX}")
         entries[sid] = BaselineEntry(right=item["right"], value=float(value), components=comps)
     provenance = data.get("provenance", {})
-    return Baseline(path=path, entries=entries, provenance=provenance if isinstance(provenance, dict) else {})
+    return entries, provenance if isinstance(provenance, dict) else {}
 
 
-def atomic_write_text(path: Path, text: str) -> None:
+def _read_snapshots(folder: Path) -> dict[str, Mapping[str, Any]]:
+    if not folder.is_dir():
+        raise BaselineError(f"{folder} is missing beside {SAMPLES_FILE} (the aggregate snapshots); {FIX}")
+    out: dict[str, Mapping[str, Any]] = {}
+    for file in sorted(folder.iterdir()):
+        if not snapshot_mod.is_snapshot(file.name):
+            continue
+        try:
+            data = _strict_json(file.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            raise BaselineError(f"{file}: not valid JSON ({exc}); {FIX}") from exc
+        why = snapshot_mod.problem(data) if isinstance(data, dict) else "expected a JSON object"
+        if why:
+            raise BaselineError(f"{file}: {why}; {FIX}")
+        out[file.name] = data
+    return out
+
+
+def _stage(path: Path, text: str) -> Path:
+    """Write ``text`` to a temporary file beside ``path`` (fsync'd, mode 0644); the caller renames it."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
@@ -101,9 +158,19 @@ def atomic_write_text(path: Path, text: str) -> None:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
-        os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
+        raise
+    return Path(tmp)
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """Replace ``path`` with ``text`` whole or not at all (a reader never sees half a file)."""
+    tmp = _stage(path, text)
+    try:
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
         raise
 
 
@@ -121,23 +188,58 @@ def _stored(entry: BaselineEntry) -> dict[str, Any]:
     return out
 
 
-def write(root: Path, suite: str, results: Sequence[SampleResult], provenance: Mapping[str, Any],
-          previous: Baseline | None = None) -> Path:
-    """Write the suite's per-sample baseline. A sample that errored is never recorded as a
-    wrong answer: its previous entry is kept when there is one, else it has no entry (the
-    controller refuses an update with errors unless ``--uiground-keep-errored`` says so)."""
-    path = suite_dir(root, suite) / SAMPLES_FILE
+def samples_text(suite: str, results: Sequence[SampleResult], provenance: Mapping[str, Any],
+                 previous: Baseline | None = None) -> str:
+    """The text of ``samples.json``. A sample that errored is never recorded as a wrong answer:
+    its previous entry is kept when there is one, else it has no entry (the controller refuses
+    an update with errors unless ``--uiground-keep-errored`` says so)."""
     samples: dict[str, Any] = {}
     for r in sorted(results, key=lambda r: r.id):
         if r.error is None:
             samples[r.id] = _entry(r)
         elif previous is not None and r.id in previous.entries:
             samples[r.id] = _stored(previous.entries[r.id])
-    head = json.dumps({"format": FORMAT, "suite": suite, "provenance": dict(provenance)}, indent=1)
+    head = json.dumps({"format": FORMAT, "suite": suite, "provenance": dict(provenance)}, indent=1,
+                      allow_nan=False)
     samples = dict(sorted(samples.items()))
     # One line per sample keeps the file short and its diffs readable in review.
-    lines = ",\n".join(f"  {json.dumps(k)}: {json.dumps(v)}" for k, v in samples.items())
-    atomic_write_text(path, head[:-2] + ',\n "samples": {\n' + lines + "\n }\n}\n")
+    lines = ",\n".join(f"  {json.dumps(k)}: {json.dumps(v, allow_nan=False)}" for k, v in samples.items())
+    return head[:-2] + ',\n "samples": {\n' + lines + "\n }\n}\n"
+
+
+def write(root: Path, suite: str, results: Sequence[SampleResult], provenance: Mapping[str, Any],
+          previous: Baseline | None = None, snapshots: Mapping[str, Mapping[str, Any]] | None = None) -> Path:
+    """Write the suite's baseline as a pair: ``samples.json`` and one snapshot per aggregate check
+    (``snapshots``: check label → aggregate; None writes ``samples.json`` alone, for tests of it).
+
+    Every file is staged first; only when all are on disk are they renamed into place, and the
+    snapshots of checks the suite no longer has (a removed metric or slice) are deleted. A
+    failure while staging (a full disk, a read-only folder) removes the staged files and raises
+    the ``OSError`` with the previous pair untouched."""
+    folder = suite_dir(root, suite)
+    path = folder / SAMPLES_FILE
+    files = {path: samples_text(suite, results, provenance, previous)}
+    if snapshots is not None:
+        files |= {folder / SNAPSHOT_DIR / snapshot_mod.file_name(label): snapshot_mod.serialize(data)
+                  for label, data in snapshots.items()}
+    staged: dict[Path, Path] = {}
+    try:
+        if snapshots is not None:
+            (folder / SNAPSHOT_DIR).mkdir(parents=True, exist_ok=True)
+        for target, text in files.items():
+            staged[target] = _stage(target, text)
+    except BaseException:
+        for tmp in staged.values():
+            tmp.unlink(missing_ok=True)
+        raise
+    # The snapshots first, samples.json last: a reader that finds the new samples.json finds its pair.
+    for target in sorted(staged, key=lambda t: t == path):
+        os.replace(staged[target], target)
+    if snapshots is not None:
+        current = {snapshot_mod.file_name(label) for label in snapshots}
+        for old in (folder / SNAPSHOT_DIR).iterdir():
+            if snapshot_mod.is_snapshot(old.name) and old.name not in current:
+                old.unlink()
     return path
 
 
@@ -199,9 +301,14 @@ class UpdateLock:
         """None when held now; else why not (another update holds it)."""
         import fcntl
 
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         while True:
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            except OSError as exc:
+                return (f"--snapshot-update cannot write under the baselines folder {str(self.path.parent)!r} "
+                        f"({exc.strerror or exc}); make it a writable folder, or choose another with "
+                        "--uiground-baselines")
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except OSError:
@@ -227,3 +334,22 @@ class UpdateLock:
             self.path.unlink(missing_ok=True)
             os.close(self._fd)  # closing the descriptor drops the flock
             self._fd = None
+
+
+class ReportLock(UpdateLock):
+    """One run at a time per ``--uiground-report`` folder (two would interleave ``samples.jsonl``
+    and overwrite each other's summary): the same non-blocking ``flock`` as :class:`UpdateLock`,
+    on ``<report>/.uiground-report.lock``, removed when the run ends. Unlike the update lock, a
+    folder that cannot be written raises the ``OSError`` (the controller notes it and goes on)."""
+
+    NAME = ".uiground-report.lock"
+
+    def acquire(self) -> str | None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        os.close(os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644))  # raises when the folder is not writable
+        busy = super().acquire()
+        if busy is None:
+            return None
+        holder = busy.split("(pid ", 1)[-1].split(",", 1)[0]
+        return (f"another pytest run is writing the report folder {str(self.path.parent)!r} (pid {holder}, lock "
+                f"{self.path}); wait for it to finish, or give this run another --uiground-report folder")

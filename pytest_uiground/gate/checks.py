@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from pytest_uiground.gate import snapshot as snapshot_mod
 from pytest_uiground.gate import stats
 from pytest_uiground.gate.baseline import Baseline
 from pytest_uiground.gate.metrics import Aggregate, MetricResult, ScoreOf, compute, correct_of, current, value_of
@@ -62,6 +63,12 @@ class Check:
     higher_is_better: bool = True
     ceiling: float | None = None
     mismatch: str | None = None  # the baseline was recorded on another dataset or suite version
+    # The stored half of the comparison, read with the baseline (gate.baseline): whether there is a
+    # baseline to meet, why it is unusable, and this check's stored snapshot (None when its file is missing).
+    compared: bool = False
+    damaged: str | None = None
+    stored: Mapping[str, Any] | None = None
+    snapshot_file: str = ""
 
     @property
     def worse_by(self) -> float:
@@ -78,7 +85,7 @@ class Check:
         return {
             "metric": self.metric,
             "slice": self.slice,
-            "value": round(self.current.value, 2),
+            "value": round(self.current.value, 2) if math.isfinite(self.current.value) else None,
             "n": self.current.n,
             "samples": ids_digest(self.current.ids),
             **({"lower_is_better": True} if not self.higher_is_better else {}),
@@ -102,7 +109,33 @@ class Check:
                 f"{self.label} {moved} from {p.baseline_value:.2f} to {p.current_value:.2f} "
                 f"({p.delta:+.2f}, tolerance {self.tolerance:.2f}) on {p.n} paired samples"
             )
-        return out
+        return out + self._baseline_problems()
+
+    def _baseline_problems(self) -> list[str]:
+        """The stored baseline against this check: damaged, its snapshot missing, its two halves
+        disagreeing, or the number below the stored snapshot by more than the tolerance."""
+        if self.updating or not self.compared:
+            return []
+        fix = "restore it from version control, or record a new baseline with --snapshot-update"
+        if self.damaged:
+            return [f"{self.label}: {self.damaged}"]
+        if self.stored is None:
+            return [f"{self.label}: its stored snapshot {self.snapshot_file} is missing (deleted, or the check "
+                    f"was added after the baseline was recorded); {fix}"]
+        now = self.snapshot_data()
+        then = self.stored.get("value")
+        p = self.paired
+        if (p is not None and isinstance(then, (int, float)) and now["samples"] == self.stored.get("samples")
+                and p.n == self.current.n and abs(p.baseline_value - float(then)) > 0.011):
+            return [f"{self.label}: the baseline's two halves disagree: {self.snapshot_file} says {then:.2f}, "
+                    f"samples.json gives {p.baseline_value:.2f} on the same samples (a hand edit, or files "
+                    f"from two runs); {fix}"]
+        dropped = p is not None and self.worse_by > self.tolerance  # said once, by the paired comparison
+        if not dropped and not snapshot_mod.matches(now, self.stored, self.tolerance):
+            worse = "fell below" if self.higher_is_better else "rose above"
+            return [f"{self.label} = {self.current.value:.2f} {worse} its stored snapshot {then} by more than the "
+                    f"allowed {self.tolerance:.2f} ({self.snapshot_file})"]
+        return []
 
     def explain(self) -> str:
         a = self.current
@@ -208,8 +241,13 @@ def build_checks(
     suite_file: str,
     incomparable: str | None = None,
     mismatch: str | None = None,
+    snapshot_dir: str = "snapshots",
 ) -> list[Check]:
+    """One check per metric and slice; ``baseline`` (None for a new suite) brings both halves:
+    the per-sample entries for the paired comparison and the stored snapshots."""
     checks: list[Check] = []
+    # The stored snapshots are compared with when they were read (a baseline built in memory has none).
+    compared = baseline is not None and baseline.snapshots is not None and incomparable is None
     for mr in metric_results:
         chosen = [r for r in results if r.id in set(mr.overall.ids)]
         tol = mr.spec.tolerance
@@ -220,9 +258,14 @@ def build_checks(
                     for k, a in mr.slices.items()]
         for label, agg, floor, tolerance in entries:
             paired = _paired(mr.spec, chosen, baseline, label) if baseline is not None else None
+            name = mr.spec.name if label is None else f"{mr.spec.name}.{label}"
             checks.append(Check(config.name, mr.spec.name, label, agg, floor, tolerance, paired, partial, updating,
                                 suite_file, incomparable, mr.spec.higher_is_better,
-                                mr.spec.ceiling if label is None else None, mismatch))
+                                mr.spec.ceiling if label is None else None, mismatch, compared=compared,
+                                damaged=baseline.damaged if baseline is not None else None,
+                                stored=((baseline.snapshots or {}).get(snapshot_mod.file_name(name))
+                                        if baseline is not None else None),
+                                snapshot_file=f"{snapshot_dir}/{snapshot_mod.file_name(name)}"))
     return checks
 
 

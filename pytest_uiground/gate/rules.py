@@ -43,6 +43,21 @@ class SuiteOutcome:
     incomparable: str | None = None
     mismatch: str | None = None  # the baseline was recorded on another dataset / suite version
     refusal: str | None = None  # why --snapshot-update will not write this suite's baseline
+    updating: bool = False
+    write_error: str | None = None  # --snapshot-update could not write the baseline (the previous pair is kept)
+
+    def blockers(self) -> list[str]:
+        """The suite's failures outside its checks, for the verdict: an update that was asked for and not
+        done. The aggregate tests fail on the same record, so no summary says PASS for a refused update."""
+        if not self.updating:
+            return []
+        if self.partial:
+            return ["baseline NOT updated (partial run)"]
+        if self.refusal:
+            return ["baseline NOT updated (refused)"]
+        if self.write_error:
+            return [f"baseline NOT written ({self.write_error})"]
+        return []
 
 
 def _versions() -> dict[str, str]:

@@ -37,6 +37,7 @@ class ModelOptions:
     api_base: str | None = None
     api_key_env: str = "OPENAI_API_KEY"
     served_model: str | None = None
+    served_model_reply: str | None = None  # --uiground-served-model-reply: another name the replies may carry
     parser: str | None = None
     concurrency: int = 8
     request_timeout: float = 120.0

@@ -126,6 +126,7 @@ class OpenAIChatModel(ModelAdapter):
         retry_after_cap_s: float = MAX_RETRY_AFTER_S,
         seed: int = 0,
         client: openai.OpenAI | None = None,
+        reply_model: str | None = None,
     ) -> None:
         if client is None and importlib.util.find_spec("openai") is None:
             raise ModelLoadError("--model openai and --uiground-judge openai need the openai package: "
@@ -142,6 +143,11 @@ class OpenAIChatModel(ModelAdapter):
                                 client=client)
         self.endpoint = self._http.endpoint
         self.served_model, self.parser, self.api_key_env = served_model, parser, api_key_env
+        # The names the server's replies carried (their "model" field): recorded in the fingerprint, so
+        # the baseline says what answered, and checked against what was asked for (a proxy serving
+        # another checkpoint would otherwise be scored as this model).
+        self.reply_model = reply_model
+        self.answered_as: set[str] = set()
         self.concurrency, self.request_timeout, self.max_retries = concurrency, request_timeout, max_retries
         self.preferred_batch_size = concurrency
         self.in_flight = concurrency
@@ -216,8 +222,10 @@ class OpenAIChatModel(ModelAdapter):
     def fingerprint(self) -> dict[str, Any]:
         resize = self.resize.to_json() if self.resize is not None else {
             "rule": "none", "why": f"the {self.parser} parser reads coordinates relative to the image"}
+        with self._lock:
+            answered = sorted(self.answered_as)
         out = {"model": self.name, "served_model": self.served_model, "parser": self.parser,
-               "generation": self.generation, "resize": resize}
+               "generation": self.generation, "resize": resize, **({"answered_as": answered} if answered else {})}
         family = families.get(self.parser) if self.parser is not None and families.is_family(self.parser) else None
         if family is not None and family.client_resize and family.resize is not None:
             rule = family.resize  # the image is resized here before it is sent, as the official client does
@@ -336,6 +344,15 @@ class OpenAIChatModel(ModelAdapter):
         attempt = self._http.request(sample.id, body)
         if attempt.text is None:
             return Prediction(error=attempt.error)
+        if attempt.model is not None:
+            with self._lock:
+                self.answered_as.add(attempt.model)
+            if attempt.model not in (self.served_model, self.reply_model):
+                return Prediction(raw=self._http.redact(attempt.text), error=(
+                    f"the server at {self.endpoint} answered as model {attempt.model!r}, not the "
+                    f"--uiground-served-model {self.served_model!r} asked for: another checkpoint would be "
+                    "scored as this one. Point --uiground-api-base at the right server, or, when the name is an "
+                    f"alias of the same model, pass --uiground-served-model-reply {attempt.model!r}"))
         return self.to_prediction(sample, attempt.text, attempt.finish, image.size, input_size, overrides)
 
     def _family(self) -> str:
@@ -369,7 +386,7 @@ def create(options: ModelOptions) -> OpenAIChatModel:
             api_base=options.api_base, api_key=key, served_model=options.served_model, parser=options.parser,
             max_new_tokens=max_new_tokens, concurrency=options.concurrency,
             request_timeout=options.request_timeout, max_retries=options.max_retries, api_key_env=var,
-            resize=resize, backoff_base_s=backoff,
+            resize=resize, backoff_base_s=backoff, reply_model=options.served_model_reply,
         )
     except ModelLoadError:
         raise

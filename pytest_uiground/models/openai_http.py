@@ -32,10 +32,12 @@ REDACT_MIN_KEY_LENGTH = 8
 class Attempt:
     """What one HTTP attempt came to: a text, a reason to retry, or a final error."""
 
-    __slots__ = ("error", "final", "finish", "retry_after", "text", "unreachable")
+    __slots__ = ("error", "final", "finish", "model", "retry_after", "text", "unreachable")
 
     def __init__(self, *, text: str | None = None, finish: str | None = None, error: str = "",
-                 final: bool = False, retry_after: float | None = None, unreachable: bool = False) -> None:
+                 final: bool = False, retry_after: float | None = None, unreachable: bool = False,
+                 model: str | None = None) -> None:
+        self.model = model  # the "model" field of the reply: the name the server answered as
         self.text, self.finish, self.error, self.final = text, finish, error, final
         self.retry_after, self.unreachable = retry_after, unreachable
 
@@ -168,7 +170,7 @@ class ChatPoster:
         got = read_completion(content)
         if isinstance(got, str):
             return Attempt(error=f"malformed response from {self.endpoint}: {got}")
-        return Attempt(text=got[0], finish=got[1])
+        return Attempt(text=got[0], finish=got[1], model=got[2])
 
     @staticmethod
     def _server_message(exc: openai.APIStatusError) -> str:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import base64
 import email.utils
+import io
 import json
 import os
 import struct
@@ -140,6 +141,26 @@ def png_rgb8_size(data: bytes) -> tuple[int, int] | None:
     return width, height
 
 
+_IEND = b"\x00\x00\x00\x00IEND\xaeB`\x82"
+
+
+def png_complete(data: bytes) -> bool:
+    """Whether a PNG sent as it is is whole: it ends with its IEND chunk and every chunk's CRC holds
+    (PIL's ``verify``, which reads the chunks without decoding the pixels). A truncated or corrupt
+    file is instead decoded like ``ImageRef.load()``, which raises the error naming the image, so
+    the sample fails as invalid rather than the server being sent (and scored on) a broken image."""
+    if not data.endswith(_IEND):
+        return False
+    from PIL import Image
+
+    try:
+        with Image.open(io.BytesIO(data)) as img:
+            img.verify()
+    except Exception:  # PIL raises several types (SyntaxError for a bad CRC among them)
+        return False
+    return True
+
+
 def encode_image(ref: ImageRef, preprocess: Callable[[Image.Image], Image.Image] | None = None) -> EncodedImage:
     """A PNG data URL for ``ref`` and its size, without re-encoding when it already is RGB PNG.
 
@@ -161,7 +182,8 @@ def encode_image(ref: ImageRef, preprocess: Callable[[Image.Image], Image.Image]
             raise ImageError(f"image {ref.key!r} could not be read ({exc})") from exc
     else:
         raise ImageError(f"image {ref.key!r} has neither a path nor a source")
-    if preprocess is None and isinstance(raw, bytes) and (size := png_rgb8_size(raw)) is not None:
+    if (preprocess is None and isinstance(raw, bytes) and (size := png_rgb8_size(raw)) is not None
+            and png_complete(raw)):
         png = raw
     else:
         img = ImageRef.from_source(ref.key, lambda: raw).load()
@@ -174,8 +196,9 @@ def encode_image(ref: ImageRef, preprocess: Callable[[Image.Image], Image.Image]
 # --- responses -----------------------------------------------------------------------------
 
 
-def read_completion(content: bytes) -> tuple[str, str | None] | str:
-    """``(text, finish_reason)`` from a chat-completion body, or why it is malformed.
+def read_completion(content: bytes) -> tuple[str, str | None, str | None] | str:
+    """``(text, finish_reason, model)`` from a chat-completion body, or why it is malformed
+    (``model``: the name the server says answered, None when the body has none).
 
     Parsed by hand rather than into the SDK's pydantic models: it is cheaper, and a
     broken body becomes a message about the body rather than a validation traceback.
@@ -201,7 +224,8 @@ def read_completion(content: bytes) -> tuple[str, str | None] | str:
     elif not isinstance(text, str):
         return f"message content is a {type(text).__name__}, not text"
     finish = first.get("finish_reason")
-    return text, finish if isinstance(finish, str) else None
+    model = data.get("model")
+    return text, finish if isinstance(finish, str) else None, model if isinstance(model, str) else None
 
 
 def parse_retry_after(headers: Mapping[str, str], now: float | None = None) -> float | None:

@@ -33,6 +33,45 @@ TEXT_TASKS = ("option", "answer", "vqa")  # no coordinates to read, so no model 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")
 
 
+def read_records(path: Path) -> tuple[dict[str, dict[str, Any]], str]:
+    """The file's records by sample id, and its sha256. Read once at start-up (:func:`check_options`)
+    so that a damaged file is one error before any test, naming the file and line, not one per test.
+
+    A line that cannot be read is an error, never dropped: a dropped record would turn into
+    "missing" on its sample, blaming the model. A UTF-8 byte-order mark at the start (what
+    PowerShell and Notepad write) is accepted: it is an encoding marker, not part of the first record.
+    """
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise ModelLoadError(f"--uiground-predictions {str(path)!r}: cannot be read ({exc.strerror or exc})") from None
+    sha256 = hashlib.sha256(raw).hexdigest()
+    records: dict[str, dict[str, Any]] = {}
+    for n, data in enumerate(raw.removeprefix(b"\xef\xbb\xbf").splitlines(), 1):
+        try:
+            line = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ModelLoadError(f"{path}:{n}: not UTF-8 text ({exc.reason} at byte {exc.start}); write the "
+                                 "file as UTF-8 JSON lines") from None
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+            if not isinstance(rec, dict):
+                raise TypeError(f"expected a JSON object, got {type(rec).__name__}")
+            sid = str(rec["sample_id"])
+            if not isinstance(rec["output"], str):
+                raise TypeError("'output' is not a string")
+        except (ValueError, KeyError, TypeError) as exc:
+            what = f"missing field {exc}" if isinstance(exc, KeyError) else str(exc)
+            raise ModelLoadError(f"{path}:{n}: not a replay record ({what}); each line must be "
+                                 '{"sample_id": ..., "output": "..."}') from None
+        if sid in records:
+            raise ModelLoadError(f"{path}:{n}: duplicate record for sample_id {sid!r}; keep one per sample")
+        records[sid] = rec
+    return records, sha256
+
+
 class ReplayModel(ModelAdapter):
     overrides: Overrides = NONE
 
@@ -44,33 +83,7 @@ class ReplayModel(ModelAdapter):
         self.path, self.parser = path, parser
         self.name = "replay"
         self.overrides_table = parser  # the suite's [models.<parser>] overrides apply (see the module docstring)
-        self.records: dict[str, dict[str, Any]] = {}
-        raw = path.read_bytes()
-        self.sha256 = hashlib.sha256(raw).hexdigest()
-        # A line that cannot be read is an error naming the file and line, never dropped: a
-        # dropped record would turn into "missing" on its sample, blaming the model.
-        for n, data in enumerate(raw.splitlines(), 1):
-            try:
-                line = data.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise ModelLoadError(f"{path}:{n}: not UTF-8 text ({exc.reason} at byte {exc.start}); write the "
-                                     "file as UTF-8 JSON lines") from None
-            if not line.strip():
-                continue
-            try:
-                rec = json.loads(line)
-                if not isinstance(rec, dict):
-                    raise TypeError(f"expected a JSON object, got {type(rec).__name__}")
-                sid = str(rec["sample_id"])
-                if not isinstance(rec["output"], str):
-                    raise TypeError("'output' is not a string")
-            except (ValueError, KeyError, TypeError) as exc:
-                what = f"missing field {exc}" if isinstance(exc, KeyError) else str(exc)
-                raise ModelLoadError(f"{path}:{n}: not a replay record ({what}); each line must be "
-                                     '{"sample_id": ..., "output": "..."}') from None
-            if sid in self.records:
-                raise ModelLoadError(f"{path}:{n}: duplicate record for sample_id {sid!r}; keep one per sample")
-            self.records[sid] = rec
+        self.records, self.sha256 = read_records(path)
 
     def _record(self, sample: Sample) -> dict[str, Any] | None:
         rec = self.records.get(sample.id)
@@ -151,6 +164,7 @@ def check_options(options: ModelOptions) -> None:
     path = Path(options.predictions)
     if not path.is_file():
         raise ModelLoadError(f"--uiground-predictions {options.predictions!r}: no such file")
+    read_records(path)  # a damaged file fails here, once, before any test
     if not options.replay_parser:
         raise ModelLoadError(
             f"--model replay needs --uiground-replay-parser NAME, the family whose parser reads the outputs; "

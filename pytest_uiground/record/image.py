@@ -197,7 +197,14 @@ class ImageRef:
             raise ImageError(
                 f"image {self.key!r} could not be decoded ({exc}); the file is corrupt or not an image"
             ) from exc
-        return img if img.mode == "RGB" else img.convert("RGB")
+        if img.mode != "RGB" or getattr(img, "fp", None) is not None:
+            # An animated GIF (or any multi-frame file) keeps its file open after load() for seeking
+            # to other frames; the RGB copy is detached and the original closed, or its handle would
+            # leak (a ResourceWarning, an error under filterwarnings = error).
+            out = img.convert("RGB")
+            img.close()
+            return out
+        return img
 
 
 def image_digest(img: Image.Image) -> str:

@@ -13,8 +13,9 @@ share, read and written by :mod:`pytest_uiground.record.codec`.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pytest_uiground.record import codec
@@ -44,3 +45,17 @@ class Prediction:
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Prediction:
         return codec.from_json(cls, data)
+
+
+def finite(pred: Prediction) -> Prediction:
+    """``pred``, or a format error in its place when its point or box has a NaN or infinite
+    coordinate (a custom adapter dividing by zero): such a number is no answer, would score as a
+    silent miss, and is not standard JSON (``samples.jsonl`` and the reports must stay parseable)."""
+    bad = [name for name in ("point", "box")
+           if (v := getattr(pred, name)) is not None and not all(math.isfinite(c) for c in v)]
+    if not bad:
+        return pred
+    what = ", ".join(f"{name} {list(getattr(pred, name))}" for name in bad)
+    raw = pred.raw or f"(the adapter returned {what})"
+    return replace(pred, point=None, box=None, raw=raw, format_error=True,
+                   )

@@ -101,7 +101,7 @@ def check_sample_ids(samples: Iterable[Sample], *, source: str) -> None:
     """
     seen: set[str] = set()
     for s in samples:
-        if not _ID_RE.match(s.id):
+        if not _ID_RE.fullmatch(s.id):  # fullmatch: "$" alone would let "id\n" through
             raise ValueError(
                 f"{source}: sample id {s.id!r} is not usable as a test id; ids must match "
                 f"{_ID_RE.pattern} (letters, digits, '_', '.', ':', '+', '-')"

@@ -40,7 +40,9 @@ def selection(spec: MetricSpec) -> dict[str, Any]:
 
 def stored_value(snapshot_dir: Path, label: str) -> float | None:
     """The value a check's aggregate snapshot holds (``test_aggregate[<label>].json``), if readable."""
-    path = snapshot_dir / f"test_aggregate[{label}].json"
+    from pytest_uiground.gate.snapshot import file_name
+
+    path = snapshot_dir / file_name(label)
     try:
         value = json.loads(path.read_text(encoding="utf-8")).get("value")
     except (OSError, ValueError, AttributeError):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -33,6 +33,30 @@ class SuiteSection:
     latency: LatencyCheck | None
     results: Sequence[SampleResult]
     artifacts: Sequence[Path]
+    blockers: Sequence[str] = ()  # failures outside the checks (a refused or failed baseline update)
+
+
+def cell(text: object) -> str:
+    """Text that stays inside its table cell and renders as itself in a CI job summary: a pipe
+    would end the cell, and ``![t](url)``, links and raw HTML from a slice value or a model name
+    (suite and dataset metadata) would be rendered. Markdown punctuation is backslash-escaped,
+    ``<``/``>``/``&`` become entities, and a line break becomes a space. (``_`` inside a word is
+    not emphasis in GitHub's Markdown, so metric names stay readable in the raw file.)"""
+    out = []
+    for ch in " ".join(str(text).split()):
+        if ch in "&<>":
+            out.append({"&": "&amp;", "<": "&lt;", ">": "&gt;"}[ch])
+        elif ch in "\\`*[]|":
+            out.append("\\" + ch)
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def code(text: object) -> str:
+    """An inline code span that a backtick in ``text`` cannot end (ids, model names)."""
+    t = " ".join(str(text).split()).replace("`", "'")
+    return f"`{t}`"
 
 
 def _f(v: float | None, signed: bool = False) -> str:
@@ -49,7 +73,7 @@ def _row(c: Check) -> str:
     flips = f"{p.regressed} / {p.fixed}" if p else "–"
     verdict = verdict_cell(c)
     verdict = f"**{verdict}**" if verdict.startswith("FAIL") else verdict
-    name = c.metric if c.slice is None else f"{c.metric} · {c.slice}"
+    name = cell(c.metric if c.slice is None else f"{c.metric} · {c.slice}")
     return (f"| {name} | {_f(a.value)} | {_f(p.baseline_value if p else None)} | "
             f"{_f(p.delta if p else None, True)} | {delta_ci} | {interval} | {flips} | {pval} | {verdict} |")
 
@@ -61,7 +85,7 @@ _HEAD = ("| metric | value | baseline | delta | delta 95% CI | 95% interval | re
 def _ids(title: str, ids: Sequence[str]) -> str:
     if not ids:
         return f"**{title} (0)**"
-    shown = ", ".join(f"`{i}`" for i in ids[:ID_LIMIT])
+    shown = ", ".join(code(i) for i in ids[:ID_LIMIT])
     more = f", … (+{len(ids) - ID_LIMIT} more: see samples.jsonl)" if len(ids) > ID_LIMIT else ""
     return f"**{title} ({len(ids)}):** {shown}{more}"
 
@@ -76,16 +100,16 @@ def render(sections: Sequence[SuiteSection], env: Mapping[str, str] | None = Non
     env = os.environ if env is None else env
     out: list[str] = []
     for s in sections:
-        failed = bool(verdict_reasons(s.checks, s.latency, s.results))
-        out.append(f"## {'❌' if failed else '✅'} uiground: {s.suite} — {'FAIL' if failed else 'PASS'}")
+        failed = bool(verdict_reasons(s.checks, s.latency, s.results, s.blockers))
+        out.append(f"## {'❌' if failed else '✅'} uiground: {cell(s.suite)} — {'FAIL' if failed else 'PASS'}")
         out.append("")
-        out.append(verdict_text(s.checks, s.latency, s.results))
+        out.append(cell(verdict_text(s.checks, s.latency, s.results, s.blockers)))
         out.append("")
-        base = (f"baseline `{s.baseline.get('model')}` ({s.baseline.get('date', '?')})" if s.baseline
+        base = (f"baseline {code(s.baseline.get('model'))} ({cell(s.baseline.get('date', '?'))})" if s.baseline
                 else "no baseline yet (run with `--snapshot-update` to record one)")
         refused = refusals(r.score for r in s.results)
         count = f", {refused} refusal{'s' * (refused != 1)}" if refused is not None else ""
-        out.append(f"model `{s.model}`, {len(s.results)} samples{count}; {base}")
+        out.append(f"model {code(s.model)}, {len(s.results)} samples{count}; {base}")
         out.append("")
         overall = [c for c in s.checks if c.slice is None]
         slices = [c for c in s.checks if c.slice is not None]
@@ -102,7 +126,7 @@ def render(sections: Sequence[SuiteSection], env: Mapping[str, str] | None = Non
         out += [_ids("Regressed", regressed), "", _ids("Fixed", fixed), ""]
         if errors:
             out += [_ids("Sample errors", errors), ""]
-        links = [f"`{p}`" for p in s.artifacts]
+        links = [code(p) for p in s.artifacts]
         link = run_link(env)
         if link:
             links.append(f"[workflow run artifacts]({link}#artifacts)")
@@ -111,17 +135,31 @@ def render(sections: Sequence[SuiteSection], env: Mapping[str, str] | None = Non
     return "\n".join(out) + "\n"
 
 
-def write(text: str, path: Path | None, env: Mapping[str, str] | None = None) -> list[Path]:
-    """Write to ``path`` (replaced) and append to ``$GITHUB_STEP_SUMMARY`` (Actions' job summary file)."""
+def write(text: str, path: Path | None, env: Mapping[str, str] | None = None,
+          failed: Callable[[str], None] | None = None) -> list[Path]:
+    """Write to ``path`` (replaced atomically) and append to ``$GITHUB_STEP_SUMMARY`` (Actions' job summary
+    file). A file that cannot be written is told to ``failed`` in one line (raised when it is None)."""
+    from pytest_uiground.gate.baseline import atomic_write_text
+
     env = os.environ if env is None else env
     written: list[Path] = []
-    if path is not None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-        written.append(path)
+    targets: list[tuple[Path, bool]] = [(path, False)] if path is not None else []
     step = env.get("GITHUB_STEP_SUMMARY")
     if step:
-        with open(step, "a", encoding="utf-8") as fh:
-            fh.write(text)
-        written.append(Path(step))
+        targets.append((Path(step), True))
+    for target, append in targets:
+        try:
+            if append:
+                with open(target, "a", encoding="utf-8") as fh:
+                    fh.write(text)
+            else:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                atomic_write_text(target, text)
+        except OSError as exc:
+            if failed is None:
+                raise
+            failed(f"uiground: could not write the Markdown summary at {target}: {exc.strerror or exc} "
+                   f"(errno {exc.errno})")
+            continue
+        written.append(target)
     return written

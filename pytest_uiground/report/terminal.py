@@ -12,12 +12,14 @@ progress line every ``--uiground-progress`` seconds (:class:`Progress`).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
+import os
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import pytest
 
@@ -29,20 +31,51 @@ from pytest_uiground.record.score import refusals
 from pytest_uiground.report.summary import Comparison, Latency, SuiteSummary, summary_entry
 
 
+def standard(value: Any) -> Any:
+    """``value`` with every NaN or infinite float replaced by null: JSON has no such numbers, and a
+    strict parser (a CI tool, a browser's ``JSON.parse``) rejects a file that holds one. The
+    prediction itself is already a format error then (:func:`~pytest_uiground.record.prediction.finite`);
+    this covers whatever else a custom scorer or adapter put in a record."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: standard(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [standard(v) for v in value]
+    return value
+
+
 class SampleLog:
-    """Append-only JSON lines, flushed per record."""
+    """Append-only JSON lines: each record one whole line, written in one call, flushed and fsync'd,
+    so a crash or a full disk leaves only whole lines behind. Standard JSON only (``allow_nan=False``:
+    the records carry no NaN or Infinity, which strict parsers reject)."""
 
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
-        self._fh: IO[str] = path.open("w", encoding="utf-8")
+        self._fd: int | None = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        self._size = 0
 
     def write(self, record: dict[str, Any]) -> None:
-        self._fh.write(json.dumps(record, sort_keys=True) + "\n")
-        self._fh.flush()
+        if self._fd is None:
+            raise ValueError(f"{self.path} is closed")
+        line = memoryview((json.dumps(standard(record), sort_keys=True, allow_nan=False) + "\n").encode("utf-8"))
+        try:
+            done = 0
+            while done < len(line):
+                done += os.write(self._fd, line[done:])
+            os.fsync(self._fd)
+        except OSError:
+            with contextlib.suppress(OSError):  # drop the part that made it: the file keeps whole lines
+                os.ftruncate(self._fd, self._size)
+                os.lseek(self._fd, self._size, os.SEEK_SET)
+            raise
+        self._size += len(line)
 
     def close(self) -> None:
-        self._fh.close()
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
 
 
 def summary(
@@ -133,8 +166,20 @@ def table(checks: Sequence[Check]) -> list[str]:
 
 def limit_problems(checks: Sequence[Check]) -> list[str]:
     """The failing checks' problems other than a drop beyond the tolerance (which the table shows):
-    a floor or ceiling (naming the suite file that sets it), a baseline that is not comparable."""
-    return [p for c in checks if c.verdict == "FAIL" for p in c.problems() if "tolerance" not in p]
+    a floor or ceiling (naming the suite file that sets it), a baseline that is not comparable or
+    damaged. A reason every check shares (a damaged baseline) is printed once, for the first check."""
+    out: list[str] = []
+    seen: set[str] = set()
+    for c in checks:
+        if c.verdict != "FAIL":
+            continue
+        for p in c.problems():
+            shared = p.removeprefix(f"{c.label}: ")
+            if "tolerance" in p or (shared != p and shared in seen):
+                continue
+            seen.add(shared)
+            out.append(p)
+    return out
 
 
 def sample_lines(title: str, results: Sequence[SampleResult], lookup: Callable[[str], Sample | None],
@@ -148,13 +193,15 @@ def sample_lines(title: str, results: Sequence[SampleResult], lookup: Callable[[
 
 
 def verdict_reasons(checks: Sequence[Check], latency: LatencyCheck | None,
-                    results: Sequence[SampleResult]) -> list[str]:
-    """Why a suite fails (empty when it passes): failed checks, latency, regressed and broken samples."""
+                    results: Sequence[SampleResult], blockers: Sequence[str] = ()) -> list[str]:
+    """Why a suite fails (empty when it passes): failed checks, latency, regressed and broken samples,
+    and ``blockers``, the suite's own failures outside its checks (a refused or failed baseline update),
+    all read from the one outcome record that the aggregate tests and the exit status also read."""
     failed = [c for c in checks if c.verdict == "FAIL"]
     slow = bool(latency and latency.problems())
     regressed = sum(r.outcome == "regression" for r in results)
     errors = sum(r.error is not None for r in results)
-    why = []
+    why = list(blockers)
     if failed:
         why.append(f"{len(failed)} of {len(checks)} checks failed")
     if slow:
@@ -166,14 +213,15 @@ def verdict_reasons(checks: Sequence[Check], latency: LatencyCheck | None,
     return why
 
 
-def verdict_text(checks: Sequence[Check], latency: LatencyCheck | None, results: Sequence[SampleResult]) -> str:
-    why = verdict_reasons(checks, latency, results)
+def verdict_text(checks: Sequence[Check], latency: LatencyCheck | None, results: Sequence[SampleResult],
+                 blockers: Sequence[str] = ()) -> str:
+    why = verdict_reasons(checks, latency, results, blockers)
     return "FAIL: " + "; ".join(why) if why else f"PASS ({len(checks)} checks ok, no regressed sample)"
 
 
 def verdict_line(suite: str, checks: Sequence[Check], latency: LatencyCheck | None,
-                 results: Sequence[SampleResult]) -> str:
-    return f"uiground verdict for {suite}: {verdict_text(checks, latency, results)}"
+                 results: Sequence[SampleResult], blockers: Sequence[str] = ()) -> str:
+    return f"uiground verdict for {suite}: {verdict_text(checks, latency, results, blockers)}"
 
 
 # -- pytest's own report lines -----------------------------------------------------------------

@@ -29,6 +29,10 @@ def write_suite(tr: Any, o: SuiteOutcome, options: RunOptions, load: str, artifa
     tr.write_sep("=", f"uiground: {o.loaded.config.name} (model {model}, {len(o.results)} samples)")
     if o.baseline is None:
         tr.write_line("no baseline yet: run with --snapshot-update to record one")
+    elif o.baseline.damaged and options.updating:
+        tr.write_line(f"replacing a {o.baseline.damaged}")
+    elif o.baseline.damaged:
+        tr.write_line(o.baseline.damaged)
     else:
         prov = o.baseline.provenance
         tr.write_line(f"baseline: model {prov.get('model')!r}, {prov.get('date', '?')}"
@@ -68,13 +72,15 @@ def write_suite(tr: Any, o: SuiteOutcome, options: RunOptions, load: str, artifa
                       "--uiground-limit or deselection); rerun the whole suite with --snapshot-update")
     elif options.updating and o.refusal:
         tr.write_line(f"baseline NOT updated: {o.refusal}")
+    elif options.updating and o.write_error:
+        tr.write_line(f"baseline NOT written: {o.write_error}")
     elif options.updating:
         where = str(baseline_mod.suite_dir(options.baselines_dir, o.loaded.config.name))
         tr.write_line(f"baseline updated: {where}")
     for line in artifact_lines:
         tr.write_line(line)
-    failed = bool(verdict_reasons(o.checks, o.latency, o.results))
-    tr.write_line(verdict_line(o.loaded.config.name, o.checks, o.latency, o.results),
+    failed = bool(verdict_reasons(o.checks, o.latency, o.results, o.blockers()))
+    tr.write_line(verdict_line(o.loaded.config.name, o.checks, o.latency, o.results, o.blockers()),
                   **({"red": True} if failed else {"green": True}))
 
 

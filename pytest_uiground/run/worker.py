@@ -17,7 +17,7 @@ import pytest
 
 from pytest_uiground.judges.base import JudgeSetupError
 from pytest_uiground.record.outcome import Outcome, classify
-from pytest_uiground.record.prediction import Prediction
+from pytest_uiground.record.prediction import Prediction, finite
 from pytest_uiground.record.result import PROPERTY, SampleResult, property_value, right_of, sample_line
 from pytest_uiground.record.sample import Sample
 from pytest_uiground.record.score import Score
@@ -74,7 +74,7 @@ def evaluate(state: WorkerState, item: pytest.Item, loaded: LoadedSuite, sample:
     if sample.invalid is not None:
         return _Scored(error=f"sample {sample.id!r} is invalid: {sample.invalid}")
     predictor = state.predictor(model)
-    pred = predictor.get(item, loaded, sample)
+    pred = finite(predictor.get(item, loaded, sample))  # a NaN point is a format error, not a miss
     note = predictor.note(sample.id)
     if pred.error is not None:
         scored = _Scored(pred, error=f"sample {sample.id!r}: the model failed: {pred.error}")
@@ -145,4 +145,6 @@ def run_sample(item: pytest.Item, sample: Sample, model: Model) -> None:
     if outcome.xfails:
         # pytrace=False: pytest would otherwise format a full traceback (parsing
         # source files) for every expected failure, ~18 ms per sample.
-        raise pytest.xfail.Exception(_XFAIL_REASONS[outcome], pytrace=False)
+        damaged = outcome is Outcome.WRONG_NO_BASELINE and baseline is not None and baseline.damaged
+        reason = "wrong (the baseline is damaged: see the aggregate checks)" if damaged else _XFAIL_REASONS[outcome]
+        raise pytest.xfail.Exception(reason, pytrace=False)

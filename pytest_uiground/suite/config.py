@@ -183,7 +183,17 @@ def _metric(path: Path, i: int, table: Any) -> MetricSpec:
 def load_suite_config(path: Path) -> SuiteConfig:
     """Parse and validate a suite.toml file."""
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise SuiteConfigError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start}); TOML files are "
+                               "UTF-8") from None
+    if text.startswith("\ufeff"):
+        # TOML has no byte-order mark and tomllib's own error ("Invalid statement (at line 1,
+        # column 1)") does not say what is there; named, not accepted, so other TOML tools agree.
+        raise SuiteConfigError(f"{path}: starts with a UTF-8 byte-order mark (BOM), which TOML does not allow; "
+                               "save the file as UTF-8 without BOM")
+    try:
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise SuiteConfigError(f"{path}: not valid TOML: {exc}") from exc
     top = _Fields(path, "", data)

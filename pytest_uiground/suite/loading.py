@@ -58,6 +58,21 @@ class SuiteLoadError(Exception):
     pass
 
 
+def check_loader_result(samples: object, who: str) -> None:
+    """The loader contract: a list (or tuple) of :class:`Sample`. A generator would be used up by the
+    first pass over it (the id check), leaving "no sample has the key ..." later; a dict per sample
+    would fail deep inside with an AttributeError. Both are named here, with the expected type."""
+    if not isinstance(samples, (list, tuple)):
+        raise SuiteLoadError(f"{who} returned {type(samples).__name__}, expected a list of "
+                             "pytest_uiground.record.sample.Sample (a generator is read only once: return "
+                             "list(...) of it)")
+    for i, s in enumerate(samples):
+        if not isinstance(s, Sample):
+            raise SuiteLoadError(f"{who} returned a {type(s).__name__} at index {i}, expected a "
+                                 "pytest_uiground.record.sample.Sample (build one per record: Sample(id=..., "
+                                 "image=..., instruction=..., target=...))")
+
+
 @cache
 def load_suite(path: Path, data_path: Path | None = None) -> LoadedSuite:
     """Parse suite.toml and run its loader once per process."""
@@ -68,6 +83,7 @@ def load_suite(path: Path, data_path: Path | None = None) -> LoadedSuite:
         samples = loader(config.loader_options, ctx)
     except (ValueError, FileNotFoundError, OSError) as exc:
         raise SuiteLoadError(f"{path}: loader {config.loader!r} failed: {exc}") from exc
+    check_loader_result(samples, f"{path}: loader {config.loader!r}")
     check_sample_ids(samples, source=str(path))
     if not samples:
         raise SuiteLoadError(f"{path}: loader {config.loader!r} found no samples; an empty suite would pass while "

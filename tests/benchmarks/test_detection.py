@@ -242,15 +242,14 @@ def test_detection_suite_runs_reports_and_compares(pytester: pytest.Pytester) ->
     assert html.read_text().count("<svg class=\"plot\"") >= 7  # a chart per metric (6) and latency vs accuracy
 
 
-def test_snapshot_match_follows_the_metric_direction(tmp_path: Path) -> None:
-    from pytest_uiground.gate.snapshot import extension_for
+def test_snapshot_match_follows_the_metric_direction() -> None:
+    from pytest_uiground.gate.snapshot import matches
 
-    ext = extension_for(tmp_path, 0.5, False)()
-    stored = json.dumps({"value": 2.0, "samples": "x", "lower_is_better": True})
+    stored = {"value": 2.0, "samples": "x", "lower_is_better": True}
 
-    def cur(v: float) -> str:
-        return json.dumps({"value": v, "samples": "x", "lower_is_better": True})
+    def cur(v: float) -> dict[str, object]:
+        return {"value": v, "samples": "x", "lower_is_better": True}
 
-    assert ext.matches(serialized_data=cur(2.4), snapshot_data=stored)  # worse, within tolerance
-    assert not ext.matches(serialized_data=cur(2.6), snapshot_data=stored)  # more attempts: worse
-    assert ext.matches(serialized_data=cur(1.0), snapshot_data=stored)  # fewer attempts: better
+    assert matches(cur(2.4), stored, 0.5)  # worse, within tolerance
+    assert not matches(cur(2.6), stored, 0.5)  # more attempts: worse
+    assert matches(cur(1.0), stored, 0.5)  # fewer attempts: better
