@@ -15,7 +15,7 @@ from pathlib import Path
 from types import ModuleType
 
 ROOT = Path(__file__).resolve().parents[1]
-MAX_DEPTH = 9  # modules in the longest runtime import chain from plugin.py, plugin.py included
+MAX_DEPTH = 8  # modules in the longest runtime import chain from plugin.py, plugin.py included
 MAX_TOP_LEVEL_FILES = 12
 
 

@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_uiground.gate import snapshot as snapshot_mod
 from pytest_uiground.gate import stats
-from pytest_uiground.gate.baseline import Baseline
 from pytest_uiground.gate.metrics import Aggregate, MetricResult, ScoreOf, compute, correct_of, current, value_of
 from pytest_uiground.record.result import SampleResult
 from pytest_uiground.record.score import Score
 
-if TYPE_CHECKING:  # types only: the suite's declarations are read, never loaded, here
+if TYPE_CHECKING:  # types only: the suite's declarations and the baseline are read, never loaded, here
+    from pytest_uiground.gate.baseline import Baseline
     from pytest_uiground.suite.config import MetricSpec, SuiteConfig
 
 

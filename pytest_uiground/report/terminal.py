@@ -19,16 +19,18 @@ import os
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_uiground.gate.checks import Check, LatencyCheck
-from pytest_uiground.gate.metrics import MetricResult
 from pytest_uiground.record.result import SampleResult, records_in, sample_line
 from pytest_uiground.record.sample import Sample
 from pytest_uiground.record.score import refusals
 from pytest_uiground.report.summary import Comparison, Latency, SuiteSummary, summary_entry
+
+if TYPE_CHECKING:  # types only: the terminal formats checks and metrics the gate built
+    from pytest_uiground.gate.checks import Check, LatencyCheck
+    from pytest_uiground.gate.metrics import MetricResult
 
 
 def standard(value: Any) -> Any:
