@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -325,12 +326,42 @@ def check_model(model: ModelOptions) -> None:
     target = registry.known(registry.MODEL_GROUP).get(model.name)
     if target is None:
         return
-    check = getattr(importlib.import_module(target.partition(":")[0]), "check_options", None)
+    module = importlib.import_module(target.partition(":")[0])
+    missing = missing_extra(module)
+    if missing:
+        raise pytest.UsageError(f"--model {model.name}: {missing}")
+    check = getattr(module, "check_options", None)
     if callable(check):
         try:
             check(model)
         except ModelLoadError as exc:
             raise pytest.UsageError(str(exc)) from None
+
+
+def missing_extra(module: Any) -> str | None:
+    """What is missing when a model module's ``EXTRA = (extra, modules)`` is not installed, else None.
+
+    Checked with ``find_spec`` (nothing is imported), so a core install learns once, at
+    start-up, which extra to install instead of one ``ModuleNotFoundError`` per sample.
+    """
+    extra = getattr(module, "EXTRA", None)
+    if not extra:
+        return None
+    name, modules = extra
+    absent = []
+    for mod in modules:
+        try:
+            found = importlib.util.find_spec(mod) is not None
+        except (ImportError, ValueError):
+            found = False
+        if not found:
+            absent.append(mod)
+    if not absent:
+        return None
+    hint = (" (on a machine without a GPU install the CPU build of torch first: pip install torch torchvision "
+            "--index-url https://download.pytorch.org/whl/cpu)" if "torch" in absent else "")
+    return (f"needs the [{name}] extra, and {', '.join(absent)} {'is' if len(absent) == 1 else 'are'} not "
+            f'installed: pip install "pytest-uiground[{name}]"{hint}')
 
 
 def _benchmark_asked(config: pytest.Config) -> bool:

@@ -6,8 +6,9 @@ by name only when the model fixture is first used.
 
 from __future__ import annotations
 
+import difflib
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,7 @@ import pytest
 from pytest_uiground import options, registry
 from pytest_uiground.gate.baseline import BaselineError
 from pytest_uiground.gate.controller import Controller
-from pytest_uiground.models.base import adapt
+from pytest_uiground.models.base import ModelOptions, adapt
 from pytest_uiground.record import image
 from pytest_uiground.report.terminal import Progress, teststatus
 from pytest_uiground.run.collect import SuiteFile, stratified_subset
@@ -59,6 +60,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     try:
         loaded = state.suite(path)
         state.baseline(loaded.config.name)  # a malformed baseline is a collection error
+        check_replay_parser(state.options.model, loaded.config.name, loaded.config.models)
     except (SuiteConfigError, SuiteLoadError, BaselineError, registry.UnknownNameError, ValueError) as exc:
         raise SuiteFile.CollectError(str(exc)) from exc
     samples = list(loaded.samples)
@@ -66,6 +68,27 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         keys = loaded.config.stratify or tuple(sorted({k for s in samples for k in s.meta}))
         samples = stratified_subset(samples, state.options.limit, keys, state.options.seed)
     metafunc.parametrize(SAMPLE_ARG, samples, ids=[s.id for s in samples])
+
+
+def check_replay_parser(model: ModelOptions, suite: str, tables: Mapping[str, Mapping[str, Any]]) -> None:
+    """``--uiground-replay-parser NAME`` that is no family needs the suite to declare that parser.
+
+    Checked when the suite is collected (the first moment its ``[models.<name>]`` tables are
+    known), so a typo is one collection error rather than a format error on every sample.
+    """
+    from pytest_uiground.models import overrides, parsers
+
+    parser = model.replay_parser
+    if model.name != "replay" or not parser or parser in parsers.FAMILIES:
+        return
+    if overrides.resolve(suite, parser, tables.get(parser)).parser:
+        return
+    close = difflib.get_close_matches(parser, parsers.FAMILIES, n=1)
+    raise ValueError(
+        f"--uiground-replay-parser {parser!r} is unknown: not a model family ({', '.join(parsers.FAMILIES)}) "
+        f"and suite {suite!r} declares no [models.{parser}] parser"
+        + (f"; did you mean {close[0]!r}?" if close else "")
+    )
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:

@@ -13,6 +13,10 @@ from typing import Any, ClassVar
 from pytest_uiground.models.base import ModelOptions
 from pytest_uiground.models.hf import HFVisionModel
 
+#: the extra these models need, and the modules it brings (checked at start-up: options.missing_extra)
+EXTRA = ("hf", ("torch", "torchvision", "transformers"))
+
+
 UITARS_MIN_PIXELS = 100 * 28 * 28
 """bytedance/UI-TARS ``codes/ui_tars/action_parser.py`` ``MIN_PIXELS`` (also MMBench-GUI ``local_uitars.py``)."""
 UITARS_MAX_PIXELS = 16384 * 28 * 28
