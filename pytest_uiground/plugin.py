@@ -19,6 +19,7 @@ from pytest_uiground.gate.baseline import BaselineError
 from pytest_uiground.gate.controller import Controller
 from pytest_uiground.models.base import ModelOptions, adapt
 from pytest_uiground.record import image
+from pytest_uiground.record.sample import Sample
 from pytest_uiground.report.terminal import Progress, teststatus
 from pytest_uiground.run.collect import SuiteFile, stratified_subset
 from pytest_uiground.run.items import SAMPLE_ARG, SUITE_ATTR, SUITE_FILE
@@ -37,6 +38,8 @@ def pytest_configure(config: pytest.Config) -> None:
     workerinput = getattr(config, "workerinput", None)
     worker_id = workerinput["workerid"] if workerinput else "master"
     config.stash[STATE] = WorkerState(options=opts, worker_id=worker_id)
+    config.addinivalue_line("markers", f"{SLICE_MARKER}(**metadata): a sample's metadata (slices), set by "
+                            f"pytest-uiground; select with -m \"{SLICE_MARKER}(theme='dark')\"")
     if workerinput is None:
         config.pluginmanager.register(Controller(config, opts), "uiground-controller")
         config.pluginmanager.register(Progress(config, opts.progress_s), "uiground-progress")
@@ -67,7 +70,34 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if state.options.limit is not None:
         keys = loaded.config.stratify or tuple(sorted({k for s in samples for k in s.meta}))
         samples = stratified_subset(samples, state.options.limit, keys, state.options.seed)
-    metafunc.parametrize(SAMPLE_ARG, samples, ids=[s.id for s in samples])
+    metafunc.parametrize(SAMPLE_ARG, [pytest.param(s, id=s.id, marks=slice_mark(s)) for s in samples])
+
+
+#: the marker that carries a sample's metadata: ``-m "uiground(theme='dark')"``
+SLICE_MARKER = "uiground"
+
+
+def slice_mark(sample: Sample) -> pytest.MarkDecorator:
+    """The sample's metadata as one marker's keyword arguments, for ``-m "uiground(key='value')"``.
+
+    Why a marker: ``-m`` matches keyword arguments exactly (pytest ≥ 8.3), which ``-k``'s
+    substring match on names cannot (``-k button`` also selects ``radio_button``).
+    """
+    mark: pytest.MarkDecorator = getattr(pytest.mark, SLICE_MARKER)
+    return mark(**{k: str(v) for k, v in sample.meta.items() if k.isidentifier()})
+
+
+def pytest_itemcollected(item: pytest.Item) -> None:
+    """Each sample test answers ``-k`` to its metadata: ``-k icon``, ``-k "theme:dark and not size:lt32"``.
+
+    ``key=value`` is not valid in a ``-k`` expression (``=`` is not an identifier character),
+    so the pair is spelled ``key:value``; both forms are substring matches, like all of ``-k``.
+    """
+    callspec = getattr(item, "callspec", None)
+    sample = callspec.params.get(SAMPLE_ARG) if callspec is not None else None
+    if isinstance(sample, Sample):
+        for key, value in sample.meta.items():
+            item.extra_keyword_matches.update((str(value), f"{key}:{value}"))
 
 
 def check_replay_parser(model: ModelOptions, suite: str, tables: Mapping[str, Mapping[str, Any]]) -> None:
