@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import importlib.util
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -344,24 +343,10 @@ def missing_extra(module: Any) -> str | None:
     Checked with ``find_spec`` (nothing is imported), so a core install learns once, at
     start-up, which extra to install instead of one ``ModuleNotFoundError`` per sample.
     """
+    from pytest_uiground import extras
+
     extra = getattr(module, "EXTRA", None)
-    if not extra:
-        return None
-    name, modules = extra
-    absent = []
-    for mod in modules:
-        try:
-            found = importlib.util.find_spec(mod) is not None
-        except (ImportError, ValueError):
-            found = False
-        if not found:
-            absent.append(mod)
-    if not absent:
-        return None
-    hint = (" (on a machine without a GPU install the CPU build of torch first: pip install torch torchvision "
-            "--index-url https://download.pytorch.org/whl/cpu)" if "torch" in absent else "")
-    return (f"needs the [{name}] extra, and {', '.join(absent)} {'is' if len(absent) == 1 else 'are'} not "
-            f'installed: pip install "pytest-uiground[{name}]"{hint}')
+    return extras.missing(extra[0], extra[1]) if extra else None
 
 
 def _benchmark_asked(config: pytest.Config) -> bool:

@@ -11,7 +11,7 @@ import json
 import types
 
 import pytest
-from conftest import Project
+from conftest import Project, needs
 
 from pytest_uiground.options import missing_extra
 
@@ -56,8 +56,8 @@ def test_model_whose_extra_is_missing_fails_once_before_any_test(project: Projec
 
 
 def test_model_with_its_extra_installed_is_not_refused(project: Project) -> None:
-    pytest.importorskip("transformers", reason="needs the [hf] extra (pip install 'pytest-uiground[hf]')")
-    pytest.importorskip("torchvision", reason="needs the [hf] extra (pip install 'pytest-uiground[hf]')")
+    pytest.importorskip("transformers", reason=needs("hf"))
+    pytest.importorskip("torchvision", reason=needs("hf"))
     result = project.pytester.runpytest_subprocess("suites/mini", "--model", "uitars", "--co", "-q",
                                                    "-p", "no:cacheprovider")
     assert result.ret == 0, result.stdout.str()
