@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -28,14 +29,22 @@ ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
 FIG_RE = re.compile(r"<!--fig:(?P<name>[a-z_]+)-->(?P<body>.*?)<!--/fig-->", re.S)
 PROGRESS_END = re.compile(r"\[100%\]\s*$")
+#: every figure measure() gives (install_* only with --install)
+NAMES = ("main_output", "main_serial_s", "main_cpu_s", "main_xdist_s", "failing_lines", "limit40_screens",
+         "limit40_s", "cores", "install_s", "install_mb")
 
 
-def run(project: Path, *args: str) -> tuple[str, float]:
-    """``pytest ARGS`` in ``project``: its output and wall seconds."""
+def run(project: Path, *args: str) -> tuple[str, float, float]:
+    """``pytest ARGS`` in ``project``: its output, wall seconds and CPU seconds (user + system, all
+    processes: the figure a shared machine does not inflate)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     done = subprocess.run([sys.executable, "-m", "pytest", *args, "-p", "no:cacheprovider"], cwd=project,
                           capture_output=True, text=True, env={**os.environ, "HF_HUB_OFFLINE": "1"})
-    return done.stdout, time.perf_counter() - started
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return done.stdout, wall, cpu
 
 
 def uiground_section(out: str) -> str:
@@ -66,18 +75,23 @@ def measure(install: bool) -> dict[str, str]:
         subprocess.run(["git", "init", "-q"], cwd=project, check=True)
         subprocess.run([sys.executable, "-m", "pytest_uiground", "init", "synthetic"], cwd=project, check=True,
                        capture_output=True)
-        out, wall = run(project, "suites/synthetic")
-        figs["main_output"] = "\n```\n" + uiground_section(out) + "\n```\n"
+        out, wall, cpu = run(project, "suites/synthetic")
+        section = uiground_section(out)
+        if "verdict for synthetic: PASS" in section:
+            figs["main_output"] = "\n```\n" + section + "\n```\n"
+        else:  # a loaded machine misses the latency budget: not what a fresh machine prints
+            print("the main job did not pass here; README's output block is kept:\n" + section, file=sys.stderr)
         figs["main_serial_s"] = seconds(wall)
-        out, wall = run(project, "suites/synthetic", "-n", "2")
+        figs["main_cpu_s"] = seconds(cpu)
+        out, wall, _ = run(project, "suites/synthetic", "-n", "2")
         figs["main_xdist_s"] = seconds(wall)
-        out, _ = run(project, "suites/synthetic", "--model", "center", "-n", "2")
+        out, _, _ = run(project, "suites/synthetic", "--model", "center", "-n", "2")
         figs["failing_lines"] = f"{lines_after_progress(out)} lines"
-        out, wall = run(project, "suites/synthetic", "--uiground-limit", "40", "--collect-only", "-q")
+        out, _, _ = run(project, "suites/synthetic", "--uiground-limit", "40", "--collect-only", "-q")
         ids = [line.split("[", 1)[1].rstrip("]") for line in out.splitlines() if "::test_sample[" in line]
         figs["limit40_screens"] = f"{len({i.rsplit('-', 1)[0] for i in ids})} of 50 screens"
-        out, wall = run(project, "suites/synthetic", "--uiground-limit", "40")
-        figs["limit40_s"] = seconds(wall)
+        out, wall, cpu = run(project, "suites/synthetic", "--uiground-limit", "40")
+        figs["limit40_s"] = f"{seconds(wall)}, {seconds(cpu)} of CPU"
         if install:
             venv = Path(tmp) / "venv"
             started = time.perf_counter()
@@ -114,7 +128,7 @@ def main(argv: Sequence[str] | None = None, measure_: Callable[[bool], dict[str,
     text = README.read_text(encoding="utf-8")
     new, unknown = rewrite(text, figs)
     for name in unknown:
-        if not (name.startswith("install_") and not args.install):
+        if not ((name.startswith("install_") and not args.install) or name == "main_output"):
             print(f"README.md marks a figure {name!r} that this script does not measure", file=sys.stderr)
     for name, value in figs.items():
         print(f"{name}: {value.strip()[:200]}")

@@ -10,13 +10,22 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from pytest_uiground.gate import stats
 from pytest_uiground.gate.baseline import Baseline
-from pytest_uiground.gate.metrics import Aggregate, MetricResult, ScoreOf, compute, correct_of, current, value_of
+from pytest_uiground.gate.metrics import (
+    LATENCY,
+    Aggregate,
+    MetricResult,
+    ScoreOf,
+    compute,
+    correct_of,
+    current,
+    value_of,
+)
 from pytest_uiground.record.result import SampleResult
 from pytest_uiground.record.score import Score
 from pytest_uiground.suite.config import MetricSpec, SuiteConfig
@@ -28,16 +37,21 @@ def ids_digest(ids: Sequence[str]) -> str:
 
 @dataclass(frozen=True)
 class Paired:
-    """Current vs baseline on the samples both have."""
+    """Current vs baseline on the samples both have.
+
+    A latency metric has no per-sample baseline (the stored baseline keeps scores, not
+    timings): its baseline value is the stored aggregate snapshot's, and the paired
+    statistics (interval, flips, McNemar) are None.
+    """
 
     n: int
     baseline_value: float
     current_value: float
-    delta_low: float
-    delta_high: float
-    regressed: int  # right in the baseline, wrong now (McNemar's b)
-    fixed: int  # wrong in the baseline, right now (McNemar's c)
-    p_value: float
+    delta_low: float | None
+    delta_high: float | None
+    regressed: int | None  # right in the baseline, wrong now (McNemar's b)
+    fixed: int | None  # wrong in the baseline, right now (McNemar's c)
+    p_value: float | None
 
     @property
     def delta(self) -> float:
@@ -107,7 +121,11 @@ class Check:
         lines = [f"{self.label}: {a.value:.2f} over {a.n} samples"]
         if a.low is not None and a.high is not None:
             lines[0] += f", 95% interval [{a.low:.2f}, {a.high:.2f}]"
-        if self.paired is not None:
+        if self.paired is not None and self.paired.p_value is None:
+            p = self.paired
+            lines.append(f"vs the stored baseline {p.baseline_value:.2f}: delta {p.delta:+.2f} (no per-sample "
+                         "baseline for timings: no paired statistics)")
+        elif self.paired is not None:
             p = self.paired
             lines.append(
                 f"vs baseline {p.baseline_value:.2f}: delta {p.delta:+.2f}, 95% bootstrap interval "
@@ -206,7 +224,10 @@ def build_checks(
     suite_file: str,
     incomparable: str | None = None,
     mismatch: str | None = None,
+    stored: Callable[[str], float | None] | None = None,
 ) -> list[Check]:
+    """Every metric and slice check. ``stored(label)`` reads a check's stored aggregate
+    snapshot value: the baseline of a latency metric, which the per-sample baseline lacks."""
     checks: list[Check] = []
     for mr in metric_results:
         chosen = [r for r in results if r.id in set(mr.overall.ids)]
@@ -217,7 +238,16 @@ def build_checks(
         entries += [(k, a, mr.spec.slice_floors.get(k), config.slice_tolerance if tol is None else tol)
                     for k, a in mr.slices.items()]
         for label, agg, floor, tolerance in entries:
-            paired = _paired(mr.spec, chosen, baseline, label) if baseline is not None else None
+            if baseline is None:
+                paired = None
+            elif mr.spec.score == LATENCY:
+                full = mr.spec.name if label is None else f"{mr.spec.name}.{label}"
+                kept = stored(full) if stored is not None else None
+                paired = (Paired(n=agg.n, baseline_value=kept, current_value=agg.value, delta_low=None,
+                                 delta_high=None, regressed=None, fixed=None, p_value=None)
+                          if kept is not None and agg.n else None)
+            else:
+                paired = _paired(mr.spec, chosen, baseline, label)
             checks.append(Check(config.name, mr.spec.name, label, agg, floor, tolerance, paired, partial, updating,
                                 suite_file, incomparable, mr.spec.higher_is_better,
                                 mr.spec.ceiling if label is None else None, mismatch))
@@ -226,7 +256,8 @@ def build_checks(
 
 def latency_check(config: SuiteConfig, results: Sequence[SampleResult], *, parallel: bool, suite_file: str
                   ) -> LatencyCheck | None:
-    lat = [r.latency_ms for r in results if r.latency_ms is not None and r.error is None]
+    # A prediction from the cache keeps the time it took when it was made: not this run's.
+    lat = [r.latency_ms for r in results if r.latency_ms is not None and r.error is None and r.cache != "hit"]
     if not lat:
         return None
     return LatencyCheck(

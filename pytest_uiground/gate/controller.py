@@ -10,6 +10,7 @@ gate's rules live in :mod:`.gate`, the terminal section in :mod:`.report.termina
 
 from __future__ import annotations
 
+import functools
 import os
 import warnings
 from collections.abc import Generator
@@ -118,7 +119,9 @@ class Controller:
             baseline=base, model=self.models.get(path), judge=judge, incomparable=why, mismatch=mismatch,
             checks=build_checks(loaded.config, metric_results, results, compare_with, partial=partial,
                                 updating=self.options.updating, suite_file=rel, incomparable=why,
-                                mismatch=mismatch),
+                                mismatch=mismatch, stored=functools.partial(
+                                    details.stored_value, baseline_mod.suite_dir(
+                                        self.options.baselines_dir, loaded.config.name) / baseline_mod.SNAPSHOT_DIR)),
             latency=latency_check(loaded.config, results, parallel=self.parallel, suite_file=rel),
         )
         if self.options.updating:
