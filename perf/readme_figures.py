@@ -27,7 +27,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
-FIG_RE = re.compile(r"<!--fig:(?P<name>[a-z_]+)-->(?P<body>.*?)<!--/fig-->", re.S)
+FIG_RE = re.compile(r"<!--fig:(?P<name>[a-z0-9_]+)-->(?P<body>.*?)<!--/fig-->", re.S)
 PROGRESS_END = re.compile(r"\[100%\]\s*$")
 #: every figure measure() gives (install_* only with --install)
 NAMES = ("main_output", "main_serial_s", "main_cpu_s", "main_xdist_s", "failing_lines", "limit40_screens",
