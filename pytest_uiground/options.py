@@ -316,6 +316,8 @@ def check_model(model: ModelOptions) -> None:
     An unknown ``--uiground-parser`` is refused for any model; a registered model's module
     may define ``check_options(options: ModelOptions)`` raising ``ModelLoadError``
     (``openai``: API base, served model, parser, key; ``replay``: predictions file, parser).
+    Then the module's ``EXTRA = (extra, modules)``: a missing module stops the run once,
+    naming the ``pip install "pytest-uiground[extra]"`` line (:func:`missing_extra`).
     Models named as ``package.module:function`` are checked by their factory when loaded.
     """
     from pytest_uiground.models.parsers import FAMILIES
@@ -326,15 +328,15 @@ def check_model(model: ModelOptions) -> None:
     if target is None:
         return
     module = importlib.import_module(target.partition(":")[0])
-    missing = missing_extra(module)
-    if missing:
-        raise pytest.UsageError(f"--model {model.name}: {missing}")
     check = getattr(module, "check_options", None)
-    if callable(check):
+    if callable(check):  # the settings first: fixing them needs no install
         try:
             check(model)
         except ModelLoadError as exc:
             raise pytest.UsageError(str(exc)) from None
+    missing = missing_extra(module)
+    if missing:
+        raise pytest.UsageError(f"--model {model.name}: {missing}")
 
 
 def missing_extra(module: Any) -> str | None:
