@@ -163,7 +163,8 @@ OPTIONS: tuple[Opt, ...] = (
     Opt("--uiground-device", "auto", "auto (xdist worker gwN takes cuda:(N mod count), CPU without a GPU), cpu, "
         "cuda, cuda:N, mps", device_spec),
     Opt("--uiground-batch-size", 1, "samples per model call in a worker", positive_int),
-    Opt("--uiground-limit", None, "run a seeded, stratified subset of N samples per suite (a smoke run)",
+    Opt("--uiground-limit", None,
+        "run a seeded, stratified subset of N samples per suite, on as few screens as it can (a smoke run)",
         positive_int, "N"),
     Opt("--uiground-seed", 0, "seed for --uiground-limit (default 0)", int),
     Opt("--uiground-report", None, "write samples.jsonl, summary.json and report.html to DIR", None, "DIR"),
