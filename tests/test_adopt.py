@@ -91,6 +91,9 @@ def test_an_installed_wheel_reads_its_own_copy_of_the_suites(wheel: Path, tmp_pa
     assert (project / "suites/detection_curated/annotations.json").read_bytes() == \
         (ROOT / "suites/detection_curated/annotations.json").read_bytes()
     assert (project / "baselines/detection_curated/samples.json").is_file()
+    shipped = site / "pytest_uiground" / "_builtin"
+    assert (shipped / "workflows/model-upgrade-gate.yml").read_bytes() == WORKFLOW.read_bytes()
+    assert (project / ".github/workflows/model-upgrade-gate.yml").read_bytes() == WORKFLOW.read_bytes()
 
 
 def test_init_list_names_every_builtin_suite_once(capsys: pytest.CaptureFixture[str]) -> None:
