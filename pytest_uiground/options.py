@@ -164,7 +164,8 @@ OPTIONS: tuple[Opt, ...] = (
     Opt("--uiground-device", "auto", "auto (xdist worker gwN takes cuda:(N mod count), CPU without a GPU), cpu, "
         "cuda, cuda:N, mps", device_spec),
     Opt("--uiground-batch-size", 1, "samples per model call in a worker", positive_int),
-    Opt("--uiground-limit", None, "run a seeded, stratified subset of N samples per suite (a smoke run)",
+    Opt("--uiground-limit", None,
+        "run a seeded, stratified subset of N samples per suite, on as few screens as it can (a smoke run)",
         positive_int, "N"),
     Opt("--uiground-seed", 0, "seed for --uiground-limit (default 0)", int),
     Opt("--uiground-report", None, "write samples.jsonl, summary.json and report.html to DIR", None, "DIR"),
@@ -347,6 +348,8 @@ def check_model(model: ModelOptions) -> None:
     An unknown ``--uiground-parser`` is refused for any model; a registered model's module
     may define ``check_options(options: ModelOptions)`` raising ``ModelLoadError``
     (``openai``: API base, served model, parser, key; ``replay``: predictions file, parser).
+    Then the module's ``EXTRA = (extra, modules)``: a missing module stops the run once,
+    naming the ``pip install "pytest-uiground[extra]"`` line (:func:`missing_extra`).
     Models named as ``package.module:function`` are checked by their factory when loaded.
     """
     from pytest_uiground.models import families
@@ -357,12 +360,28 @@ def check_model(model: ModelOptions) -> None:
     target = registry.known(registry.MODEL_GROUP).get(model.name)
     if target is None:
         return
-    check = getattr(importlib.import_module(target.partition(":")[0]), "check_options", None)
-    if callable(check):
+    module = importlib.import_module(target.partition(":")[0])
+    check = getattr(module, "check_options", None)
+    if callable(check):  # the settings first: fixing them needs no install
         try:
             check(model)
         except ModelLoadError as exc:
             raise pytest.UsageError(str(exc)) from None
+    missing = missing_extra(module)
+    if missing:
+        raise pytest.UsageError(f"--model {model.name}: {missing}")
+
+
+def missing_extra(module: Any) -> str | None:
+    """What is missing when a model module's ``EXTRA = (extra, modules)`` is not installed, else None.
+
+    Checked with ``find_spec`` (nothing is imported), so a core install learns once, at
+    start-up, which extra to install instead of one ``ModuleNotFoundError`` per sample.
+    """
+    from pytest_uiground import extras
+
+    extra = getattr(module, "EXTRA", None)
+    return extras.missing(extra[0], extra[1]) if extra else None
 
 
 def _benchmark_asked(config: pytest.Config) -> bool:

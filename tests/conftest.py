@@ -157,6 +157,11 @@ def xdist(request: pytest.FixtureRequest) -> list[str]:
     return list(request.param)
 
 
+def needs(extra: str) -> str:
+    """The skip reason of a test that needs an extra: names it and its install line."""
+    return f"needs the [{extra}] extra (pip install 'pytest-uiground[{extra}]')"
+
+
 def write_json(path: Path, data: object) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(data))

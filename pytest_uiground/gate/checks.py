@@ -16,7 +16,16 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_uiground.gate import snapshot as snapshot_mod
 from pytest_uiground.gate import stats
-from pytest_uiground.gate.metrics import Aggregate, MetricResult, ScoreOf, compute, correct_of, current, value_of
+from pytest_uiground.gate.metrics import (
+    LATENCY,
+    Aggregate,
+    MetricResult,
+    ScoreOf,
+    compute,
+    correct_of,
+    current,
+    value_of,
+)
 from pytest_uiground.record.result import SampleResult
 from pytest_uiground.record.score import Score
 
@@ -31,16 +40,21 @@ def ids_digest(ids: Sequence[str]) -> str:
 
 @dataclass(frozen=True)
 class Paired:
-    """Current vs baseline on the samples both have."""
+    """Current vs baseline on the samples both have.
+
+    A latency metric has no per-sample baseline (the stored baseline keeps scores, not
+    timings): its baseline value is the stored aggregate snapshot's, and the paired
+    statistics (interval, flips, McNemar) are None.
+    """
 
     n: int
     baseline_value: float
     current_value: float
-    delta_low: float
-    delta_high: float
-    regressed: int  # right in the baseline, wrong now (McNemar's b)
-    fixed: int  # wrong in the baseline, right now (McNemar's c)
-    p_value: float
+    delta_low: float | None
+    delta_high: float | None
+    regressed: int | None  # right in the baseline, wrong now (McNemar's b)
+    fixed: int | None  # wrong in the baseline, right now (McNemar's c)
+    p_value: float | None
 
     @property
     def delta(self) -> float:
@@ -142,7 +156,11 @@ class Check:
         lines = [f"{self.label}: {a.value:.2f} over {a.n} samples"]
         if a.low is not None and a.high is not None:
             lines[0] += f", 95% interval [{a.low:.2f}, {a.high:.2f}]"
-        if self.paired is not None:
+        if self.paired is not None and self.paired.p_value is None:
+            p = self.paired
+            lines.append(f"vs the stored baseline {p.baseline_value:.2f}: delta {p.delta:+.2f} (no per-sample "
+                         "baseline for timings: no paired statistics)")
+        elif self.paired is not None:
             p = self.paired
             lines.append(
                 f"vs baseline {p.baseline_value:.2f}: delta {p.delta:+.2f}, 95% bootstrap interval "
@@ -257,21 +275,30 @@ def build_checks(
         entries += [(k, a, mr.spec.slice_floors.get(k), config.slice_tolerance if tol is None else tol)
                     for k, a in mr.slices.items()]
         for label, agg, floor, tolerance in entries:
-            paired = _paired(mr.spec, chosen, baseline, label) if baseline is not None else None
             name = mr.spec.name if label is None else f"{mr.spec.name}.{label}"
+            snapshot = (baseline.snapshots or {}).get(snapshot_mod.file_name(name)) if baseline is not None else None
+            if baseline is None:
+                paired = None
+            elif mr.spec.score == LATENCY:  # no per-sample baseline of timings: the stored aggregate's value
+                kept = snapshot.get("value") if snapshot is not None else None
+                paired = (Paired(n=agg.n, baseline_value=float(kept), current_value=agg.value, delta_low=None,
+                                 delta_high=None, regressed=None, fixed=None, p_value=None)
+                          if isinstance(kept, (int, float)) and not isinstance(kept, bool) and agg.n else None)
+            else:
+                paired = _paired(mr.spec, chosen, baseline, label)
             checks.append(Check(config.name, mr.spec.name, label, agg, floor, tolerance, paired, partial, updating,
                                 suite_file, incomparable, mr.spec.higher_is_better,
                                 mr.spec.ceiling if label is None else None, mismatch, compared=compared,
                                 damaged=baseline.damaged if baseline is not None else None,
-                                stored=((baseline.snapshots or {}).get(snapshot_mod.file_name(name))
-                                        if baseline is not None else None),
+                                stored=snapshot,
                                 snapshot_file=f"{snapshot_dir}/{snapshot_mod.file_name(name)}"))
     return checks
 
 
 def latency_check(config: SuiteConfig, results: Sequence[SampleResult], *, parallel: bool, suite_file: str
                   ) -> LatencyCheck | None:
-    lat = [r.latency_ms for r in results if r.latency_ms is not None and r.error is None]
+    # A prediction from the cache keeps the time it took when it was made: not this run's.
+    lat = [r.latency_ms for r in results if r.latency_ms is not None and r.error is None and r.cache != "hit"]
     if not lat:
         return None
     return LatencyCheck(

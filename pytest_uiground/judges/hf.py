@@ -16,6 +16,7 @@ import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pytest_uiground import extras
 from pytest_uiground.judges.base import JudgeOptions
 from pytest_uiground.models.base import ModelLoadError
 from pytest_uiground.models.device import resolve_device
@@ -26,13 +27,16 @@ class HFChatJudge:
     name = "hf"
 
     def __init__(self, options: JudgeOptions, device: str) -> None:
-        import torch
-        from transformers import AutoModelForCausalLM, AutoTokenizer
-
         if not options.model:
             raise ModelLoadError("--uiground-judge hf needs --uiground-judge-model: a hub id or a local folder "
                                  "of a chat model, "
                                  "e.g. --uiground-judge-model Qwen/Qwen2.5-7B-Instruct")
+        missing = extras.missing("hf", ("torch", "transformers"))
+        if missing:
+            raise ModelLoadError(f"--uiground-judge hf {missing}")
+        import torch
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
         self.options, self.device = options, device
         self.path = resolve_model_path(options.model)
         self.dtype = resolve_dtype("auto", device)

@@ -24,6 +24,9 @@ from pytest_uiground.models.base import ModelLoadError, ModelOptions
 from pytest_uiground.models.hf import HFVisionModel
 from pytest_uiground.models.hf_setup import pretrained_kwargs
 
+#: the extra these models need, and the modules it brings (checked at start-up: options.missing_extra)
+EXTRA = ("hf", ("torch", "transformers"))
+
 
 class TinyClick(HFVisionModel):
     """TinyClick as SamsungLabs/TinyClick ``main.py`` runs it.

@@ -32,6 +32,10 @@ from pytest_uiground.models.overrides import NONE, Overrides
 from pytest_uiground.record.prediction import Prediction
 from pytest_uiground.record.sample import Sample
 
+#: the extra these models need, and the modules it brings (checked at start-up: options.missing_extra)
+EXTRA = ("molmo", ("torch", "transformers", "einops"))
+
+
 WORKING_VERSIONS = "transformers 4.48.2 (as the ELAM card pins it) or 4.49-4.53"
 INSTALL_HINT = 'pip install "pytest-uiground[molmo]"'
 

@@ -95,6 +95,10 @@ if TYPE_CHECKING:
     import openai
     from PIL import Image
 
+#: the extra this model needs (checked at start-up: options.missing_extra)
+EXTRA = ("openai", ("openai",))
+
+
 IMAGE_CACHE_SIZE = 8
 """Encoded images kept per model beyond those of the requests in flight: the samples of
 one screenshot are adjacent in a suite, so each screenshot is encoded once, not once

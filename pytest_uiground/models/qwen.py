@@ -14,6 +14,9 @@ from pytest_uiground.models.base import ModelOptions
 from pytest_uiground.models.families.uitars import UITARS_MAX_PIXELS, UITARS_MIN_PIXELS
 from pytest_uiground.models.hf import HFVisionModel
 
+#: the extra these models need, and the modules it brings (checked at start-up: options.missing_extra)
+EXTRA = ("hf", ("torch", "torchvision", "transformers"))
+
 
 class UGround(HFVisionModel):
     """UGround-V1 as its authors ran it (OSU-NLP-Group/UGround ``grounding/``).

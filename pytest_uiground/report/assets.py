@@ -160,7 +160,9 @@ BROWSER_JS = r"""
   }
 
   function step(d) {
-    var visible = rows.filter(function (r) { return !r.hidden; });
+    // in the table's current order: a column sort moves the rows
+    var visible = Array.prototype.slice.call(document.querySelectorAll("#samples tbody tr"))
+      .filter(function (r) { return !r.hidden; });
     var pos = visible.findIndex(function (r) { return +r.getAttribute("data-i") === current; });
     var target = visible[Math.min(Math.max(pos + d, 0), visible.length - 1)];
     if (target) show(+target.getAttribute("data-i"), true);
@@ -188,6 +190,54 @@ BROWSER_JS = r"""
 })();
 """
 
+SORT_JS = r"""
+(function () {
+  "use strict";
+  // Every table.sortable: a click on a header sorts its rows by that column (numbers as
+  // numbers, "-" last), a second click reverses. Cells are compared by their text.
+  function key(cell) {
+    var t = cell ? cell.textContent.trim() : "";
+    var n = parseFloat(t.replace(/^\[/, "").replace(/[%,]/g, ""));
+    return {t: t.toLowerCase(), n: isNaN(n) ? null : n, blank: t === "" || t === "-"};
+  }
+  function cmp(a, b) {
+    if (a.n !== null && b.n !== null) return a.n - b.n;
+    if (a.n !== null) return -1;
+    if (b.n !== null) return 1;
+    return a.t < b.t ? -1 : a.t > b.t ? 1 : 0;
+  }
+  document.querySelectorAll("table.sortable").forEach(function (table) {
+    var body = table.tBodies[0];
+    var headRow = table.tHead ? table.tHead.rows[0] : body.rows[0];
+    if (!headRow) return;
+    Array.prototype.forEach.call(headRow.cells, function (th, col) {
+      th.classList.add("sorts");
+      th.title = "sort by " + th.textContent.trim();
+      th.addEventListener("click", function () {
+        var dir = th.getAttribute("aria-sort") === "ascending" ? -1 : 1;
+        Array.prototype.forEach.call(headRow.cells, function (h) { h.removeAttribute("aria-sort"); });
+        th.setAttribute("aria-sort", dir === 1 ? "ascending" : "descending");
+        var rows = Array.prototype.slice.call(body.rows).filter(function (r) { return r !== headRow; });
+        rows.map(function (r, i) { return {r: r, k: key(r.cells[col]), i: i}; })
+          .sort(function (a, b) {
+            if (a.k.blank !== b.k.blank) return a.k.blank ? 1 : -1;  // "-" last either way
+            return dir * cmp(a.k, b.k) || a.i - b.i;
+          })
+          .forEach(function (x) { body.appendChild(x.r); });
+      });
+    });
+  });
+})();
+"""
+
+SORT_CSS = """
+th.sorts{cursor:pointer;user-select:none}th.sorts:hover{background:#e4e8f0}
+th[aria-sort=ascending]::after{content:" \\25B2";font-size:.7em}
+th[aria-sort=descending]::after{content:" \\25BC";font-size:.7em}
+table.fingerprint{font-size:.85em;margin:.4em 0}table.fingerprint tr.diff td{background:#fff1c2}
+table.fingerprint td{max-width:40em;white-space:normal;overflow-wrap:anywhere}
+"""
+
 BROWSER_CSS = """
 .filters{display:flex;flex-wrap:wrap;gap:.4em 1.2em;align-items:center;margin:.5em 0;font-size:.92em}
 .filters select,.filters input{font:inherit;padding:.1em .3em}
@@ -196,6 +246,8 @@ BROWSER_CSS = """
 #samples{margin:0;width:100%;font-size:.85em}#samples td{padding:.15em .4em;cursor:pointer}
 #samples td.id{max-width:13em;overflow:hidden;text-overflow:ellipsis}
 #samples thead th{position:sticky;top:0;z-index:1}
+#samples td.id,#samples th.id{position:sticky;left:0;background:#fff;z-index:1;box-shadow:1px 0 0 #ddd}
+#samples thead th.id{z-index:2}
 #samples tr.sel td{background:#e8f0fe}#samples tr:hover td{background:#f3f6fb}
 #samples td.t,#samples th.t{width:72px;padding:1px}#samples img.thumb{height:44px;max-width:72px;display:block}
 .detail{position:sticky;top:.5em;border:1px solid #ddd;border-radius:6px;padding:.6em;max-height:95vh;overflow:auto}

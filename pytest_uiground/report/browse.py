@@ -263,14 +263,15 @@ def browser(summary: SuiteSummary, records: Sequence[SampleResult], lookup: Look
         entries.append(entry)
         rows.append(_row(i, r, keys, crop_src, lazy=not images.inline))
         images.tick(i + 1, len(ordered), len(drawn))
-    head = ('<tr><th class="t">zoom</th><th class="l">id</th><th class="l">outcome</th><th>score</th><th>ms</th>'
+    head = ('<tr><th class="t">zoom</th><th class="l id">id</th><th class="l">outcome</th><th>score</th><th>ms</th>'
             + "".join(f'<th class="l">{esc(k)}</th>' for k in keys) + "</tr>")
     legend = ('<p class="legend"><span class="sw g"></span>ground truth <span class="sw r"></span>prediction '
               '<span class="sw b"></span>input click &nbsp; Click a row (or use j/k) for the screenshot, the '
               "zoomed crop, the instruction and the raw output.</p>")
     doc = {"keys": keys, "screens": screens.entries, "samples": entries}
     return (legend + _filters(records, keys)
-            + '<div class="browse"><div class="tablewrap"><table id="samples"><thead>' + head + "</thead><tbody>"
+            + '<div class="browse"><div class="tablewrap"><table id="samples" class="sortable"><thead>' + head
+            + "</thead><tbody>"
             + "\n".join(rows) + '</tbody></table></div><section id="detail" class="detail" aria-live="polite">'
             '<p class="note">Select a sample.</p></section></div>'
             + f'<script type="application/json" id="uig-data">{data_json(doc)}</script>')

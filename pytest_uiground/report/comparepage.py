@@ -12,11 +12,14 @@ file). The numbers come from :mod:`~pytest_uiground.report.compare`.
 from __future__ import annotations
 
 import base64
+import functools
+import json
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
+from pytest_uiground.report import assets, units
 from pytest_uiground.report import plots as pl
-from pytest_uiground.report import units
 from pytest_uiground.report.gallery import FILES_DIR, safe_name
 from pytest_uiground.report.html import short, split_slice
 from pytest_uiground.report.markup import esc, fmt, page
@@ -28,6 +31,7 @@ COMPARE_CSS = """
 .flips{display:flex;flex-wrap:wrap;gap:.8em}.flip{border:1px solid #ccc;border-radius:6px;padding:.4em;margin:0;
 font-size:.85em;width:340px}.flip .pair{display:flex;gap:4px}.flip .pair div{flex:1;text-align:center}
 .flip img{max-width:100%;max-height:140px;display:block;margin:auto}.flip b{word-break:break-all}
+.flip .instr{background:#fffbe6;padding:.15em .35em;margin:.2em 0;border-radius:3px}
 .sw{display:inline-block;width:.8em;height:.8em;margin-right:.3em;vertical-align:-.05em}
 td.num{font-variant-numeric:tabular-nums}td.wrap{white-space:normal;max-width:28em;font-size:.85em}
 """
@@ -48,6 +52,24 @@ def crop_uri(run: Run, suite: str, sample_id: str) -> str | None:
     return None
 
 
+_DATA_RE = re.compile(r'<script type="application/json" id="uig-data">(.*?)</script>', re.S)
+
+
+@functools.cache
+def _instructions(page: Path) -> dict[str, str]:
+    try:
+        found = _DATA_RE.search(page.read_text(encoding="utf-8"))
+        samples = json.loads(found.group(1))["samples"] if found else []
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+    return {str(s["id"]): str(s["instruction"]) for s in samples if isinstance(s, dict) and s.get("instruction")}
+
+
+def instructions(run: Run, suite: str) -> dict[str, str]:
+    """Each sample's instruction, as the run's report.html shows it (samples.jsonl does not carry it)."""
+    return _instructions(suite_dir(run, suite) / "report.html")
+
+
 def runs_table(suite: str, runs: Sequence[Run]) -> str:
     head = ('<tr><th class="l">run</th><th class="l">model</th><th class="l">fingerprint</th><th class="l">date</th>'
             '<th class="l">report</th><th>samples</th><th>p50 (ms)</th><th>p95 (ms)</th></tr>')
@@ -61,7 +83,7 @@ def runs_table(suite: str, runs: Sequence[Run]) -> str:
                     f'<td class="l wrap">{esc(short(s.model_fingerprint, 160))}</td>'
                     f'<td class="l">{esc(s.provenance.get("date") or "-")}</td><td class="l">{esc(r.path)}</td>'
                     f"<td>{s.n_samples}</td><td>{fmt(p50, digits=1)}</td><td>{fmt(p95, digits=1)}</td></tr>")
-    return "<table>" + head + "".join(body) + "</table>"
+    return "<table class=\"sortable\">" + head + "".join(body) + "</table>"
 
 
 def metric_table(metric_lines: Sequence[Line], runs: Sequence[Run], unit: units.Unit) -> str:
@@ -87,7 +109,7 @@ def metric_table(metric_lines: Sequence[Line], runs: Sequence[Run], unit: units.
                       f"{esc(unit.fmt(p.high, signed=True))}] ({p.n})</td>",
                       f'<td class="num">{pv}</td>', f'<td class="num">{p.fixed} / {p.regressed}</td>']
         rows.append(f'<tr class="{cls}">' + "".join(cells) + "</tr>")
-    return "<table>" + "".join(rows) + "</table>"
+    return "<table class=\"sortable\">" + "".join(rows) + "</table>"
 
 
 def metric_chart(suite: str, metric: str, metric_lines: Sequence[Line], runs: Sequence[Run]) -> str:
@@ -108,7 +130,7 @@ def scatter_plot(suite: str, runs: Sequence[Run]) -> str | None:
     if name is None:
         return None
     entry = runs[0].suites[suite].metrics[name]
-    return pl.scatter(f"{suite}: {name} vs latency", units.unit_of(name, entry.unit), entry.higher_is_better,
+    return pl.scatter(f"{suite}: {name} vs p50 latency", units.unit_of(name, entry.unit), entry.higher_is_better,
                       points)
 
 
@@ -126,7 +148,10 @@ def flip_cards(suite: str, a: Run, b: Run, ids: Sequence[str], title: str) -> st
                    else '<span class="note">no crop (run without report.html)</span>')
             pics.append(f"<div>{img}<div>{esc(run.label)}: {esc(fmt(rec.value, digits=1))}</div></div>")
         meta = ", ".join(f"{k}={v}" for k, v in a_by[sid].meta.items())
-        cards.append(f'<figure class="flip" id="flip-{esc(sid)}"><b>{esc(sid)}</b><div class="note">{esc(meta)}</div>'
+        said = instructions(a, suite).get(sid) or instructions(b, suite).get(sid)
+        instr = f'<div class="instr">{esc(said)}</div>' if said else ""
+        cards.append(f'<figure class="flip" id="flip-{esc(sid)}"><b>{esc(sid)}</b>{instr}'
+                     f'<div class="note">{esc(meta)}</div>'
                      f'<div class="pair">{"".join(pics)}</div></figure>')
     more = ids[FLIP_LIMIT:]
     tail = f'<p class="note">and {len(more)} more: {esc(", ".join(more))}</p>' if more else ""
@@ -162,4 +187,5 @@ def render_html(runs: Sequence[Run]) -> str:
     intro = (f'<p>Deltas, paired intervals and McNemar p-values are against the first run, '
              f"<b>{esc(runs[0].label)}</b>, on the samples both runs scored.</p>")
     body = "<h1>uiground comparison</h1>" + intro + "\n".join(suite_section(s, runs) for s in suites)
-    return page("uiground comparison: " + ", ".join(suites), body, css=COMPARE_CSS)
+    return page("uiground comparison: " + ", ".join(suites), body, script=assets.SORT_JS,
+                css=COMPARE_CSS + assets.SORT_CSS)

@@ -83,9 +83,10 @@ def slice_records(records: Iterable[SampleResult], label: str) -> list[SampleRes
 
 
 def latencies(records: Iterable[SampleResult]) -> list[float]:
-    """Per-sample latencies of samples that ran without error (as the summary's p50/p95)."""
+    """Per-sample latencies of samples predicted in this run without error (as the summary's p50/p95;
+    a cached prediction's time is that of the run that made it)."""
     return [float(r.latency_ms) for r in records
-            if r.latency_ms is not None and is_number(r.latency_ms) and r.error is None]
+            if r.latency_ms is not None and is_number(r.latency_ms) and r.error is None and r.cache != "hit"]
 
 
 def latency_percentiles(summary: SuiteSummary, records: Sequence[SampleResult]) -> tuple[float, float]:
@@ -102,7 +103,7 @@ def short(value: object, limit: int = 120) -> str:
     """A fingerprint or other mapping on one line (``k=v, ...``), clipped."""
     if value is None or value == "":
         return "-"
-    text = (", ".join(f"{k}={v}" for k, v in value.items() if v not in (None, "", {}, []))
+    text = (", ".join(f"{k}={v}" for k, v in sorted(value.items()) if v not in (None, "", {}, []))
             if isinstance(value, Mapping) else str(value))
     return text if len(text) <= limit else text[:limit] + "\u2026"
 
@@ -154,7 +155,6 @@ def header(summary: SuiteSummary) -> str:
     prov = summary.provenance
     rows: list[tuple[str, object]] = [
         ("model", summary.model),
-        ("model fingerprint", _plain(summary.model_fingerprint)),
         ("samples", summary.n_samples),
         ("format errors", summary.format_errors),
         *([("refusals", summary.refusals)] if summary.refusals is not None else []),
@@ -170,10 +170,39 @@ def header(summary: SuiteSummary) -> str:
     packages = prov.get("packages")
     if isinstance(packages, Mapping):
         rows.append(("packages", ", ".join(f"{k} {v}" for k, v in packages.items())))
-    if summary.baseline:
-        rows += [(f"baseline: {k}", _plain(v)) for k, v in summary.baseline.items()]
+    base = summary.baseline or {}
+    if base:
+        rows += [(f"baseline: {k}", _plain(v)) for k, v in base.items() if k != "model_fingerprint"]
     items = "".join(f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in rows)
-    return f'<details class="prov"><summary>run details</summary><dl class="meta">{items}</dl></details>'
+    table = fingerprint_table(summary.model_fingerprint, base.get("model_fingerprint") if base else None)
+    return (f'<details class="prov" open><summary>run details</summary>{table}<dl class="meta">{items}</dl>'
+            "</details>")
+
+
+def fingerprint_table(current: object, baseline: object) -> str:
+    """The model fingerprints as one key/value table, current beside baseline, keys in one order.
+
+    Why: two dicts printed in their own key orders look different when they are equal; here
+    every key is a row (sorted), and a row whose values differ is marked and highlighted.
+    """
+    cur = dict(current) if isinstance(current, Mapping) else ({"value": current} if current else {})
+    base = dict(baseline) if isinstance(baseline, Mapping) else ({"value": baseline} if baseline else {})
+    if not cur and not base:
+        return ""
+    missing = "\u2014"
+    rows = []
+    for key in sorted(set(cur) | set(base), key=str):
+        a, b = _plain(cur.get(key, missing)), _plain(base.get(key, missing))
+        diff = bool(base) and a != b
+        rows.append(f'<tr class="{"diff" if diff else "same"}"><td class="l">{esc(key)}</td>'
+                    f'<td class="l">{esc(a)}</td><td class="l">{esc(b) if base else ""}</td>'
+                    f'<td>{"differs" if diff else ""}</td></tr>')
+    head = ('<tr><th class="l">model fingerprint</th><th class="l">this run</th><th class="l">baseline</th>'
+            "<th></th></tr>")
+    n_diff = sum('class="diff"' in r for r in rows)
+    note = (f'<p class="note">{n_diff} of {len(rows)} fingerprint fields differ from the baseline</p>' if base
+            else '<p class="note">no baseline fingerprint to compare with</p>')
+    return f'<table class="fingerprint sortable">{head}{"".join(rows)}</table>{note}'
 
 
 def judge_rows(summary: SuiteSummary) -> list[tuple[str, object]]:
@@ -232,7 +261,7 @@ def _delta_class(comp: Comparison | None, higher_is_better: bool) -> str:
 
 
 def metrics_table(summary: SuiteSummary, records: Sequence[SampleResult]) -> str:
-    out = ['<table class="metrics"><tr>' + "".join(f'<th class="{"l" if i < 2 else ""}">{esc(h)}</th>'
+    out = ['<table class="metrics sortable"><tr>' + "".join(f'<th class="{"l" if i < 2 else ""}">{esc(h)}</th>'
                                                   for i, h in enumerate(HEAD)) + "</tr>"]
     rows = iter(metric_rows(summary, records))
     for name, entry in summary.metrics.items():
@@ -307,7 +336,8 @@ def render(summary: SuiteSummary, records: Sequence[SampleResult], lookup: Looku
         "<h2>Plots</h2>", plots(summary, records),
         f'<h2 id="samples-h">Samples ({len(records)})</h2>', browse.browser(summary, records, lookup, images),
     ])
-    return page(f"uiground: {summary.suite}", body, script=assets.BROWSER_JS, css=assets.BROWSER_CSS)
+    return page(f"uiground: {summary.suite}", body, script=assets.SORT_JS + assets.BROWSER_JS,
+                css=assets.BROWSER_CSS + assets.SORT_CSS)
 
 
 def write(path: Path, summary: SuiteSummary, records: Sequence[SampleResult], lookup: Lookup | None = None) -> Path:

@@ -68,9 +68,10 @@ def _f(v: float | None, signed: bool = False) -> str:
 def _row(c: Check) -> str:
     a, p = c.current, c.paired
     interval = f"[{a.low:.1f}, {a.high:.1f}]" if a.low is not None and a.high is not None else "–"
-    delta_ci = f"[{p.delta_low:+.1f}, {p.delta_high:+.1f}]" if p else "–"
-    pval = f"{p.p_value:.3g}" if p else "–"
-    flips = f"{p.regressed} / {p.fixed}" if p else "–"
+    paired_ci = p is not None and p.delta_low is not None and p.delta_high is not None
+    delta_ci = f"[{p.delta_low:+.1f}, {p.delta_high:+.1f}]" if p and paired_ci else "–"
+    pval = f"{p.p_value:.3g}" if p and p.p_value is not None else "–"
+    flips = f"{p.regressed} / {p.fixed}" if p and p.regressed is not None else "–"
     verdict = verdict_cell(c)
     verdict = f"**{verdict}**" if verdict.startswith("FAIL") else verdict
     name = cell(c.metric if c.slice is None else f"{c.metric} · {c.slice}")

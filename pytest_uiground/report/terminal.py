@@ -99,7 +99,8 @@ def summary(
             value=r4(c.current.value),
             baseline=r4(p.baseline_value) if p else None,
             delta=r4(p.delta) if p else None,
-            delta_interval=(round(p.delta_low, 4), round(p.delta_high, 4)) if p else None,
+            delta_interval=((round(p.delta_low, 4), round(p.delta_high, 4))
+                            if p and p.delta_low is not None and p.delta_high is not None else None),
             regressed=p.regressed if p else None,
             fixed=p.fixed if p else None,
             mcnemar_p=p.p_value if p else None,

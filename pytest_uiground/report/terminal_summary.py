@@ -39,10 +39,15 @@ def write_suite(tr: Any, o: SuiteOutcome, options: RunOptions, load: str, artifa
                       + (" (partial run: compared on the same samples)" if o.partial else ""))
     for line in table(o.checks) + limit_problems(o.checks):
         tr.write_line(line)
+    cached = sum(r.cache == "hit" for r in o.results)
     if o.latency is not None:
         lat = o.latency
         note = " (under xdist: parallel workers inflate per-sample times)" if lat.parallel else ""
+        if cached:
+            note += f" (over the {lat.n} predicted in this run, not the {cached} from the cache)"
         tr.write_line(f"latency per sample: p50 {lat.p50_ms:.1f} ms, p95 {lat.p95_ms:.1f} ms{note}")
+    elif cached:
+        tr.write_line(f"latency per sample: not measured, all {cached} predictions came from the cache")
     if o.incomparable:
         tr.write_line(f"baseline NOT comparable: {o.incomparable}")
     if o.judge:

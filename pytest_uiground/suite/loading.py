@@ -81,7 +81,7 @@ def load_suite(path: Path, data_path: Path | None = None) -> LoadedSuite:
     ctx = LoaderContext(suite_name=config.name, suite_dir=path.parent, data_path=data_path)
     try:
         samples = loader(config.loader_options, ctx)
-    except (ValueError, FileNotFoundError, OSError) as exc:
+    except (ValueError, FileNotFoundError, OSError, ImportError) as exc:  # ImportError: an extra is missing
         raise SuiteLoadError(f"{path}: loader {config.loader!r} failed: {exc}") from exc
     check_loader_result(samples, f"{path}: loader {config.loader!r}")
     check_sample_ids(samples, source=str(path))

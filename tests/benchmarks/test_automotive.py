@@ -8,14 +8,14 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import Project
+from conftest import Project, needs
 
 from pytest_uiground.benchmarks.automotive.fixture import expected_rows, write_fixture
 
 # Imported here, not inside a test: pytester restores sys.modules after each test, and
 # numpy's extension modules cannot be imported twice in one process.
-datasets = pytest.importorskip("datasets")
-pq = pytest.importorskip("pyarrow.parquet")
+datasets = pytest.importorskip("datasets", reason=needs("automotive"))
+pq = pytest.importorskip("pyarrow.parquet", reason=needs("automotive"))
 
 pytestmark = pytest.mark.slow
 
@@ -167,7 +167,7 @@ def test_ocr_model_end_to_end(auto: Project, dataset: Path, xdist: list[str]) ->
 
 
 def test_tiny_vlm_end_to_end(auto: Project, dataset: Path, tiny_models: dict[str, Path], xdist: list[str]) -> None:
-    pytest.importorskip("torchvision")
+    pytest.importorskip("torchvision", reason=needs("hf"))
     result = run(auto, "--uiground-data-path", str(dataset), "--model", "uitars", "--model-path",
                  str(tiny_models["qwen2_5_vl"]), "--uiground-max-new-tokens", "8", "--uiground-batch-size", "4",
                  "--uiground-report", "out", *xdist)

@@ -12,11 +12,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import needs
 
-# The AutomotiveUI parquet reader and the look-alike writer need the [hf] extra (datasets, pyarrow).
-pa = pytest.importorskip("pyarrow", reason="needs the [hf] extra (pip install 'pytest-uiground[hf]')")
-pq = pytest.importorskip("pyarrow.parquet", reason="needs the [hf] extra (pip install 'pytest-uiground[hf]')")
-_datasets = pytest.importorskip("datasets", reason="needs the [hf] extra (pip install 'pytest-uiground[hf]')")
+# The AutomotiveUI parquet reader and the look-alike writer need the [automotive] extra (datasets, pyarrow).
+pa = pytest.importorskip("pyarrow", reason=needs("automotive"))
+pq = pytest.importorskip("pyarrow.parquet", reason=needs("automotive"))
+_datasets = pytest.importorskip("datasets", reason=needs("automotive"))
 
 from pytest_uiground.benchmarks.automotive.fixture import (  # noqa: E402
     BAD_KINDS,
@@ -117,7 +118,7 @@ def test_row_groups_are_small(fixture_root: Path) -> None:
 
 
 def test_datasets_reads_image_and_array2d(fixture_root: Path, tmp_path: Path) -> None:
-    datasets = pytest.importorskip("datasets")
+    datasets = pytest.importorskip("datasets", reason=needs("automotive"))
     from PIL import Image
 
     ds = datasets.load_dataset("parquet", data_files=str(fixture_root / "data" / "*.parquet"), split="train",
@@ -155,7 +156,7 @@ def test_large_images_and_stale_shards(tmp_path: Path) -> None:
 
 
 def test_save_to_disk_variant(tmp_path: Path) -> None:
-    datasets = pytest.importorskip("datasets")
+    datasets = pytest.importorskip("datasets", reason=needs("automotive"))
 
     root = write_fixture_save_to_disk(tmp_path / "disk", rows=10, seed=7, width=W, height=H, shards=2)
     dd = datasets.load_from_disk(str(root))

@@ -12,9 +12,9 @@ import warnings
 from pathlib import Path
 
 import pytest
-from conftest import Project
+from conftest import Project, needs
 
-pytest.importorskip("torchvision", reason="the Qwen-VL processors need torchvision")
+pytest.importorskip("torchvision", reason=needs("hf"))
 
 pytestmark = pytest.mark.slow
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from conftest import needs
 
-torch = pytest.importorskip("torch")
-pytest.importorskip("torchvision")
+torch = pytest.importorskip("torch", reason=needs("hf"))
+pytest.importorskip("torchvision", reason=needs("hf"))
 import tinymodels  # noqa: E402
 
 pytestmark = [

@@ -225,7 +225,7 @@ class CountingEngine:
 @pytest.fixture(scope="module")
 def real_model() -> OcrGrounder:
     """The model as the plugin builds it (factory, default engine settings), built once."""
-    pytest.importorskip("rapidocr_onnxruntime")
+    pytest.importorskip("rapidocr_onnxruntime", reason="the core install's OCR model [core] is not installed")
     return create(ModelOptions(name="ocr"))
 
 

@@ -22,7 +22,7 @@ import pytest
 
 pytest.importorskip("openai", reason="--model openai needs the [openai] extra (pip install 'pytest-uiground[openai]')")
 from chat_server import ChatServer, Reply, image_of, prompt_of
-from conftest import Project
+from conftest import Project, needs
 from PIL import Image
 
 from pytest_uiground.models import openai_client, openai_options, openai_wire, prompts
@@ -495,7 +495,7 @@ def test_rows_are_read_straight_from_the_image_or_through_a_crop(monkeypatch: py
 
 def test_isal_is_the_compressor_where_installed() -> None:
     """The openai extra installs ``isal``: a fast encoding is what it is there for."""
-    pytest.importorskip("isal")
+    pytest.importorskip("isal", reason=needs("openai"))
     from pytest_uiground.record import image as image_mod
 
     assert type(image_mod._compressor()).__module__.startswith("isal")

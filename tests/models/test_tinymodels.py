@@ -16,9 +16,10 @@ from typing import Any
 
 import numpy as np
 import pytest
+from conftest import needs
 
-torch = pytest.importorskip("torch", reason="needs the [hf] extra (pip install 'pytest-uiground[hf]')")
-pytest.importorskip("transformers", reason="needs the [hf] extra (pip install 'pytest-uiground[hf]')")
+torch = pytest.importorskip("torch", reason=needs("hf"))
+pytest.importorskip("transformers", reason=needs("hf"))
 pytest.importorskip("torchvision", reason="the Qwen-VL processors need torchvision (the [hf] extra)")
 import tinymodels  # noqa: E402
 from PIL import Image  # noqa: E402

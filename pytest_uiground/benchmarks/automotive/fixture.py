@@ -87,6 +87,10 @@ from pytest_uiground.benchmarks.automotive.plan import (
 )
 from pytest_uiground.benchmarks.automotive.render import _render
 
+#: the extra that brings what the writers need (pyarrow writes the shards, datasets' features give the
+#: schema metadata); the [hf] extra includes it
+EXTRA = "automotive"
+
 # --------------------------------------------------------------------------- writing
 
 
@@ -234,6 +238,9 @@ def write_fixture(root: Path, *, rows: int = 40, seed: int = 0, width: int = 128
     so a stale shard of an earlier call cannot be globbed along. ``bad`` maps row indices to a kind of
     :data:`BAD_KINDS`; ``brands`` replaces :data:`DEFAULT_BRANDS`.
     """
+    from pytest_uiground import extras
+
+    extras.require(EXTRA, ("pyarrow", "datasets"), "write_fixture")
     import pyarrow.parquet as pq
 
     _check(rows, bad, brands)
@@ -269,6 +276,9 @@ def write_fixture_save_to_disk(root: Path, *, rows: int = 40, seed: int = 0, wid
     split; ``rows_per_group`` is the record-batch size of the intermediate arrow stream. Rows are streamed
     through a temporary arrow file (memory-mapped by ``datasets``), never held in memory at once.
     """
+    from pytest_uiground import extras
+
+    extras.require(EXTRA, ("pyarrow", "datasets"), "write_fixture_save_to_disk")
     import pyarrow as pa
     from datasets import Dataset, DatasetDict, are_progress_bars_disabled, disable_progress_bars, enable_progress_bars
 

@@ -26,6 +26,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from pytest_uiground import extras
 from pytest_uiground.record.geometry import Box, make_box
 from pytest_uiground.record.image import ImageError, ImageRef
 from pytest_uiground.record.sample import Sample, Target
@@ -132,6 +133,7 @@ def _from_folder(folder: Path) -> list[tuple[dict[str, Any], ImageRef]] | None:
     if files:
         return _parquet_rows(files)
     if (folder / "dataset_dict.json").is_file() or (folder / "state.json").is_file():
+        extras.require("automotive", ("datasets",), f"reading the saved dataset {folder}")
         import datasets
 
         ds = datasets.load_from_disk(str(folder))
@@ -237,6 +239,7 @@ def load(options: Mapping[str, Any], ctx: LoaderContext) -> list[Sample]:
         raise ValueError(f"loader option revision: expected a hub commit, tag or branch, got {revision!r}")
     # The revision pins the hub download and cache; it is recorded in the baseline's provenance
     # (a local --uiground-data-path copy cannot be checked against it).
+    extras.require("automotive", ("pyarrow",), "the automotive suite")
     rows = locate(ctx.data_path, allow_download=bool(options.get("download", True)), revision=revision)
     limit = options.get("rows")
     if limit is not None:

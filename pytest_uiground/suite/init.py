@@ -1,0 +1,103 @@
+"""``python -m pytest_uiground init [SUITE ...]``: start using the gate in your own project.
+
+Copies the named built-in suites into ``./suites/<name>/`` with their committed baselines
+(the suites that run offline have one), the gate workflow into
+``.github/workflows/model-upgrade-gate.yml`` and the model file it watches
+(``uiground-model.toml``, naming the copied suites). Nothing that exists is overwritten: a
+suite or baseline folder already there stops the whole command before anything is copied;
+an existing workflow or model file is kept (so a second ``init`` can add a suite).
+``init --list`` lists the built-in suites, one line each.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import shutil
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from pytest_uiground.suite import builtin
+
+DEFAULT = "synthetic"
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m pytest_uiground init",
+        description="Copy built-in suites (with their committed baselines), the gate workflow and its model file "
+                    "into a project; nothing that exists is overwritten.",
+    )
+    p.add_argument("suites", nargs="*", metavar="SUITE", help=f"built-in suite folders (default: {DEFAULT}); "
+                   "see --list")
+    p.add_argument("--list", action="store_true", help="list the built-in suites and exit")
+    p.add_argument("--dir", type=Path, default=Path("."), help="the project to write into (default: .)")
+    return p
+
+
+def _list(found: Sequence[builtin.BuiltinSuite]) -> str:
+    width = max(len(s.folder) for s in found)
+    lines = []
+    for s in found:
+        where = "offline, baseline committed" if s.offline else "needs data (--uiground-data-path or the hub)"
+        lines.append(f"{s.folder:<{width}}  {where:<44}  {s.description}")
+    return "\n".join(lines)
+
+
+def _model_file(text: str, suite_dirs: Sequence[str]) -> str:
+    """The model file with its ``suites = [...]`` line naming the copied suites."""
+    listed = ", ".join(f'"{d}"' for d in suite_dirs)
+    return re.sub(r"(?m)^suites = \[.*\]$", lambda _: f"suites = [{listed}]", text, count=1)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        where = builtin.locate()
+    except builtin.BuiltinMissing as exc:
+        print(f"init: {exc}", file=sys.stderr)
+        return 1
+    found = {s.folder: s for s in builtin.suites(where)}
+    if args.list:
+        print(_list(list(found.values())))
+        return 0
+    names = list(dict.fromkeys(args.suites or [DEFAULT]))
+    unknown = [n for n in names if n not in found]
+    if unknown:
+        print(f"init: no built-in suite named {', '.join(map(repr, unknown))}; known: {', '.join(found)} "
+              "(python -m pytest_uiground init --list)", file=sys.stderr)
+        return 2
+    project: Path = args.dir
+    copies: list[tuple[Path, Path]] = []
+    suite_dirs: list[str] = []
+    for name in names:
+        s = found[name]
+        copies.append((s.path, project / "suites" / name))
+        suite_dirs += [f"suites/{t.parent.relative_to(where.path('suites')).as_posix()}"
+                       for t in sorted(s.path.rglob("suite.toml"))]
+        copies += [(b, project / "baselines" / suite) for suite, b in s.suites if b is not None]
+    taken = [dest for _, dest in copies if dest.exists()]
+    if taken:
+        print("init: refusing to overwrite what exists (nothing was copied):\n"
+              + "\n".join(f"  {p}" for p in taken)
+              + "\nremove or rename it, or init other suites", file=sys.stderr)
+        return 1
+    for src, dest in copies:
+        shutil.copytree(src, dest, ignore=shutil.ignore_patterns("__pycache__", "*.pyc", ".*.lock"))
+        print(f"copied {dest}")
+    extras = [(where.path("workflow"), project / ".github" / "workflows" / "model-upgrade-gate.yml", None),
+              (where.path("model_file"), project / "uiground-model.toml", suite_dirs)]
+    for src, dest, dirs in extras:
+        if dest.exists():
+            print(f"kept {dest} (exists; compare it with {src})")
+            continue
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        text = src.read_text(encoding="utf-8")
+        dest.write_text(_model_file(text, dirs) if dirs is not None else text, encoding="utf-8")
+        print(f"wrote {dest}")
+    offline = [n for n in names if found[n].offline]
+    print("next: " + (f"pytest {' '.join(f'suites/{n}' for n in offline)}" if offline else
+                      "give the suites their data (see each suite's README.md), then pytest suites/<name>")
+          + "; commit suites/, baselines/, uiground-model.toml and .github/workflows/")
+    return 0
