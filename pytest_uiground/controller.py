@@ -31,7 +31,7 @@ from pytest_uiground.probe.plugin import stamp
 from pytest_uiground.record.result import SampleResult, records_in
 from pytest_uiground.report import details, junit
 from pytest_uiground.report import summary as summary_mod
-from pytest_uiground.report.terminal import SampleLog, summary
+from pytest_uiground.report.samples_log import SampleLog
 from pytest_uiground.report.terminal_summary import write_suite
 from pytest_uiground.suite.loading import load_suite
 
@@ -227,7 +227,7 @@ class Controller:
                    for o in self.outcomes}  # the probe's verdict (--uiground-probe), where it ran
         docs = {
             o.loaded.config.name: details.complete(
-                summary(o.loaded.config.name, stamped[o.loaded.config.name][0], o.results, o.metric_results,
+                summary_mod.build(o.loaded.config.name, stamped[o.loaded.config.name][0], o.results, o.metric_results,
                         o.checks, o.latency, stamped[o.loaded.config.name][1]),
                 o.loaded.config.metrics, o.results, o.baseline.provenance if o.baseline is not None else None,
                 baseline_mod.suite_dir(self.options.baselines_dir, o.loaded.config.name) / baseline_mod.SNAPSHOT_DIR)

@@ -20,14 +20,17 @@ lazily so that importing the plugin stays cheap.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+import statistics
+from collections.abc import Iterable, Sequence
 from fractions import Fraction
 from statistics import NormalDist
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
+
+    from pytest_uiground.record.result import SampleResult
 
 # Largest number of float64/int64 cells materialised at once by the bootstrap
 # (4M cells x 8 bytes = 32 MB for the indices, the same again for the gathered
@@ -269,3 +272,20 @@ def accuracy_interval(
     if all(c is not None for c in correct):
         return wilson_interval(sum(1 for c in correct if c), len(correct), confidence)
     return bootstrap_mean_interval(values, confidence=confidence)
+
+
+def judge_stability(results: Iterable[SampleResult]) -> dict[str, Any] | None:
+    """Summary of the judge's spread over the repeated samples (None when nothing repeated)."""
+    spreads = {r.id: r.score.notes["judge_repeats"] for r in results if r.score.notes.get("judge_repeats")}
+    if not spreads:
+        return None
+    ranges = [max(v) - min(v) for v in spreads.values()]
+    stdevs = [statistics.pstdev(v) for v in spreads.values()]
+    return {
+        "samples": len(spreads),
+        "repeats": max(len(v) for v in spreads.values()),
+        "mean_range": round(sum(ranges) / len(ranges), 4),
+        "max_range": round(max(ranges), 4),
+        "mean_stdev": round(sum(stdevs) / len(stdevs), 4),
+        "unstable": sorted(i for i, v in spreads.items() if max(v) != min(v)),
+    }

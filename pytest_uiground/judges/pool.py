@@ -15,15 +15,13 @@ for its own score. What a judge failure costs is decided here:
 
 from __future__ import annotations
 
-import statistics
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_uiground.judges.base import Judge, JudgeCallError, JudgeParseError, JudgeUnreachable
 from pytest_uiground.record.prediction import Prediction
-from pytest_uiground.record.result import SampleResult
 from pytest_uiground.record.sample import Sample
 from pytest_uiground.record.score import Score
 
@@ -101,20 +99,3 @@ class JudgedScorer:
         """Stop the pool; the backend is shared between suites and closed by its owner."""
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)
-
-
-def stability(results: Iterable[SampleResult]) -> dict[str, Any] | None:
-    """Summary of the judge's spread over the repeated samples (None when nothing repeated)."""
-    spreads = {r.id: r.score.notes["judge_repeats"] for r in results if r.score.notes.get("judge_repeats")}
-    if not spreads:
-        return None
-    ranges = [max(v) - min(v) for v in spreads.values()]
-    stdevs = [statistics.pstdev(v) for v in spreads.values()]
-    return {
-        "samples": len(spreads),
-        "repeats": max(len(v) for v in spreads.values()),
-        "mean_range": round(sum(ranges) / len(ranges), 4),
-        "max_range": round(max(ranges), 4),
-        "mean_stdev": round(sum(stdevs) / len(stdevs), 4),
-        "unstable": sorted(i for i, v in spreads.items() if max(v) != min(v)),
-    }

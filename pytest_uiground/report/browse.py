@@ -18,6 +18,7 @@ from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from pytest_uiground.record.outcome import Outcome
 from pytest_uiground.record.prediction import Prediction
 from pytest_uiground.record.result import SampleResult
 from pytest_uiground.report import gallery
@@ -32,20 +33,20 @@ if TYPE_CHECKING:
 
 RAW_LIMIT = 4000  # characters of raw output in the page; samples.jsonl keeps all of it
 MAX_SLICE_COLUMNS = 5
-WRONG_OUTCOMES = frozenset({"known-failure", "wrong-no-baseline", "wrong-updating"})
+WRONG_OUTCOMES = frozenset({Outcome.KNOWN_FAILURE, Outcome.WRONG_NO_BASELINE, Outcome.WRONG_UPDATING})
 _NOTE_LIMIT = 300
 
 
 def rank(record: SampleResult) -> int:
     """Table order: regressions, errors, wrong answers, fixed, then the rest."""
     outcome = record.outcome
-    if outcome == "regression":
+    if outcome is Outcome.REGRESSION:
         return 0
-    if outcome == "error" or record.error is not None:
+    if outcome is Outcome.ERROR or record.error is not None:
         return 1
     if outcome in WRONG_OUTCOMES or (not outcome and not record.right):
         return 2
-    return 3 if outcome == "fixed" else 4
+    return 3 if outcome is Outcome.FIXED else 4
 
 
 def outcome_of(record: SampleResult) -> str:

@@ -1,7 +1,7 @@
 """What the pages need beyond the numbers the terminal prints, added to a suite's summary.
 
 The summary record is built from the metric results and checks
-(:func:`pytest_uiground.report.terminal.summary`); the pages also need to know what
+(:func:`pytest_uiground.report.summary.build`); the pages also need to know what
 each number is (its unit, :mod:`~pytest_uiground.report.units`), how the metric
 selects samples (so ``compare`` can recompute it on the samples two runs share), and
 *which* baseline the comparison is against (model, fingerprint, date). The controller

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_uiground.gate.checks import Check, LatencyCheck
+from pytest_uiground.record.outcome import Outcome
 from pytest_uiground.record.result import SampleResult
 from pytest_uiground.record.score import refusals
 from pytest_uiground.report.terminal import verdict_cell, verdict_reasons, verdict_text
@@ -121,8 +122,8 @@ def render(sections: Sequence[SuiteSection], env: Mapping[str, str] | None = Non
                     *(_row(c) for c in slices), "", "</details>", ""]
         if s.latency is not None:
             out += [f"latency per sample: p50 {s.latency.p50_ms:.1f} ms, p95 {s.latency.p95_ms:.1f} ms", ""]
-        regressed = sorted(r.id for r in s.results if r.outcome == "regression")
-        fixed = sorted(r.id for r in s.results if r.outcome == "fixed")
+        regressed = sorted(r.id for r in s.results if r.outcome is Outcome.REGRESSION)
+        fixed = sorted(r.id for r in s.results if r.outcome is Outcome.FIXED)
         errors = sorted(r.id for r in s.results if r.error is not None)
         out += [_ids("Regressed", regressed), "", _ids("Fixed", fixed), ""]
         if errors:

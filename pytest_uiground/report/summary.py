@@ -16,13 +16,19 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:  # types only: the summary reads metric results it is handed
+from pytest_uiground.gate import stats
+from pytest_uiground.record.outcome import Outcome
+from pytest_uiground.record.score import refusals
+
+if TYPE_CHECKING:  # types only: the summary reads metric results and checks it is handed
+    from pytest_uiground.gate.checks import Check, LatencyCheck
     from pytest_uiground.gate.metrics import Aggregate, MetricResult
+    from pytest_uiground.record.result import SampleResult
 
 
 VERSION = 3
@@ -244,4 +250,54 @@ def summary_entry(result: MetricResult) -> MetricSummary:
         slice_n={k: a.n for k, a in result.slices.items()},
         slice_intervals={k: iv(a) for k, a in result.slices.items()},
         slice_format_errors={k: a.format_errors for k, a in result.slices.items()},
+    )
+
+
+def build(
+    suite: str,
+    model: dict[str, Any] | None,
+    results: Sequence[SampleResult],
+    metric_results: Sequence[MetricResult],
+    checks: Sequence[Check],
+    latency: LatencyCheck | None,
+    provenance: dict[str, Any],
+) -> SuiteSummary:
+    """The suite's summary record (``summary.json``) from its records, metrics, checks and provenance."""
+    def r4(v: float) -> float | None:
+        return round(v, 4) if math.isfinite(v) else None
+
+    comparisons: dict[str, Comparison] = {}
+    for c in checks:
+        p = c.paired
+        comparisons[c.label] = Comparison(
+            value=r4(c.current.value),
+            baseline=r4(p.baseline_value) if p else None,
+            delta=r4(p.delta) if p else None,
+            delta_interval=((round(p.delta_low, 4), round(p.delta_high, 4))
+                            if p and p.delta_low is not None and p.delta_high is not None else None),
+            regressed=p.regressed if p else None,
+            fixed=p.fixed if p else None,
+            mcnemar_p=p.p_value if p else None,
+            floor=c.floor,
+            verdict=c.verdict,
+        )
+    judged = "judge" in provenance
+    return SuiteSummary(
+        suite=suite,
+        model=(model or {}).get("name"),
+        model_fingerprint=(model or {}).get("fingerprint"),
+        n_samples=len(results),
+        metrics={m.spec.name: summary_entry(m) for m in metric_results},
+        baseline_comparison=comparisons,
+        latency_ms=Latency(latency.p50_ms, latency.p95_ms, latency.n) if latency else None,
+        regressed=tuple(sorted(r.id for r in results if r.outcome is Outcome.REGRESSION)),
+        fixed=tuple(sorted(r.id for r in results if r.outcome is Outcome.FIXED)),
+        errors=tuple(sorted(r.id for r in results if r.error is not None)),
+        format_errors=sum(r.format_error for r in results),
+        provenance=provenance,
+        judge=provenance["judge"] if judged else None,
+        judge_parse_errors=tuple(sorted(r.id for r in results if r.score.notes.get("judge_parse_error")))
+        if judged else None,
+        judge_stability=stats.judge_stability(results) if judged else None,
+        refusals=refusals(r.score for r in results),
     )

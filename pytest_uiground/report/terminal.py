@@ -12,123 +12,19 @@ progress line every ``--uiground-progress`` seconds (:class:`Progress`).
 
 from __future__ import annotations
 
-import contextlib
-import json
 import math
-import os
 import time
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from pytest_uiground.record.outcome import Outcome
 from pytest_uiground.record.result import SampleResult, records_in, sample_line
 from pytest_uiground.record.sample import Sample
-from pytest_uiground.record.score import refusals
-from pytest_uiground.report.summary import Comparison, Latency, SuiteSummary, summary_entry
 
 if TYPE_CHECKING:  # types only: the terminal formats checks and metrics the gate built
     from pytest_uiground.gate.checks import Check, LatencyCheck
-    from pytest_uiground.gate.metrics import MetricResult
-
-
-def standard(value: Any) -> Any:
-    """``value`` with every NaN or infinite float replaced by null: JSON has no such numbers, and a
-    strict parser (a CI tool, a browser's ``JSON.parse``) rejects a file that holds one. The
-    prediction itself is already a format error then (:func:`~pytest_uiground.record.prediction.finite`);
-    this covers whatever else a custom scorer or adapter put in a record."""
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, dict):
-        return {k: standard(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [standard(v) for v in value]
-    return value
-
-
-class SampleLog:
-    """Append-only JSON lines: each record one whole line, written in one call, flushed and fsync'd,
-    so a crash or a full disk leaves only whole lines behind. Standard JSON only (``allow_nan=False``:
-    the records carry no NaN or Infinity, which strict parsers reject)."""
-
-    def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self.path = path
-        self._fd: int | None = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-        self._size = 0
-
-    def write(self, record: dict[str, Any]) -> None:
-        if self._fd is None:
-            raise ValueError(f"{self.path} is closed")
-        line = memoryview((json.dumps(standard(record), sort_keys=True, allow_nan=False) + "\n").encode("utf-8"))
-        try:
-            done = 0
-            while done < len(line):
-                done += os.write(self._fd, line[done:])
-            os.fsync(self._fd)
-        except OSError:
-            with contextlib.suppress(OSError):  # drop the part that made it: the file keeps whole lines
-                os.ftruncate(self._fd, self._size)
-                os.lseek(self._fd, self._size, os.SEEK_SET)
-            raise
-        self._size += len(line)
-
-    def close(self) -> None:
-        if self._fd is not None:
-            os.close(self._fd)
-            self._fd = None
-
-
-def summary(
-    suite: str,
-    model: dict[str, Any] | None,
-    results: Sequence[SampleResult],
-    metric_results: Sequence[MetricResult],
-    checks: Sequence[Check],
-    latency: LatencyCheck | None,
-    provenance: dict[str, Any],
-) -> SuiteSummary:
-    def r4(v: float) -> float | None:
-        return round(v, 4) if math.isfinite(v) else None
-
-    comparisons: dict[str, Comparison] = {}
-    for c in checks:
-        p = c.paired
-        comparisons[c.label] = Comparison(
-            value=r4(c.current.value),
-            baseline=r4(p.baseline_value) if p else None,
-            delta=r4(p.delta) if p else None,
-            delta_interval=((round(p.delta_low, 4), round(p.delta_high, 4))
-                            if p and p.delta_low is not None and p.delta_high is not None else None),
-            regressed=p.regressed if p else None,
-            fixed=p.fixed if p else None,
-            mcnemar_p=p.p_value if p else None,
-            floor=c.floor,
-            verdict=c.verdict,
-        )
-    judged = "judge" in provenance
-    if judged:
-        from pytest_uiground.judges.pool import stability
-    return SuiteSummary(
-        suite=suite,
-        model=(model or {}).get("name"),
-        model_fingerprint=(model or {}).get("fingerprint"),
-        n_samples=len(results),
-        metrics={m.spec.name: summary_entry(m) for m in metric_results},
-        baseline_comparison=comparisons,
-        latency_ms=Latency(latency.p50_ms, latency.p95_ms, latency.n) if latency else None,
-        regressed=tuple(sorted(r.id for r in results if r.outcome == "regression")),
-        fixed=tuple(sorted(r.id for r in results if r.outcome == "fixed")),
-        errors=tuple(sorted(r.id for r in results if r.error is not None)),
-        format_errors=sum(r.format_error for r in results),
-        provenance=provenance,
-        judge=provenance["judge"] if judged else None,
-        judge_parse_errors=tuple(sorted(r.id for r in results if r.score.notes.get("judge_parse_error")))
-        if judged else None,
-        judge_stability=stability(results) if judged else None,
-        refusals=refusals(r.score for r in results),
-    )
 
 
 def _fmt(v: float | None, signed: bool = False) -> str:
@@ -202,7 +98,7 @@ def verdict_reasons(checks: Sequence[Check], latency: LatencyCheck | None,
     all read from the one outcome record that the aggregate tests and the exit status also read."""
     failed = [c for c in checks if c.verdict == "FAIL"]
     slow = bool(latency and latency.problems())
-    regressed = sum(r.outcome == "regression" for r in results)
+    regressed = sum(r.outcome is Outcome.REGRESSION for r in results)
     errors = sum(r.error is not None for r in results)
     why = list(blockers)
     if failed:
@@ -241,7 +137,7 @@ def teststatus(report: pytest.TestReport) -> tuple[str, str, tuple[str, dict[str
     name = report.nodeid.rpartition("::")[2]
     if name.startswith("test_aggregate["):
         return CHECKS_FAILED, "F", ("FAILED", {"red": True})
-    if any(r.get("outcome") == "regression" for r in records_in(report.user_properties)):
+    if any(r.get("outcome") == Outcome.REGRESSION.value for r in records_in(report.user_properties)):
         return REGRESSED, "R", ("REGRESSED", {"red": True})
     return None
 

@@ -12,8 +12,9 @@ from typing import Any
 
 from pytest_uiground.gate import baseline as baseline_mod
 from pytest_uiground.gate.rules import SuiteOutcome
-from pytest_uiground.judges.pool import stability
+from pytest_uiground.gate.stats import judge_stability as stability
 from pytest_uiground.options import RunOptions
+from pytest_uiground.record.outcome import Outcome
 from pytest_uiground.record.result import SampleResult, id_list
 from pytest_uiground.record.score import refusals
 from pytest_uiground.report.terminal import limit_problems, sample_lines, table, verdict_line, verdict_reasons
@@ -62,12 +63,12 @@ def write_suite(tr: Any, o: SuiteOutcome, options: RunOptions, load: str, artifa
     lookup = {s.id: s for s in o.loaded.samples}.get
     where = ("all of them: samples.jsonl and report.html" if options.report_dir
              else "all of them: rerun with --uiground-report DIR")
-    regressed = [r for r in o.results if r.outcome == "regression"]
+    regressed = [r for r in o.results if r.outcome is Outcome.REGRESSION]
     if regressed:
         for line in sample_lines("regressed (right in the baseline, wrong now)", regressed, lookup,
                                  SAMPLE_LINES, where):
             tr.write_line(line)
-    fixed = sorted(r.id for r in o.results if r.outcome == "fixed")
+    fixed = sorted(r.id for r in o.results if r.outcome is Outcome.FIXED)
     if fixed:
         tr.write_line(id_list("fixed", fixed))
     if errs:

@@ -203,10 +203,9 @@ def test_osworld_g_scorer_reads_a_negative_click_as_refusal_for_any_family() -> 
 def test_terminal_line_names_refusals() -> None:
     from pytest_uiground.record.image import ImageRef
     from pytest_uiground.record.prediction import Prediction
-    from pytest_uiground.record.result import SampleResult
+    from pytest_uiground.record.result import SampleResult, sample_line
     from pytest_uiground.record.sample import Sample, Target
     from pytest_uiground.report.browse import truth_fields
-    from pytest_uiground.report.terminal import sample_line
     from pytest_uiground.scoring.rules import score_point
 
     sample = Sample("r", ImageRef(key="x"), "Click the missing tab", "point", Target(refusal=True))

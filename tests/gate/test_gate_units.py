@@ -25,7 +25,7 @@ from pytest_uiground.record.result import SampleResult
 from pytest_uiground.record.sample import Sample, Target
 from pytest_uiground.record.score import Score
 from pytest_uiground.report import summary as summary_mod
-from pytest_uiground.report.terminal import summary
+from pytest_uiground.report.summary import build as summary
 from pytest_uiground.run.prediction_cache import PredictionCache
 from pytest_uiground.suite.config import SuiteConfigError, load_suite_config
 from pytest_uiground.suite.loading import LoaderContext, SuiteLoadError, load_suite
