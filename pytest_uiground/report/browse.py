@@ -33,20 +33,20 @@ if TYPE_CHECKING:
 
 RAW_LIMIT = 4000  # characters of raw output in the page; samples.jsonl keeps all of it
 MAX_SLICE_COLUMNS = 5
-WRONG_OUTCOMES = frozenset({Outcome.KNOWN_FAILURE, Outcome.WRONG_NO_BASELINE, Outcome.WRONG_UPDATING})
+WRONG_OUTCOMES = (Outcome.KNOWN_FAILURE, Outcome.WRONG_NO_BASELINE, Outcome.WRONG_UPDATING)  # compared by ==
 _NOTE_LIMIT = 300
 
 
 def rank(record: SampleResult) -> int:
     """Table order: regressions, errors, wrong answers, fixed, then the rest."""
     outcome = record.outcome
-    if outcome is Outcome.REGRESSION:
+    if outcome == Outcome.REGRESSION:
         return 0
-    if outcome is Outcome.ERROR or record.error is not None:
+    if outcome == Outcome.ERROR or record.error is not None:
         return 1
-    if outcome in WRONG_OUTCOMES or (not outcome and not record.right):
+    if any(outcome == o for o in WRONG_OUTCOMES) or (not outcome and not record.right):
         return 2
-    return 3 if outcome is Outcome.FIXED else 4
+    return 3 if outcome == Outcome.FIXED else 4
 
 
 def outcome_of(record: SampleResult) -> str:

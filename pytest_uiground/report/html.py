@@ -22,7 +22,6 @@ or the model output is escaped: raw model output is untrusted text.
 from __future__ import annotations
 
 import functools
-import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,7 +32,7 @@ from pytest_uiground.record.result import SampleResult
 from pytest_uiground.report import assets, browse, units
 from pytest_uiground.report import plots as pl
 from pytest_uiground.report.gallery import Images, Lookup
-from pytest_uiground.report.markup import esc, fmt, is_number, page
+from pytest_uiground.report.markup import esc, fingerprint_table, fmt, is_number, page, plain
 from pytest_uiground.report.summary import Comparison, MetricSummary, SuiteSummary
 
 Interval = tuple[float, float]
@@ -165,44 +164,18 @@ def header(summary: SuiteSummary) -> str:
     rows += judge_rows(summary)
     shown = {"model": summary.model, "model_fingerprint": summary.model_fingerprint,
              "n_samples": summary.n_samples, "judge": summary.judge}
-    rows += [(f"provenance: {k}", _plain(v)) for k, v in prov.items()
+    rows += [(f"provenance: {k}", plain(v)) for k, v in prov.items()
              if k != "packages" and v is not None and v != "" and not (k in shown and shown[k] == v)]
     packages = prov.get("packages")
     if isinstance(packages, Mapping):
         rows.append(("packages", ", ".join(f"{k} {v}" for k, v in packages.items())))
     base = summary.baseline or {}
     if base:
-        rows += [(f"baseline: {k}", _plain(v)) for k, v in base.items() if k != "model_fingerprint"]
+        rows += [(f"baseline: {k}", plain(v)) for k, v in base.items() if k != "model_fingerprint"]
     items = "".join(f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in rows)
     table = fingerprint_table(summary.model_fingerprint, base.get("model_fingerprint") if base else None)
     return (f'<details class="prov" open><summary>run details</summary>{table}<dl class="meta">{items}</dl>'
             "</details>")
-
-
-def fingerprint_table(current: object, baseline: object) -> str:
-    """The model fingerprints as one key/value table, current beside baseline, keys in one order.
-
-    Why: two dicts printed in their own key orders look different when they are equal; here
-    every key is a row (sorted), and a row whose values differ is marked and highlighted.
-    """
-    cur = dict(current) if isinstance(current, Mapping) else ({"value": current} if current else {})
-    base = dict(baseline) if isinstance(baseline, Mapping) else ({"value": baseline} if baseline else {})
-    if not cur and not base:
-        return ""
-    missing = "\u2014"
-    rows = []
-    for key in sorted(set(cur) | set(base), key=str):
-        a, b = _plain(cur.get(key, missing)), _plain(base.get(key, missing))
-        diff = bool(base) and a != b
-        rows.append(f'<tr class="{"diff" if diff else "same"}"><td class="l">{esc(key)}</td>'
-                    f'<td class="l">{esc(a)}</td><td class="l">{esc(b) if base else ""}</td>'
-                    f'<td>{"differs" if diff else ""}</td></tr>')
-    head = ('<tr><th class="l">model fingerprint</th><th class="l">this run</th><th class="l">baseline</th>'
-            "<th></th></tr>")
-    n_diff = sum('class="diff"' in r for r in rows)
-    note = (f'<p class="note">{n_diff} of {len(rows)} fingerprint fields differ from the baseline</p>' if base
-            else '<p class="note">no baseline fingerprint to compare with</p>')
-    return f'<table class="fingerprint sortable">{head}{"".join(rows)}</table>{note}'
 
 
 def judge_rows(summary: SuiteSummary) -> list[tuple[str, object]]:
@@ -210,18 +183,14 @@ def judge_rows(summary: SuiteSummary) -> list[tuple[str, object]]:
     judge = summary.judge or summary.provenance.get("judge")
     if judge is None:
         return []
-    rows: list[tuple[str, object]] = [("judge", _plain(judge))]
+    rows: list[tuple[str, object]] = [("judge", plain(judge))]
     if summary.judge_parse_errors is not None:
         rows.append(("judge parse errors", len(summary.judge_parse_errors)))
     st = summary.judge_stability
     if isinstance(st, Mapping) and st:
         brief = {k: (len(v) if isinstance(v, (list, tuple)) else v) for k, v in st.items()}
-        rows.append(("judge stability", _plain(brief)))
+        rows.append(("judge stability", plain(brief)))
     return rows
-
-
-def _plain(value: object) -> object:
-    return json.dumps(value, sort_keys=True) if isinstance(value, (Mapping, list)) else value
 
 
 HEAD = ("metric", "slice", "n", "value", "95% interval", "baseline", "delta", "delta 95% interval", "paired p",

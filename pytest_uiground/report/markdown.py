@@ -122,8 +122,8 @@ def render(sections: Sequence[SuiteSection], env: Mapping[str, str] | None = Non
                     *(_row(c) for c in slices), "", "</details>", ""]
         if s.latency is not None:
             out += [f"latency per sample: p50 {s.latency.p50_ms:.1f} ms, p95 {s.latency.p95_ms:.1f} ms", ""]
-        regressed = sorted(r.id for r in s.results if r.outcome is Outcome.REGRESSION)
-        fixed = sorted(r.id for r in s.results if r.outcome is Outcome.FIXED)
+        regressed = sorted(r.id for r in s.results if r.outcome == Outcome.REGRESSION)
+        fixed = sorted(r.id for r in s.results if r.outcome == Outcome.FIXED)
         errors = sorted(r.id for r in s.results if r.error is not None)
         out += [_ids("Regressed", regressed), "", _ids("Fixed", fixed), ""]
         if errors:

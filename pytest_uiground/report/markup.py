@@ -11,7 +11,9 @@ everything a page shows is inline (or, for very large runs, images beside the pa
 from __future__ import annotations
 
 import html
+import json
 import math
+from collections.abc import Mapping
 
 CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif;margin:1.5em;color:#1d1d1f;
@@ -71,3 +73,34 @@ def fmt_interval(interval: tuple[float, float] | None, signed: bool = False) -> 
 
 def img_tag(uri: str, alt: str, cls: str = "plot", extra: str = "") -> str:
     return f'<img class="{cls}" alt="{esc(alt)}" src="{uri}"{extra}>'
+
+
+def plain(value: object) -> object:
+    """A mapping or list as sorted JSON text (one line in a table cell); anything else as is."""
+    return json.dumps(value, sort_keys=True) if isinstance(value, (Mapping, list)) else value
+
+
+def fingerprint_table(current: object, baseline: object) -> str:
+    """The model fingerprints as one key/value table, current beside baseline, keys in one order.
+
+    Why: two dicts printed in their own key orders look different when they are equal; here
+    every key is a row (sorted), and a row whose values differ is marked and highlighted.
+    """
+    cur = dict(current) if isinstance(current, Mapping) else ({"value": current} if current else {})
+    base = dict(baseline) if isinstance(baseline, Mapping) else ({"value": baseline} if baseline else {})
+    if not cur and not base:
+        return ""
+    missing = "\u2014"
+    rows = []
+    for key in sorted(set(cur) | set(base), key=str):
+        a, b = plain(cur.get(key, missing)), plain(base.get(key, missing))
+        diff = bool(base) and a != b
+        rows.append(f'<tr class="{"diff" if diff else "same"}"><td class="l">{esc(key)}</td>'
+                    f'<td class="l">{esc(a)}</td><td class="l">{esc(b) if base else ""}</td>'
+                    f'<td>{"differs" if diff else ""}</td></tr>')
+    head = ('<tr><th class="l">model fingerprint</th><th class="l">this run</th><th class="l">baseline</th>'
+            "<th></th></tr>")
+    n_diff = sum('class="diff"' in r for r in rows)
+    note = (f'<p class="note">{n_diff} of {len(rows)} fingerprint fields differ from the baseline</p>' if base
+            else '<p class="note">no baseline fingerprint to compare with</p>')
+    return f'<table class="fingerprint sortable">{head}{"".join(rows)}</table>{note}'

@@ -98,7 +98,7 @@ def verdict_reasons(checks: Sequence[Check], latency: LatencyCheck | None,
     all read from the one outcome record that the aggregate tests and the exit status also read."""
     failed = [c for c in checks if c.verdict == "FAIL"]
     slow = bool(latency and latency.problems())
-    regressed = sum(r.outcome is Outcome.REGRESSION for r in results)
+    regressed = sum(r.outcome == Outcome.REGRESSION for r in results)
     errors = sum(r.error is not None for r in results)
     why = list(blockers)
     if failed:

@@ -63,12 +63,12 @@ def write_suite(tr: Any, o: SuiteOutcome, options: RunOptions, load: str, artifa
     lookup = {s.id: s for s in o.loaded.samples}.get
     where = ("all of them: samples.jsonl and report.html" if options.report_dir
              else "all of them: rerun with --uiground-report DIR")
-    regressed = [r for r in o.results if r.outcome is Outcome.REGRESSION]
+    regressed = [r for r in o.results if r.outcome == Outcome.REGRESSION]
     if regressed:
         for line in sample_lines("regressed (right in the baseline, wrong now)", regressed, lookup,
                                  SAMPLE_LINES, where):
             tr.write_line(line)
-    fixed = sorted(r.id for r in o.results if r.outcome is Outcome.FIXED)
+    fixed = sorted(r.id for r in o.results if r.outcome == Outcome.FIXED)
     if fixed:
         tr.write_line(id_list("fixed", fixed))
     if errs:

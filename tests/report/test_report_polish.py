@@ -13,7 +13,7 @@ from test_compare import write_run
 
 from pytest_uiground.report import assets, compare
 from pytest_uiground.report.comparepage import render_html
-from pytest_uiground.report.html import fingerprint_table
+from pytest_uiground.report.markup import fingerprint_table
 
 
 def test_equal_fingerprints_in_different_key_orders_read_the_same() -> None:
