@@ -19,7 +19,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-import pytest
+import numpy  # noqa: F401  (imported before any pytester test: pytester's sys.modules snapshot then keeps
+import pytest  # it, and numpy cannot be loaded twice in one process when a later file imports it)
 from conftest import Project
 
 from pytest_uiground.gate import baseline as baseline_mod
