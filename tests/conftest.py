@@ -7,7 +7,13 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
+import numpy  # noqa: F401  (see below)
+import PIL.Image  # noqa: F401
 import pytest
+
+# C-extension modules are imported here, before any test: pytester restores ``sys.modules`` after an
+# in-process run, and a C extension first imported inside one (numpy, through a suite's loader) would be
+# dropped and then fail to load a second time in the same process ("cannot load module more than once").
 
 # The tests never reach the Hugging Face Hub (test_hub.py stands a local cache in for it); set before any
 # test imports huggingface_hub, and inherited by the pytest runs the tests start.
