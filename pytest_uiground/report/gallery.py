@@ -45,11 +45,12 @@ CROP_SIZE = 320  # the crop's longer side, in pixels
 CROP_MIN_PX = 96  # the smallest region cropped from the original, in its pixels
 CROP_PAD = 0.6  # padding around truth and prediction, as a share of their extent
 INLINE_MAX_SAMPLES = 600  # above this, images are files beside the page
-DRAWN_MAX = 100
-"""Beside-the-page reports draw the crops and screens of at most this many samples (the first a
-person looks at: regressions, errors, wrong answers); the page draws the others from the
-dataset's file when one is opened. At 4K a drawn sample costs ~0.15 s (decode, downscale,
-JPEG, crop), so 100 bound the report to ~15 s whatever the run's size."""
+DRAWN_MAX = 40
+"""Beside-the-page reports draw the crops of at most this many samples (the first a person looks
+at: regressions, errors, wrong answers) and link every screenshot to the dataset's file; the page
+draws the other crops from that file when a sample is opened. Decoding a 4K screenshot costs
+0.1-0.25 s on a loaded 2-core machine (a downscaled copy as much again, hence the link), so 40
+crops bound the report to a few seconds whatever the run's size (perf/bench_replay_report.py)."""
 PROGRESS_EVERY = 5.0  # seconds between the progress lines while a report is written
 FILES_DIR = "report_files"
 TRUTH_RGB = (0, 200, 0)
