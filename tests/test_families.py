@@ -319,3 +319,25 @@ def test_openai_sends_the_official_prompt_and_reads_every_case(
         assert system == want_system
         assert kinds == (["image_url", "text"] if prompt.image_first else ["text", "image_url"])
         assert text == prompt.text(f"Click the {case.id} target.")
+
+
+def test_the_parsers_reason_reaches_the_score() -> None:
+    """What ``samples.jsonl`` and the report show: the reason, not just "no point"; a point beyond
+    the image is a plain miss with its note; a refusal says so."""
+    from pytest_uiground.models.parsers import parse, to_prediction
+    from pytest_uiground.record.score import score_point
+
+    sample = Sample("s", ImageRef.from_path("x.png"), "OK", "point", Target(box=Box(0.4, 0.4, 0.6, 0.6)))
+    ctx = ParseContext(image_size=(1920, 1080))
+
+    def score(family: str, text: str) -> tuple[Prediction, Any]:
+        pred = to_prediction(parse(family, text, "point", ctx), text)
+        return pred, score_point(sample, pred)
+
+    pred, got = score("ui-venus", "[512.5, 300]")
+    assert pred.format_error and "not integers" in got.notes["reason"] and got.notes["reason"].startswith("no point: ")
+    pred, got = score("ui-venus", "[-1,-1]")
+    assert pred.refused and not got.correct and got.notes["reason"].startswith("refused")
+    pred, got = score("mai-ui", "[1500,500]")
+    assert not pred.format_error and not got.correct and "x=1500 is beyond 1000" in got.notes["note"]
+    assert Prediction.from_json(pred.to_json()) == pred and pred.to_json()["note"] == pred.note

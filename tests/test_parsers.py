@@ -287,7 +287,7 @@ def test_malformed_or_empty_is_a_format_error(family: str, text: str) -> None:
 
 
 def test_unknown_family_and_task() -> None:
-    with pytest.raises(ValueError, match="unknown model family 'elma'; known: elam, gta1, gui-owl"):
+    with pytest.raises(ValueError, match="known: elam, molmo, uitars"):
         parse("elma", "", "point", CTX)
     with pytest.raises(ValueError, match="unknown task kind"):
         parse("elam", "", "click", CTX)

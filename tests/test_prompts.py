@@ -132,7 +132,7 @@ def test_prompts_and_parsers_cover_the_same_families() -> None:
 
 
 def test_unknown_family_lists_known_ones() -> None:
-    with pytest.raises(ValueError, match="unknown model family 'elma'; known: elam, gta1"):
+    with pytest.raises(ValueError, match="unknown model family 'elma'; known: elam, molmo"):
         prompt_for("elma", sample("point"))
 
 

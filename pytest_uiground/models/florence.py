@@ -100,7 +100,8 @@ class TinyClick(HFVisionModel):
         except Exception as exc:
             raise self._remote_failed(exc) from exc
 
-    def encode(self, texts: Sequence[str], images: Sequence[Any], processor: Any = None) -> Any:
+    def encode(self, texts: Sequence[str], images: Sequence[Any], processor: Any = None,
+               framing: Any = None) -> Any:  # TinyClick has no system text and one placement
         return (processor or self.processor)(text=list(texts), images=list(images), padding=True,
                                              return_tensors="pt")
 

@@ -205,15 +205,43 @@ class HFVisionModel(ModelAdapter):
     def prompt(self, sample: Sample) -> str:
         return self.overrides.prompt(sample, lambda s: prompts.prompt_for(self.family, s))
 
-    def encode(self, texts: Sequence[str], images: Sequence[Any], processor: Any = None) -> Any:
+    def framing(self, sample: Sample, overrides: Overrides | None = None) -> tuple[str | None, bool]:
+        """The family's system text and image placement for this sample's task kind; a suite's
+        own template for the task replaces the family's prompt, so it goes alone, image first."""
+        ov = overrides or self.overrides
+        if sample.task in ov.prompts or (sample.task == "detect" and "point" in ov.prompts):
+            return None, True
+        prompt = families.get(self.family).prompt(sample.task)
+        return prompt.system, prompt.image_first
+
+    def client_resize(self, image: Any) -> Any:
+        """The family's own resize before the processor, where its official code resizes first
+        (GTA1, Holo1.5, MAI-UI, GUI-Owl-1.5); the image as it is otherwise."""
+        family = families.get(self.family)
+        if not family.client_resize or family.resize is None:
+            return image
+        size = family.resize.apply(image.size)
+        if size == image.size:
+            return image
+        from PIL import Image
+
+        lanczos = family.resize.resample == "lanczos"
+        return image.resize(size, resample=Image.Resampling.LANCZOS if lanczos else Image.Resampling.BICUBIC)
+
+    def encode(self, texts: Sequence[str], images: Sequence[Any], processor: Any = None,
+               framing: Sequence[tuple[str | None, bool]] | None = None) -> Any:
         processor = processor or self.processor
-        chats = [
-            processor.apply_chat_template(
-                [{"role": "user", "content": [{"type": "image"}, {"type": "text", "text": t}]}],
-                tokenize=False, add_generation_prompt=True,
-            )
-            for t in texts
-        ]
+        chats = []
+        for i, t in enumerate(texts):
+            system, image_first = framing[i] if framing is not None else (None, True)
+            if system is not None:  # GTA1 states the size of the image it is shown
+                w, h = images[i].size
+                system = system.replace("{width}", str(w)).replace("{height}", str(h))
+            parts = [{"type": "image"}, {"type": "text", "text": t}]
+            messages = [{"role": "user", "content": parts if image_first else parts[::-1]}]
+            if system is not None:
+                messages.insert(0, {"role": "system", "content": system})
+            chats.append(processor.apply_chat_template(messages, tokenize=False, add_generation_prompt=True))
         return processor(text=chats, images=list(images), padding=True, return_tensors="pt")
 
     def input_sizes(self, inputs: Any, images: Sequence[Any]) -> list[tuple[int, int] | None]:
@@ -244,11 +272,12 @@ class HFVisionModel(ModelAdapter):
             decoded: dict[Any, Any] = {}  # several instructions on one screen: decoded (and preprocessed) once
             for s in samples:
                 if s.image not in decoded:
-                    decoded[s.image] = overrides.image(s.image.load())
+                    decoded[s.image] = self.client_resize(overrides.image(s.image.load()))
             images = [decoded[s.image] for s in samples]
             texts = [self.prompt(s) for s in samples]
+            framing = [self.framing(s, overrides) for s in samples]
             t0 = time.perf_counter()
-            inputs = self.encode(texts, images, processor=self._prep_processor())
+            inputs = self.encode(texts, images, processor=self._prep_processor(), framing=framing)
             sizes = self.input_sizes(inputs, images)
         return PreparedBatch(list(samples), inputs, [img.size for img in images], sizes, overrides,
                              (time.perf_counter() - t0) * 1000)
@@ -315,8 +344,12 @@ class HFVisionModel(ModelAdapter):
         return parsers.to_prediction(parsed, raw)
 
     def cache_key(self, sample: Sample) -> dict[str, Any]:
-        return {"sample": sample.id, "image": sample.image.key, "task": sample.task,
-                "prompt": self.prompt(sample), "generation": self.generation}
+        key: dict[str, Any] = {"sample": sample.id, "image": sample.image.key, "task": sample.task,
+               "prompt": self.prompt(sample), "generation": self.generation}
+        system, image_first = self.framing(sample)
+        if system is not None or not image_first:  # only where there is one: older cache keys stay valid
+            key["system"], key["image_first"] = system, image_first
+        return key
 
     def fingerprint(self) -> dict[str, Any]:
         if self._fingerprint is None:

@@ -216,8 +216,14 @@ class OpenAIChatModel(ModelAdapter):
     def fingerprint(self) -> dict[str, Any]:
         resize = self.resize.to_json() if self.resize is not None else {
             "rule": "none", "why": f"the {self.parser} parser reads coordinates relative to the image"}
-        return {"model": self.name, "served_model": self.served_model, "parser": self.parser,
-                "generation": self.generation, "resize": resize}
+        out = {"model": self.name, "served_model": self.served_model, "parser": self.parser,
+               "generation": self.generation, "resize": resize}
+        family = families.get(self.parser) if self.parser is not None and families.is_family(self.parser) else None
+        if family is not None and family.client_resize and family.resize is not None:
+            rule = family.resize  # the image is resized here before it is sent, as the official client does
+            out["client_resize"] = {"factor": rule.factor, "min_pixels": rule.min_pixels,
+                                    "max_pixels": rule.max_pixels, "resample": rule.resample, "source": rule.source}
+        return out
 
     def clear_cache(self) -> None:
         """Forget encoded images (the latency benchmark times real work)."""

@@ -242,11 +242,18 @@ class Family:
 # --- registry -----------------------------------------------------------------------
 
 
+BUILT_IN_ORDER = ("elam", "molmo", "uitars", "uground", "qwen-vl", "qwen3-vl", "tinyclick",
+                  "gui-owl", "ui-venus", "holo", "opencua", "mai-ui", "gta1")
+"""The order error messages list the built-in families in (the order they were added); other
+registered families follow, sorted."""
+
+
 def names() -> list[str]:
     """The registered family names (entry-point group ``pytest_uiground.families``)."""
     from pytest_uiground import registry
 
-    return list(registry.known(FAMILY_GROUP))
+    rank = {name: i for i, name in enumerate(BUILT_IN_ORDER)}
+    return sorted(registry.known(FAMILY_GROUP), key=lambda n: (rank.get(n, len(rank)), n))
 
 
 @cache
