@@ -121,16 +121,13 @@ class _Screens:
         self.decoded: OrderedDict[str, Image.Image] = OrderedDict()
 
     def load(self, sample: Sample) -> tuple[Image.Image, int]:
+        """The decoded image and its screen's index: the dataset's file, linked, where the page
+        is beside its files and the image is a file (its downscaled copy would cost as much
+        again as the decoding); else a downscaled copy stored in the page or beside it."""
+        if not self.images.inline and sample.image.path is not None:
+            return self.decode(sample), self.link(sample)[1]
         key = sample.image.key
-        img = self.decoded.get(key)
-        if img is None:
-            img = sample.image.load()
-            img = img if img.mode == "RGB" else img.convert("RGB")
-            self.decoded[key] = img
-            if len(self.decoded) > 8:
-                self.decoded.popitem(last=False)
-        else:
-            self.decoded.move_to_end(key)
+        img = self.decode(sample)
         if key not in self.index or "linked" in self.entries[self.index[key]]:
             data, mime, size = gallery.screen(img)
             ext = "png" if mime == "image/png" else "jpg"
@@ -143,6 +140,19 @@ class _Screens:
                 self.index[key] = n
                 self.entries.append(entry)
         return img, self.index[key]
+
+    def decode(self, sample: Sample) -> Image.Image:
+        key = sample.image.key
+        img = self.decoded.get(key)
+        if img is None:
+            img = sample.image.load()
+            img = img if img.mode == "RGB" else img.convert("RGB")
+            self.decoded[key] = img
+            if len(self.decoded) > 8:
+                self.decoded.popitem(last=False)
+        else:
+            self.decoded.move_to_end(key)
+        return img
 
     def link(self, sample: Sample) -> tuple[tuple[int, int], int]:
         """The screen as the dataset's file, for the page to draw lazily; raises when the image

@@ -45,11 +45,13 @@ CROP_SIZE = 320  # the crop's longer side, in pixels
 CROP_MIN_PX = 96  # the smallest region cropped from the original, in its pixels
 CROP_PAD = 0.6  # padding around truth and prediction, as a share of their extent
 INLINE_MAX_SAMPLES = 600  # above this, images are files beside the page
-DRAWN_MAX = 100
-"""Beside-the-page reports draw the crops and screens of at most this many samples (the first a
-person looks at: regressions, errors, wrong answers); the page draws the others from the
-dataset's file when one is opened. At 4K a drawn sample costs ~0.15 s (decode, downscale,
-JPEG, crop), so 100 bound the report to ~15 s whatever the run's size."""
+DRAWN_MAX = 24
+"""Beside-the-page reports draw the crops of at most this many samples (the first a person looks
+at: regressions, errors, wrong answers) and link every screenshot to the dataset's file; the page
+draws the other crops from that file when a sample is opened. On the 2-core machine measured
+(perf/bench_replay_report.py, 1,581 ScreenSpot-Pro-sized screens) a drawn crop costs ~0.22 s
+(0.15 s decoding the screenshot, 0.07 s the crop) and a downscaled copy of the screen as much
+as decoding, hence the link; 24 crops keep the report within 2x of the replay it reports."""
 PROGRESS_EVERY = 5.0  # seconds between the progress lines while a report is written
 FILES_DIR = "report_files"
 TRUTH_RGB = (0, 200, 0)
