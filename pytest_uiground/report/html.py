@@ -174,8 +174,7 @@ def header(summary: SuiteSummary) -> str:
         rows += [(f"baseline: {k}", plain(v)) for k, v in base.items() if k != "model_fingerprint"]
     items = "".join(f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in rows)
     table = fingerprint_table(summary.model_fingerprint, base.get("model_fingerprint") if base else None)
-    return (f'<details class="prov" open><summary>run details</summary>{table}<dl class="meta">{items}</dl>'
-            "</details>")
+    return f'{table}<details class="prov"><summary>run details</summary><dl class="meta">{items}</dl></details>'
 
 
 def judge_rows(summary: SuiteSummary) -> list[tuple[str, object]]:
