@@ -6,9 +6,8 @@ by name only when the model fixture is first used.
 
 from __future__ import annotations
 
-import difflib
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,12 +15,12 @@ import pytest
 
 from pytest_uiground import options, registry
 from pytest_uiground.controller import Controller
-from pytest_uiground.models.base import ModelOptions, adapt
+from pytest_uiground.models.base import adapt
+from pytest_uiground.models.overrides import check_replay_parser
 from pytest_uiground.record import image
-from pytest_uiground.record.sample import Sample
 from pytest_uiground.report.terminal import Progress, teststatus
 from pytest_uiground.run import STATE
-from pytest_uiground.run.collect import SuiteFile, stratified_subset
+from pytest_uiground.run.collect import SLICE_MARKER, SuiteFile, add_slice_keywords, slice_mark, stratified_subset
 from pytest_uiground.run.state import WorkerState
 from pytest_uiground.suite.config import SuiteConfigError
 from pytest_uiground.suite.items import SAMPLE_ARG, SUITE_ATTR, SUITE_FILE
@@ -77,52 +76,8 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     metafunc.parametrize(SAMPLE_ARG, [pytest.param(s, id=s.id, marks=slice_mark(s)) for s in samples])
 
 
-#: the marker that carries a sample's metadata: ``-m "uiground(theme='dark')"``
-SLICE_MARKER = "uiground"
-
-
-def slice_mark(sample: Sample) -> pytest.MarkDecorator:
-    """The sample's metadata as one marker's keyword arguments, for ``-m "uiground(key='value')"``.
-
-    Why a marker: ``-m`` matches keyword arguments exactly (pytest ≥ 8.3), which ``-k``'s
-    substring match on names cannot (``-k button`` also selects ``radio_button``).
-    """
-    mark: pytest.MarkDecorator = getattr(pytest.mark, SLICE_MARKER)
-    return mark(**{k: str(v) for k, v in sample.meta.items() if k.isidentifier()})
-
-
 def pytest_itemcollected(item: pytest.Item) -> None:
-    """Each sample test answers ``-k`` to its metadata: ``-k icon``, ``-k "theme:dark and not size:lt32"``.
-
-    ``key=value`` is not valid in a ``-k`` expression (``=`` is not an identifier character),
-    so the pair is spelled ``key:value``; both forms are substring matches, like all of ``-k``.
-    """
-    callspec = getattr(item, "callspec", None)
-    sample = callspec.params.get(SAMPLE_ARG) if callspec is not None else None
-    if isinstance(sample, Sample):
-        for key, value in sample.meta.items():
-            item.extra_keyword_matches.update((str(value), f"{key}:{value}"))
-
-
-def check_replay_parser(model: ModelOptions, suite: str, tables: Mapping[str, Mapping[str, Any]]) -> None:
-    """``--uiground-replay-parser NAME`` that is no family needs the suite to declare that parser.
-
-    Checked when the suite is collected (the first moment its ``[models.<name>]`` tables are
-    known), so a typo is one collection error rather than a format error on every sample.
-    """
-    from pytest_uiground.models import overrides, parsers
-
-    parser = model.replay_parser
-    if model.name != "replay" or not parser or parser in parsers.FAMILIES:
-        return
-    if overrides.resolve(suite, parser, tables.get(parser)).parser:
-        return
-    close = difflib.get_close_matches(parser, parsers.FAMILIES, n=1)
-    raise ValueError(
-        f"--uiground-replay-parser {parser!r} is unknown: not a model family ({', '.join(parsers.FAMILIES)}) "
-        f"and suite {suite!r} declares no [models.{parser}] parser"
-        + (f"; did you mean {close[0]!r}?" if close else "")
-    )
+    add_slice_keywords(item)
 
 
 def pytest_runtest_teardown(item: pytest.Item) -> None:

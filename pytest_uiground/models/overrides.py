@@ -21,6 +21,7 @@ the prediction cache key.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
@@ -31,6 +32,7 @@ from pytest_uiground.record.sample import TASK_KINDS, Sample
 from pytest_uiground.registry import OVERRIDES_GROUP, import_object, known
 
 if TYPE_CHECKING:
+    from pytest_uiground.models.base import ModelOptions
     from pytest_uiground.models.families.reading import ParseContext, Parsed
 
 
@@ -101,3 +103,22 @@ def resolve(suite: str, model: str, table: Mapping[str, Any] | None) -> Override
             result = Overrides(prompts={**result.prompts, **extra.prompts}, parser=extra.parser or result.parser,
                                preprocess=extra.preprocess or result.preprocess)
     return result
+
+
+def check_replay_parser(model: ModelOptions, suite: str, tables: Mapping[str, Mapping[str, Any]]) -> None:
+    """``--uiground-replay-parser NAME`` that is no family needs the suite to declare that parser.
+
+    Checked when the suite is collected (the first moment its ``[models.<name>]`` tables are
+    known), so a typo is one collection error rather than a format error on every sample.
+    """
+    parser = model.replay_parser
+    if model.name != "replay" or not parser or parser in families.names():
+        return
+    if resolve(suite, parser, tables.get(parser)).parser:
+        return
+    close = difflib.get_close_matches(parser, families.names(), n=1)
+    raise ValueError(
+        f"--uiground-replay-parser {parser!r} is unknown: not a model family ({', '.join(families.names())}) "
+        f"and suite {suite!r} declares no [models.{parser}] parser"
+        + (f"; did you mean {close[0]!r}?" if close else "")
+    )

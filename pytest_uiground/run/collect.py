@@ -20,7 +20,7 @@ import pytest
 from pytest_uiground.record.sample import Sample
 from pytest_uiground.run.latency import run_latency_benchmark
 from pytest_uiground.run.worker import run_sample
-from pytest_uiground.suite.items import SuiteModule
+from pytest_uiground.suite.items import SAMPLE_ARG, SuiteModule
 
 
 def stratified_subset(samples: Sequence[Sample], n: int, keys: Sequence[str], seed: int) -> list[Sample]:
@@ -109,3 +109,30 @@ class SuiteFile(SuiteModule):
 
     def tests(self) -> dict[str, object]:
         return {"test_sample": test_sample, "test_latency": test_latency}
+
+
+#: the marker that carries a sample's metadata: ``-m "uiground(theme='dark')"``
+SLICE_MARKER = "uiground"
+
+
+def slice_mark(sample: Sample) -> pytest.MarkDecorator:
+    """The sample's metadata as one marker's keyword arguments, for ``-m "uiground(key='value')"``.
+
+    Why a marker: ``-m`` matches keyword arguments exactly (pytest ≥ 8.3), which ``-k``'s
+    substring match on names cannot (``-k button`` also selects ``radio_button``).
+    """
+    mark: pytest.MarkDecorator = getattr(pytest.mark, SLICE_MARKER)
+    return mark(**{k: str(v) for k, v in sample.meta.items() if k.isidentifier()})
+
+
+def add_slice_keywords(item: pytest.Item) -> None:
+    """Each sample test answers ``-k`` to its metadata: ``-k icon``, ``-k "theme:dark and not size:lt32"``.
+
+    ``key=value`` is not valid in a ``-k`` expression (``=`` is not an identifier character),
+    so the pair is spelled ``key:value``; both forms are substring matches, like all of ``-k``.
+    """
+    callspec = getattr(item, "callspec", None)
+    sample = callspec.params.get(SAMPLE_ARG) if callspec is not None else None
+    if isinstance(sample, Sample):
+        for key, value in sample.meta.items():
+            item.extra_keyword_matches.update((str(value), f"{key}:{value}"))

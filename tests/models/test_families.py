@@ -325,7 +325,7 @@ def test_the_parsers_reason_reaches_the_score() -> None:
     """What ``samples.jsonl`` and the report show: the reason, not just "no point"; a point beyond
     the image is a plain miss with its note; a refusal says so."""
     from pytest_uiground.models.parsers import parse, to_prediction
-    from pytest_uiground.record.score import score_point
+    from pytest_uiground.scoring.rules import score_point
 
     sample = Sample("s", ImageRef.from_path("x.png"), "OK", "point", Target(box=Box(0.4, 0.4, 0.6, 0.6)))
     ctx = ParseContext(image_size=(1920, 1080))

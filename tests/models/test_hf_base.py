@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from pytest_uiground.models import prompts
+from pytest_uiground.models import families
 from pytest_uiground.models.base import ModelLoadError, ModelOptions
 from pytest_uiground.models.hf import HFVisionModel
 from pytest_uiground.record.geometry import Box, Point
@@ -85,7 +85,7 @@ def test_generation_uses_the_family_limit_unless_one_is_given() -> None:
     adapter = Stubbed(_opts())
     assert adapter.path == "org/some-model"  # a hub id is left for transformers to resolve
     assert adapter.dtype == "float32"  # official dtypes apply on a GPU only
-    limit = prompts.MAX_NEW_TOKENS["qwen-vl"]
+    limit = families.get("qwen-vl").generation
     assert adapter.generation == {"do_sample": False, "num_beams": 1, "max_new_tokens": limit.max_new_tokens}
     assert adapter.sources() == {"dtype": "not on a GPU: float32", "max_new_tokens": limit.source,
                                  "generation": adapter.generation_source}

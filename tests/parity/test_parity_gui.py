@@ -434,8 +434,11 @@ def test_l1_reads_every_text_answering_model_with_the_reference_parser() -> None
     assert {t["parser"] for t in tables.values()} == {"pytest_uiground.benchmarks.mmbench_gui.parsers:parse_l1"}
 
 
-def test_replay_of_an_unknown_name_without_a_suite_parser_fails_each_sample(project: Project,
-                                                                            tmp_path: Path) -> None:
+def test_replay_of_an_unknown_name_without_a_suite_parser_is_one_start_up_error(project: Project,
+                                                                                tmp_path: Path) -> None:
+    """A replay parser that is no family and that the suite does not declare is refused once, when the
+    suite is collected (issue 23), naming the families and the missing table, instead of a format
+    error on every sample."""
     suite = SUITES / "screenspot" / "pro" / "suite.toml"  # declares no [models.seeclick]
     dest = project.root / "suites" / "screenspot_pro"
     dest.mkdir(parents=True)
@@ -449,9 +452,11 @@ def test_replay_of_an_unknown_name_without_a_suite_parser_fails_each_sample(proj
         "suites/screenspot_pro", "-p", "no:cacheprovider", "--benchmark-disable", "--uiground-cache", "off",
         "--uiground-data-path", str(tmp_path / "pro"), "--model", "replay", "--uiground-predictions", str(preds),
         "--uiground-replay-parser", "seeclick")
-    assert result.ret == 1
-    assert "'seeclick' is not a model family" in result.stdout.str()
-    assert "no [models.seeclick] parser" in result.stdout.str()
+    out = result.stdout.str()
+    assert result.ret == pytest.ExitCode.INTERRUPTED, out  # a collection error: no sample ran
+    assert "--uiground-replay-parser 'seeclick' is unknown: not a model family" in out
+    assert "declares no [models.seeclick] parser" in out
+    assert out.count("declares no [models.seeclick] parser") <= 2 and "passed" not in out
 
 
 def ctx(data: Path) -> LoaderContext:

@@ -10,7 +10,7 @@ from pytest_uiground.record.geometry import Box, Point
 from pytest_uiground.record.image import ImageRef
 from pytest_uiground.record.prediction import Prediction
 from pytest_uiground.record.sample import Sample, Target
-from pytest_uiground.scoring import scorer
+from pytest_uiground.scoring import rules, scorer
 
 
 def _rule(sample: Sample, prediction: Prediction) -> score_mod.Score:
@@ -19,7 +19,7 @@ def _rule(sample: Sample, prediction: Prediction) -> score_mod.Score:
 
 def test_the_default_name_is_the_built_in_task_rules() -> None:
     got = scorer.load(scorer.DEFAULT)
-    assert got.name == "task" and got.rule is score_mod.score and got.judged is None
+    assert got.name == "task" and got.rule is rules.score and got.judged is None
     assert not got.needs_judge
     sample = Sample("s", ImageRef.from_source("k", lambda: b""), "Click", "point", Target(box=Box(0.4, 0.4, 0.6, 0.6)))
     assert got.rule(sample, Prediction(point=Point(0.5, 0.5))).correct is True
