@@ -100,3 +100,17 @@ def test_load_refuses_bad_options_before_looking_for_data(tmp_path: Path, option
                                                           match: str) -> None:
     with pytest.raises(ValueError, match=match):
         loader.load(options, LoaderContext("aui", tmp_path, data_path=tmp_path))
+
+
+def test_an_unpinned_cache_reads_the_snapshot_refs_main_names(tmp_path: Path) -> None:
+    """Snapshot folders are named by commit hash: the one ``refs/main`` points to is read first,
+    not whichever hash sorts last (an older snapshot named ``f9e8`` used to win over ``0a1b``)."""
+    from pytest_uiground.benchmarks.automotive.loader import _snapshots
+
+    cache = tmp_path / "datasets--x--y" / "snapshots"
+    (cache / "f9e8").mkdir(parents=True)
+    (cache / "0a1b").mkdir()
+    (tmp_path / "datasets--x--y" / "refs").mkdir()
+    (tmp_path / "datasets--x--y" / "refs" / "main").write_text("0a1b\n")
+    assert [p.name for p in _snapshots(cache, None)] == ["0a1b", "f9e8"]
+    assert [p.name for p in _snapshots(cache, "f9e8")] == ["f9e8"]

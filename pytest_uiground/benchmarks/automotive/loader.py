@@ -150,10 +150,14 @@ def _hf_cache() -> Path:
 
 
 def _snapshots(cache: Path, revision: str | None) -> list[Path]:
-    """The hub cache's snapshot folders to try: all (newest name first), or only the pinned
-    ``revision`` (a commit, or a branch/tag the cache's ``refs/`` maps to one)."""
+    """The hub cache's snapshot folders to try: unpinned, the one ``refs/main`` names first, then the
+    others newest first (snapshot folders are named by commit hash, so their names say nothing
+    about age); pinned, only ``revision`` (a commit, or a branch/tag the cache's ``refs/`` maps to one)."""
     if revision is None:
-        return sorted(cache.glob("*"), reverse=True)
+        main = cache.parent / "refs" / "main"
+        head = cache / main.read_text(encoding="utf-8").strip() if main.is_file() else None
+        others = sorted((p for p in cache.glob("*") if p != head), key=lambda p: p.stat().st_mtime, reverse=True)
+        return ([head] if head is not None and head.is_dir() else []) + others
     ref = cache.parent / "refs" / revision
     commit = ref.read_text(encoding="utf-8").strip() if ref.is_file() else revision
     return [cache / commit] if (cache / commit).is_dir() else []
