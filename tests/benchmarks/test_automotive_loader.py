@@ -114,3 +114,11 @@ def test_an_unpinned_cache_reads_the_snapshot_refs_main_names(tmp_path: Path) ->
     (tmp_path / "datasets--x--y" / "refs" / "main").write_text("0a1b\n")
     assert [p.name for p in _snapshots(cache, None)] == ["0a1b", "f9e8"]
     assert [p.name for p in _snapshots(cache, "f9e8")] == ["f9e8"]
+
+
+@pytest.mark.parametrize("rows", [-1, 0, True, "10", 2.5])
+def test_a_rows_option_that_is_no_positive_whole_number_is_named(rows: object) -> None:
+    """``rows = -1`` used to drop the last row silently (``rows[:-1]``), ``true`` meant 1."""
+    ctx = LoaderContext(suite_name="automotive", suite_dir=Path("."), data_path=None)
+    with pytest.raises(ValueError, match=r"loader option rows: expected a whole number of rows >= 1"):
+        loader.load({"rows": rows, "download": False}, ctx)

@@ -241,11 +241,14 @@ def load(options: Mapping[str, Any], ctx: LoaderContext) -> list[Sample]:
     revision = options.get("revision")
     if revision is not None and (not isinstance(revision, str) or not revision.strip()):
         raise ValueError(f"loader option revision: expected a hub commit, tag or branch, got {revision!r}")
+    limit = options.get("rows")
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
+        raise ValueError(f"loader option rows: expected a whole number of rows >= 1 (the first N rows), "
+                         f"got {limit!r}; leave it out for every row")
     # The revision pins the hub download and cache; it is recorded in the baseline's provenance
     # (a local --uiground-data-path copy cannot be checked against it).
     extras.require("automotive", ("pyarrow",), "the automotive suite")
     rows = locate(ctx.data_path, allow_download=bool(options.get("download", True)), revision=revision)
-    limit = options.get("rows")
     if limit is not None:
-        rows = rows[: int(limit)]
+        rows = rows[:limit]
     return [row_to_sample(i, row, image) for i, (row, image) in enumerate(rows)]
