@@ -19,6 +19,15 @@ import pytest
 # test imports huggingface_hub, and inherited by the pytest runs the tests start.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
+@pytest.fixture(autouse=True)
+def _runs_are_not_xdist_workers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """When the project's own tests run under ``-n``, pytest-xdist marks this process with
+    ``PYTEST_XDIST_*`` variables; a pytest run a test starts would inherit them and take itself for a
+    worker (pytest-benchmark then turns itself off). The runs a test starts are never workers."""
+    for name in ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_XDIST_TESTRUNUID"):
+        monkeypatch.delenv(name, raising=False)
+
+
 SUITE_TOML = """
 [suite]
 name = "mini"
