@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import subprocess
+import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -182,3 +186,40 @@ def write_json(path: Path, data: object) -> None:
     path.write_text(json.dumps(data))
 
 
+SLOW_MODEL = '''
+import os, time
+from fakemodels import Scripted
+
+class Slow(Scripted):
+    def predict(self, samples):
+        time.sleep(float(os.environ.get("UIGROUND_SLEEP", "0")))
+        return super().predict(samples)
+
+def create(options):
+    return Slow(options)
+'''
+
+
+def interrupted_run(project: Project, sig: signal.Signals, *args: str, group: bool = False,
+                    env: dict[str, str] | None = None) -> tuple[subprocess.Popen[bytes], str]:
+    """A slow run (0.4 s per batch) of the mini suite with a report in ``out/``, sent ``sig`` once three
+    records are written: to its whole process group (``group``, what Ctrl-C does) or to the main
+    process only (what ``timeout`` and ``docker stop`` do). Returns the process and its output."""
+    project.pytester.makepyfile(slowmodel=SLOW_MODEL)
+    full_env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(project.root), *sys.path]),
+                "UIGROUND_SLEEP": "0.4", **(env or {})}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "pytest", "suites/mini", "--model", "slowmodel:create", "-p", "no:cacheprovider",
+         "-p", "no:randomly", "--uiground-report", "out", "-W", "error", *args],
+        cwd=project.root, env=full_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=group)
+    log = project.root / "out" / "samples.jsonl"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        if log.is_file() and len(log.read_text().splitlines()) >= 3:
+            break
+        time.sleep(0.05)
+    if group:
+        os.killpg(proc.pid, sig)
+    else:
+        proc.send_signal(sig)
+    return proc, proc.communicate(timeout=120)[0].decode()

@@ -13,15 +13,12 @@ import json
 import os
 import re
 import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 from typing import Any
 
 import numpy  # noqa: F401  (imported before any pytester test: pytester's sys.modules snapshot then keeps
 import pytest  # it, and numpy cannot be loaded twice in one process when a later file imports it)
-from conftest import Project
+from conftest import Project, interrupted_run
 
 from pytest_uiground.gate import baseline as baseline_mod
 
@@ -274,38 +271,14 @@ def test_report_folder_in_use_is_refused_at_start_up(project: Project) -> None:
     assert not (project.root / "out" / baseline_mod.ReportLock.NAME).exists()
 
 
-SLOW_MODEL = '''
-import os, time
-from fakemodels import Scripted
-
-class Slow(Scripted):
-    def predict(self, samples):
-        time.sleep(float(os.environ.get("UIGROUND_SLEEP", "0")))
-        return super().predict(samples)
-
-def create(options):
-    return Slow(options)
-'''
 
 
 def test_sigterm_is_an_interrupt(project: Project, xdist: list[str]) -> None:
     """Break 4: SIGTERM (timeout, docker stop, a cancelled CI job) left a new samples.jsonl beside the
     previous run's summary, and no JUnit XML."""
-    project.pytester.makepyfile(slowmodel=SLOW_MODEL)
     ids = project.ids()
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(project.root), *sys.path]), "UIGROUND_SLEEP": "0.4"}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "pytest", "suites/mini", "--model", "slowmodel:create", "-p", "no:cacheprovider",
-         "-p", "no:randomly", "--uiground-report", "out", "--junitxml", "junit.xml", "-W", "error", *xdist],
-        cwd=project.root, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    proc, out = interrupted_run(project, signal.SIGTERM, "--junitxml", "junit.xml", *xdist)
     log = project.root / "out" / "samples.jsonl"
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and proc.poll() is None:
-        if log.is_file() and len(log.read_text().splitlines()) >= 3:
-            break
-        time.sleep(0.05)
-    proc.send_signal(signal.SIGTERM)  # to the main process only, as timeout(1) and docker stop do
-    out = proc.communicate(timeout=120)[0].decode()
     assert proc.returncode == 2, out
     assert "INTERNALERROR" not in out
     summary = strict_json((project.root / "out" / "summary.json").read_text())

@@ -9,10 +9,9 @@ import os
 import signal
 import subprocess
 import sys
-import time
 
 import pytest
-from conftest import Project
+from conftest import Project, interrupted_run
 
 from pytest_uiground.suite.loading import load_suite
 
@@ -201,38 +200,13 @@ def test_missing_gpu_fails_once_at_start_up(project: Project) -> None:
     assert "passed" not in result.stdout.str() and "failed" not in result.stdout.str()
 
 
-SLOW_MODEL = '''
-import os, time
-from fakemodels import Scripted
-
-class Slow(Scripted):
-    def predict(self, samples):
-        time.sleep(float(os.environ.get("UIGROUND_SLEEP", "0")))
-        return super().predict(samples)
-
-def create(options):
-    return Slow(options)
-'''
 
 
 def test_ctrl_c_writes_an_interrupted_summary(project: Project, xdist: list[str]) -> None:
     """Break 11: Ctrl-C left no "interrupted" summary; under -n 2 a syrupy warning became an error."""
-    project.pytester.makepyfile(slowmodel=SLOW_MODEL)
     ids = project.ids()
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(project.root), *sys.path]), "UIGROUND_SLEEP": "0.4",
-           "UIGROUND_WRONG": ids[0]}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "pytest", "suites/mini", "--model", "slowmodel:create", "-p", "no:cacheprovider",
-         "-p", "no:randomly", "--uiground-report", "out", "-W", "error", *xdist],
-        cwd=project.root, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+    proc, out = interrupted_run(project, signal.SIGINT, *xdist, group=True, env={"UIGROUND_WRONG": ids[0]})
     log = project.root / "out" / "samples.jsonl"
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and proc.poll() is None:
-        if log.is_file() and len(log.read_text().splitlines()) >= 3:
-            break
-        time.sleep(0.05)
-    os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C does: the whole foreground group
-    out = proc.communicate(timeout=120)[0].decode()
     assert proc.returncode == 2, out
     assert "INTERNALERROR" not in out
     summary = json.loads((project.root / "out" / "summary.json").read_text())
