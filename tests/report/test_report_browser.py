@@ -55,7 +55,7 @@ def test_report_renders_with_banner_table_charts_every_sample_and_a_detail_view(
     url = path.as_uri() + "#sample=reg-1"
     page = dom(url)
     assert "verdict" in page.ids and "FAILED: 1 of 3 checks failed" in page.text
-    assert '<table class="metrics">' in page.text
+    assert '<table class="metrics sortable">' in page.text
     assert [s["aria-label"] for s in page.svgs] == ["acc by slice", "latency distribution"]
     assert len(page.rows) == len(RECORDS)
     assert '5 of 5 samples shown' in page.text  # the filter script ran over every row
