@@ -95,10 +95,12 @@ def uiground_model(request: pytest.FixtureRequest) -> Iterator[Any]:
     """The model under test, loaded once per process (once per xdist worker)."""
     state: WorkerState = request.config.stash[STATE]
     opts = state.options
-    factory = registry.resolve(registry.MODEL_GROUP, opts.model.name, what="model", option="--model")
-    started = time.perf_counter()
-    model = adapt(factory(options.model_options(opts, state.worker_id)))
-    state.model_load_s = time.perf_counter() - started
+    model = state.take_model()
+    if model is None:
+        factory = registry.resolve(registry.MODEL_GROUP, opts.model.name, what="model", option="--model")
+        started = time.perf_counter()
+        model = adapt(factory(options.model_options(opts, state.worker_id)))
+        state.model_load_s = time.perf_counter() - started
     from pytest_uiground.models.cropping import wrap
 
     model = wrap(model, opts.cropping, opts.cropping_depth)

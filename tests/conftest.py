@@ -73,6 +73,16 @@ class Scripted:
 
     def __init__(self, options):
         self.options = options
+        self._log("load")
+
+    def _log(self, what):
+        log = os.environ.get("UIGROUND_LOADLOG")
+        if log:
+            with open(log, "a") as fh:
+                fh.write(f"{what} {os.getpid()}\\n")
+
+    def close(self):
+        self._log("close")
 
     def predict(self, samples):
         wrong = set(filter(None, os.environ.get("UIGROUND_WRONG", "").split(",")))

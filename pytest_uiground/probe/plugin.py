@@ -12,12 +12,14 @@ beside the report when ``--uiground-report`` is given, also when it fails.
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from pytest_uiground.options import RunOptions
+from pytest_uiground.run import STATE
 
 PROBE: pytest.StashKey[dict[str, Any]] = pytest.StashKey()
 
@@ -64,11 +66,18 @@ class ProbePlugin:
         tr = self.config.pluginmanager.get_plugin("terminalreporter")
         say = tr.write_line if tr is not None else print
         factory = registry.resolve(registry.MODEL_GROUP, self.opts.model.name, what="model", option="--model")
+        started = time.perf_counter()
         model = adapt(factory(options.model_options(self.opts, "master")))
+        load_s = time.perf_counter() - started
+        kept = False
         try:
             result = probe.run(model, probe.family_view(family, self.opts.model), progress=say)
+            if result.passed and not distributed(self.config):  # this process runs the samples: keep the model
+                state = self.config.stash[STATE]
+                state.preloaded, state.model_load_s, kept = model, load_s, True
         finally:
-            model.close()
+            if not kept:
+                model.close()
         doc = result.to_json()
         self.config.stash[PROBE] = doc
         mapping = ", ".join(f"{axis} = {m['scale']} x read + {m['offset']}" for axis, m in result.mapping.items())
@@ -78,6 +87,12 @@ class ProbePlugin:
         if not result.passed:
             pytest.exit(f"uiground probe failed before the run: {result.diagnosis}",
                         returncode=pytest.ExitCode.USAGE_ERROR)
+
+
+def distributed(config: pytest.Config) -> bool:
+    """Whether pytest-xdist will run the samples on workers (each loads its own model), so the
+    model the probe built in the controlling process is of no use after the probe."""
+    return str(getattr(config.option, "dist", "no")) != "no"
 
 
 def write(path: Path, doc: dict[str, Any]) -> None:

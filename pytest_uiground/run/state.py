@@ -37,6 +37,7 @@ class WorkerState:
     suite_names: dict[str, Path] = field(default_factory=dict)  # suite name → its file, one file per name
     model_load_s: float | None = None  # how long the model fixture took to build the model
     stop: str | None = None  # why the session must stop after this test (the judge is unusable)
+    preloaded: Model | None = None  # a model built before the session in this process (the probe's), not yet used
     _backend: JudgeBackend | None = None
     _predictor: Predictor | None = None
 
@@ -117,7 +118,16 @@ class WorkerState:
         self.sent.add((suite, what))
         return True
 
+    def take_model(self) -> Model | None:
+        """The model the probe already built in this process, once: the model fixture uses it
+        instead of loading the weights a second time (a local 7B model takes minutes and its memory twice)."""
+        model, self.preloaded = self.preloaded, None
+        return model
+
     def close(self) -> None:
+        if self.preloaded is not None:  # built for the probe, never used by a test (nothing collected)
+            self.preloaded.close()
+            self.preloaded = None
         if self._predictor is not None:
             self._predictor.close()
         for judged in self.judged.values():

@@ -210,3 +210,23 @@ def test_the_probe_needs_a_live_model(project: Project) -> None:
                                                    "--uiground-replay-parser", "uground", "--uiground-probe")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--uiground-probe asks the model about generated screens; --model replay*"])
+
+
+@pytest.mark.parametrize("xdist", [[], ["-n", "2"]], ids=["serial", "xdist"])
+def test_the_probed_model_is_the_one_the_run_uses(project: Project, xdist: list[str]) -> None:
+    """A local model is loaded once: the probe's copy runs the samples in a single process; under
+    xdist the workers load their own and the controller's copy is closed right after the probe."""
+    log = project.root / "loads.txt"
+    project.monkeypatch.setenv("UIGROUND_LOADLOG", str(log))
+    result = project.run("--uiground-probe", "--uiground-parser", "uground", xdist=xdist)
+    assert result.ret == 0, result.stdout.str()
+    result.stdout.fnmatch_lines(["*uiground probe: PASS*"])
+    events = [line.split() for line in log.read_text().splitlines()]
+    loads = [pid for what, pid in events if what == "load"]
+    closes = [pid for what, pid in events if what == "close"]
+    if not xdist:
+        assert len(loads) == 1 and closes == loads  # one model: probed, then used by every sample, closed once
+    else:
+        controller = loads[0]
+        assert len(loads) == 3 and len(set(loads)) == 3  # the controller's for the probe, one per worker
+        assert sorted(closes) == sorted(loads) and closes[0] == controller  # the probe's copy closed first
