@@ -229,3 +229,21 @@ def test_a_sample_in_several_groups_counts_in_each_slice() -> None:
     m = compute(MetricSpec(name="accuracy", slices=("group",)), results)
     assert m.overall.n == 3 and m.overall.value == pytest.approx(100 / 3)
     assert {k: (a.n, a.value) for k, a in m.slices.items()} == {"group=x": (2, 50.0), "group=y": (2, 50.0)}
+
+
+def test_osworld_g_replay_file_keyed_by_the_datasets_own_id(tmp_path: Path) -> None:
+    """The official runners log each answer under the record's ``id`` ("0FOB4CLBT2-0"), not the suite's
+    ``osworld-g-`` id: such a file replays as it is."""
+    from pytest_uiground.models.replay import ReplayModel
+
+    write_osworld_g(tmp_path, records=4)
+    loaded = og.load({}, ctx(tmp_path))
+    raw_ids = [r["id"] for r in json.loads((tmp_path / "benchmark" / og.FILES["original"]).read_text())]
+    assert [s.meta["dataset_id"] for s in loaded] == raw_ids
+    assert all(s.id == f"osworld-g-{og.safe_id(s.meta['dataset_id'])}" for s in loaded)
+    samples = [s for s in loaded if s.target.box is not None]
+    preds = tmp_path / "preds.jsonl"
+    preds.write_text("".join(json.dumps({"sample_id": s.meta["dataset_id"], "output": "(500, 500)"}) + "\n"
+                             for s in samples))
+    got = ReplayModel(preds, "uground").predict(samples)
+    assert [g.error for g in got] == [None] * len(samples) and all(g.point is not None for g in got)

@@ -149,6 +149,8 @@ def record_to_sample(folder: Path, file: str, i: int, record: Any, sid: str, gro
     if isinstance(record.get("box_type"), str):
         meta["box_type"] = record["box_type"]
     meta["group"] = MULTI_VALUE_SEP.join(groups.get(str(record.get("id")), [UNCLASSIFIED]))
+    if problem is None:  # a replay file may key its records by the dataset's own id, as the official runners log them
+        meta["dataset_id"] = str(record["id"])
     image = ImageRef(key=sid)
     try:
         if problem:
