@@ -203,7 +203,7 @@ class HFVisionModel(ModelAdapter):
 
     # -- hooks families override --------------------------------------------
     def prompt(self, sample: Sample) -> str:
-        return self.overrides.prompt(sample, lambda s: prompts.prompt_for(self.family, s))
+        return self.overrides.prompt(sample, lambda s: prompts.prompt_for(self.family, s, self.overrides.variant))
 
     def framing(self, sample: Sample, overrides: Overrides | None = None) -> tuple[str | None, bool]:
         """The family's system text and image placement for this sample's task kind; a suite's
@@ -211,7 +211,7 @@ class HFVisionModel(ModelAdapter):
         ov = overrides or self.overrides
         if sample.task in ov.prompts or (sample.task == "detect" and "point" in ov.prompts):
             return None, True
-        prompt = families.get(self.family).prompt(sample.task)
+        prompt = families.get(self.family).prompt(sample.task, ov.variant)
         return prompt.system, prompt.image_first
 
     def client_resize(self, image: Any) -> Any:

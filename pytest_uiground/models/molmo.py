@@ -137,7 +137,7 @@ class Molmo(ModelAdapter):
         return processor, model
 
     def prompt(self, sample: Sample) -> str:
-        return self.overrides.prompt(sample, lambda s: prompts.prompt_for(self.family, s))
+        return self.overrides.prompt(sample, lambda s: prompts.prompt_for(self.family, s, self.overrides.variant))
 
     # -- the Model protocol: preparation (CPU) apart from generation (device) ------------------
     prepares = True

@@ -203,7 +203,8 @@ class OpenAIChatModel(ModelAdapter):
 
     def prompt(self, sample: Sample, overrides: Overrides | None = None) -> str:
         """The family's prompt, or the suite's template for this task kind."""
-        return (overrides or self.overrides).prompt(sample, lambda s: prompts.prompt_for(self._family(), s))
+        ov = overrides or self.overrides
+        return ov.prompt(sample, lambda s: prompts.prompt_for(self._family(), s, ov.variant))
 
     def framing(self, sample: Sample, overrides: Overrides | None = None) -> tuple[str | None, bool]:
         """The family's system text and image placement for this task kind; a suite's own
@@ -211,7 +212,7 @@ class OpenAIChatModel(ModelAdapter):
         ov = overrides or self.overrides
         if sample.task in ov.prompts or (sample.task == "detect" and "point" in ov.prompts):
             return None, True
-        prompt = families.get(self._family()).prompt(sample.task)
+        prompt = families.get(self._family()).prompt(sample.task, ov.variant)
         return prompt.system, prompt.image_first
 
     def cache_key(self, sample: Sample) -> dict[str, Any]:

@@ -41,6 +41,9 @@ class Overrides:
     prompts: Mapping[str, str] = field(default_factory=dict)
     parser: str | None = None
     preprocess: str | None = None
+    variant: str | None = None
+    """The family's named prompt variant for this suite (``Family.variants``), e.g. GUI-Owl-1.5's
+    OSWorld-G system text with the refusal action."""
 
     def __post_init__(self) -> None:
         for task in self.prompts:
@@ -52,10 +55,11 @@ class Overrides:
 
     @property
     def empty(self) -> bool:
-        return not (self.prompts or self.parser or self.preprocess)
+        return not (self.prompts or self.parser or self.preprocess or self.variant)
 
     def key(self) -> dict[str, Any]:
-        return {"prompts": dict(sorted(self.prompts.items())), "parser": self.parser, "preprocess": self.preprocess}
+        key = {"prompts": dict(sorted(self.prompts.items())), "parser": self.parser, "preprocess": self.preprocess}
+        return key | ({"variant": self.variant} if self.variant else {})  # older cache keys stay valid
 
     def prompt(self, sample: Sample, default: Callable[[Sample], str]) -> str:
         template = self.prompts.get(sample.task)
@@ -74,19 +78,28 @@ NONE = Overrides()
 
 
 def from_table(table: Mapping[str, Any], *, where: str) -> Overrides:
-    unknown = set(table) - {"prompts", "parser", "preprocess"}
+    unknown = set(table) - {"prompts", "parser", "preprocess", "variant"}
     if unknown:
-        raise ValueError(f"{where}: unknown field(s) {sorted(unknown)}; allowed: parser, preprocess, prompts")
+        raise ValueError(f"{where}: unknown field(s) {sorted(unknown)}; allowed: parser, preprocess, prompts, variant")
     prompts = table.get("prompts", {})
     if not isinstance(prompts, dict) or not all(isinstance(v, str) for v in prompts.values()):
         raise ValueError(f"{where}.prompts: expected a table of task kind → template string")
-    for key in ("parser", "preprocess"):
+    for key in ("parser", "preprocess", "variant"):
         if key in table and not isinstance(table[key], str):
             raise ValueError(f"{where}.{key}: expected a string, got {table[key]!r}")
     try:
-        return Overrides(prompts=prompts, parser=table.get("parser"), preprocess=table.get("preprocess"))
+        return Overrides(prompts=prompts, parser=table.get("parser"), preprocess=table.get("preprocess"),
+                         variant=table.get("variant"))
     except ValueError as exc:
         raise ValueError(f"{where}: {exc}") from exc
+
+
+def check_variant(table: str, overrides: Overrides) -> None:
+    """A ``variant`` under a family's own table names one of that family's variants (checked when
+    the suite file is read, not at the first sample); under another table (``[models.openai]``)
+    the family is only known at run time, where an unknown name fails each sample with the same message."""
+    if overrides.variant and families.is_family(table):
+        families.get(table).variant(overrides.variant)
 
 
 @cache
@@ -101,7 +114,8 @@ def resolve(suite: str, model: str, table: Mapping[str, Any] | None) -> Override
         extra = factory(suite, model)
         if extra is not None:
             result = Overrides(prompts={**result.prompts, **extra.prompts}, parser=extra.parser or result.parser,
-                               preprocess=extra.preprocess or result.preprocess)
+                               preprocess=extra.preprocess or result.preprocess,
+                               variant=extra.variant or result.variant)
     return result
 
 

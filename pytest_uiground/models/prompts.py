@@ -13,15 +13,16 @@ from pytest_uiground.models import families
 from pytest_uiground.record.sample import Sample
 
 
-def prompt_for(family: str, sample: Sample) -> str:
-    """The user text for ``sample`` (its instruction and task kind) in ``family``'s format.
+def prompt_for(family: str, sample: Sample, variant: str | None = None) -> str:
+    """The user text for ``sample`` (its instruction and task kind) in ``family``'s format,
+    from the family's named prompt ``variant`` where one is given (see ``Family.variants``).
 
     For verdict tasks ``sample.instruction`` is the statement to evaluate. The family's
     system text and image placement are on :meth:`families.Family.prompt`.
     """
     fam = families.get(family)
     try:
-        prompt = fam.prompt(sample.task)
+        prompt = fam.prompt(sample.task, variant)
     except ValueError as exc:
         raise ValueError(f"sample {sample.id!r}: {exc}") from None
     return prompt.text(sample.instruction)

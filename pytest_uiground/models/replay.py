@@ -3,9 +3,10 @@
 For outputs made on a GPU cluster, by vLLM, or by the AutomotiveUI card's script:
 a JSON-lines file with one record per sample, ``{"sample_id": ..., "output": "..."}``.
 ``sample_id`` matches the sample's id, or the dataset's own id of it (``meta["row_index"]``,
-the card script's convention, or ``meta["dataset_id"]``, ScreenSpot-Pro's and OSWorld-G's ``id``: the
-benchmarks' own logs key samples so; ScreenSpot-v2 and UI-Vision records carry no id of their own). Image sizes come from the annotation or the image header, never
-from decoding the image, so a replay runs at the speed of the file. A sample with no record is an error on that sample,
+the card script's convention, or ``meta["dataset_id"]``, ScreenSpot-Pro's and OSWorld-G's ``id``:
+the benchmarks' own logs key samples so; ScreenSpot-v2 and UI-Vision records carry no id of their
+own). Image sizes come from the annotation or the image header, never from decoding the image, so
+a replay runs at the speed of the file. A sample with no record is an error on that sample,
 never silently skipped. Absolute-pixel families (UI-TARS, Qwen2.5-VL) need the size
 the model actually saw: give it per record as ``model_input_size: [w, h]``.
 """

@@ -199,13 +199,13 @@ def load_suite_config(path: Path) -> SuiteConfig:
     top = _Fields(path, "", data)
     top.unknown({"suite", "loader", "metrics", "baseline", "latency", "limit", "models", "scorer"})
     models = top.get("models", dict, {})
-    from pytest_uiground.models.overrides import from_table
+    from pytest_uiground.models.overrides import check_variant, from_table
 
     for model_name, table in models.items():
         if not isinstance(table, dict):
             raise top.fail("models", f"[models.{model_name}] must be a table")
         try:
-            from_table(table, where=f"[models.{model_name}]")
+            check_variant(model_name, from_table(table, where=f"[models.{model_name}]"))
         except ValueError as exc:
             raise SuiteConfigError(f"{path}: {exc}") from exc
     suite = _Fields(path, "suite", top.get("suite", dict, required=True))

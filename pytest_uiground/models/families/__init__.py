@@ -172,6 +172,11 @@ class Family:
     client_resize: bool = False
     """The official client resizes the image with :attr:`resize` *before* sending it (MAI-UI,
     GTA1, Holo1.5, GUI-Owl-1.5), so the OpenAI client sends the resized image too."""
+    variants: Mapping[str, Mapping[str, Prompt]] = field(default_factory=dict)
+    """Named alternative prompts the authors use for some benchmarks (GUI-Owl-1.5's OSWorld-G
+    system text, which adds the refusal action; UI-Venus' prompt without the refusal sentence),
+    picked per suite with ``[models.<family>] variant = "<name>"``; a task kind a variant does
+    not name keeps the family's prompt."""
     input_size_known: bool = False
     """True where the official code resizes the image itself with :attr:`resize` before the model
     sees it (Holo1.5, MAI-UI, GTA1 clients), so the model-input size follows from the family and
@@ -193,15 +198,27 @@ class Family:
             raise ValueError(f"family {self.name!r} answers in pixels of the resized image but has no resize "
                              "rule: give resize=Resize(factor, min_pixels, max_pixels)")
 
-    def prompt(self, task: str) -> Prompt:
-        """The prompt for a task kind (a detection sample is grounded like a pointing one)."""
+    def prompt(self, task: str, variant: str | None = None) -> Prompt:
+        """The prompt for a task kind (a detection sample is grounded like a pointing one), from
+        the named :attr:`variants` entry where it has one for the task."""
         if task not in TASK_KINDS:
             raise ValueError(f"unknown task kind {task!r}; known: {', '.join(TASK_KINDS)}")
         task = "point" if task == "detect" else task
-        found = self.prompts.get(task) or SHARED_PROMPTS.get(task)
+        chosen = self.variant(variant)
+        found = chosen.get(task) or self.prompts.get(task) or SHARED_PROMPTS.get(task)
         if found is None:  # verdict without a family prompt: ground the statement as a point
             return self.prompts["point"]
         return found
+
+    def variant(self, name: str | None) -> Mapping[str, Prompt]:
+        """The prompts of a named variant ({} for None); an unknown name is an error naming the known ones."""
+        if name is None:
+            return {}
+        if name not in self.variants:
+            known = ", ".join(sorted(self.variants)) or "none"
+            raise ValueError(f"family {self.name!r} has no prompt variant {name!r} (known: {known}); remove "
+                             f"'variant' from [models.{self.name}] or name a known one")
+        return self.variants[name]
 
     @property
     def needs_input_size(self) -> bool:

@@ -49,7 +49,8 @@ ONLY_TWO_ACTION_SYSTEM = (
     '</tool_call>\n'
 )
 # infesible_prefix: OSWorld-G's system text is ONLY_TWO_ACTION_SYSTEM + "\n" + INFEASIBLE_PREFIX
-# (OSWORLD_G_SYSTEM); a suite with refusal samples may prompt with it.
+# (OSWORLD_G_SYSTEM), the family's "osworld-g" prompt variant: the OSWorld-G suite picks it with
+# [models.gui-owl] variant = "osworld-g" (its refusal samples need the terminate action offered).
 INFEASIBLE_PREFIX = (
     'Additionally, if you think the task is infeasible (e.g., the task is not related to the '
     'image), return <tool_call>\n'
@@ -86,6 +87,10 @@ FAMILY = Family(
     frame="norm1000",
     prompts={"point": Prompt(system=ONLY_TWO_ACTION_SYSTEM, user="{instruction}", image_first=True,
                              source=f"{EVAL}: only_two_action_system_prompt (verbatim), image then instruction")},
+    variants={"osworld-g": {"point": Prompt(
+        system=OSWORLD_G_SYSTEM, user="{instruction}", image_first=True,
+        source=f"{EVAL}: OSWorld-G's system text, only_two_action_system_prompt + '\\n' + infesible_prefix "
+               "(verbatim), image then instruction")}},
     read=read_last_pair,
     generation=Generation(
         2048, f"{EVAL} call_model: max_new_tokens=2048, top_p 0.01, top_k 1, temperature 0.01, repetition_penalty "

@@ -19,6 +19,10 @@ GROUNDING_PROMPT = (
     'be [-1,-1].'
 )
 
+# The same with do_not_use_refusal=True (the "no-refusal" variant): the refusal sentence left out,
+# the text ending at "[x,y]." (UIVenusWrapper.inference, same file).
+NO_REFUSAL_PROMPT = GROUNDING_PROMPT[:GROUNDING_PROMPT.index(" Additionally, ")]
+
 # _parse_point's three whole-text forms.
 _BOX_RE = re.compile(r"\[\s*-?\d+\s*,\s*-?\d+\s*,\s*-?\d+\s*,\s*-?\d+\s*\]")
 _POINT_RE = re.compile(r"\[\s*-?\d+\s*,\s*-?\d+\s*\]")
@@ -64,6 +68,9 @@ FAMILY = Family(
     frame="norm1000",
     prompts={"point": Prompt(user=GROUNDING_PROMPT, image_first=True, drop_final_period=True,
                              source=f"{EVAL}.inference (verbatim; one final '.' of the instruction removed)")},
+    variants={"no-refusal": {"point": Prompt(
+        user=NO_REFUSAL_PROMPT, image_first=True, drop_final_period=True,
+        source=f"{EVAL}.inference(do_not_use_refusal=True) (verbatim; one final '.' of the instruction removed)")}},
     read=read_venus,
     generation=Generation(256, f"{EVAL}: max_new_tokens 256, do_sample False, temperature 0 (bf16)",
                           dtype="bfloat16"),
