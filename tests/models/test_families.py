@@ -55,8 +55,38 @@ TOOL = ('<tool_call>\n{{"name": "computer_use", "arguments": {{"action": "left_c
 TERMINATE = ('<tool_call>\n{"name": "computer_use", "arguments": {"action": "terminate", "status": "failure"}}'
              "\n</tool_call>")
 
+# The mobile cookbook's screenshots (assets/agent_function_call/mobile_{en,zh}_example.png) are
+# 1440x3120 (their PNG headers). Its rescale_coordinates() reads a point as round(x / 999 * w) px.
+MOBILE = (1440, 3120)
+
 CASES: dict[str, list[Case]] = {
     "qwen3-vl": [
+        # real: QwenLM/Qwen3-VL@96588727 cookbooks/mobile_agent.ipynb, cell 7 output ("English App & Query
+        # with API", qwen3vl-235A22-instruct, mobile_use prompt, "Search for Musk in X ..." on
+        # mobile_en_example.png 1440x3120). Official: round(447/999*1440) = round(644.32) = 644 px,
+        # round(81/999*3120) = round(252.97) = 253 px.
+        Case("real-cookbook-mobile-en", "Thought: To search for Musk in X, I need to click on the search bar at "
+             "the top of the screen. This will allow me to type in the search query.\nAction: \"I tapped on the "
+             "search bar to begin searching for Musk.\"\n<tool_call>\n{\"name\": \"mobile_use\", \"arguments\": "
+             "{\"action\": \"click\", \"coordinate\": [447, 81]}}\n</tool_call>\n", (644 / 1440, 253 / 3120),
+             size=MOBILE),
+        # real (third-party run of the official cookbook): QwenLM/Qwen3-VL issue #1559 "Reproducing mobile
+        # agent problem", "English App & Query with API" response (same screenshot and prompt as above).
+        # Official: round(499/999*1440) = round(719.28) = 719 px, round(325/999*3120) = round(1015.02) = 1015 px.
+        Case("real-issue1559-mobile-en", "Thought: To find Musk's profile, I need to use the search functionality. "
+             "The search bar is clearly visible at the top of the screen, which is the next logical step to proceed "
+             "with the search.\nAction: \"I tapped on the search bar to begin searching for Musk.\"\n<tool_call>\n"
+             "{\"name\": \"mobile_use\", \"arguments\": {\"action\": \"click\", \"coordinate\": [499, 325]}}\n"
+             "</tool_call>", (719 / 1440, 1015 / 3120), size=MOBILE),
+        # real (third-party run of the official cookbook): QwenLM/Qwen3-VL issue #1559, "Chinese App & Query
+        # with API" response (cookbook cell 9, mobile_zh_example.png 1440x3120); an "(x, y)" in the thought too.
+        # Official: round(545/999*1440) = round(785.59) = 786 px, round(359/999*3120) = round(1121.20) = 1121 px.
+        Case("real-issue1559-mobile-zh", "Thought: The user wants to play the first video in the search results "
+             "for Qwen-VL. The first video is titled 【通义时间】如何让Qwen2.5-VL更好地看见... and is located at "
+             "coordinates (545, 359). I need to click on this video to start playing it.\nAction: \"Clicking on the "
+             "first video titled 【通义时间】如何让Qwen2.5-VL更好地看见... to start playing it.\"\n<tool_call>\n"
+             "{\"name\": \"mobile_use\", \"arguments\": {\"action\": \"click\", \"coordinate\": [545, 359]}}\n"
+             "</tool_call>", (786 / 1440, 1121 / 3120), size=MOBILE),
         Case("tool-call", TOOL.format(512, 300), (0.512, 0.300)),
         Case("thought-first", "Thought: the gear icon opens settings.\nAction: click it\n" + TOOL.format(88, 940),
              (0.088, 0.940)),
@@ -163,6 +193,18 @@ def check(pred: Prediction | Any, want: tuple[float, float] | str, where: str) -
         assert not pred.format_error and not pred.refused and pred.point is not None, where
         assert pred.point.x == pytest.approx(want[0], abs=1e-3) and pred.point.y == pytest.approx(want[1], abs=1e-3), (
             where, pred.point)
+
+
+def test_qwen3_vl_reads_the_mobile_tool_in_its_own_frame() -> None:
+    """The mobile cookbook's ``mobile_use`` tool works on a 999x999 screen (rescale_coordinates:
+    x / 999); the computer-use tool, the family's own prompt, on 1000x1000."""
+    fam, ctx = families.get("qwen3-vl"), ParseContext(image_size=(1440, 3120))
+    mobile = fam.parse('<tool_call>\n{"name": "mobile_use", "arguments": {"action": "click", "coordinate": '
+                       '[999, 999]}}\n</tool_call>', "point", ctx)
+    computer = fam.parse(TOOL.format(999, 999), "point", ctx)
+    assert mobile.point is not None and computer.point is not None
+    assert (mobile.point.x, mobile.point.y) == (1.0, 1.0) and not mobile.note
+    assert (computer.point.x, computer.point.y) == pytest.approx((0.999, 0.999))
 
 
 def test_every_new_family_is_registered_with_its_frame() -> None:
