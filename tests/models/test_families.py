@@ -1,10 +1,15 @@
 """The 2026 families: the authors' prompts exactly, and their outputs read as the authors' code reads them.
 
-Each family gets real outputs quoted from its authors' material where they publish any
-(MAI-UI's own evaluation outputs, Holo1.5's and OpenCUA's documented outputs) and outputs in
-the official format plus messy variants (thinking first, two actions, cut-off JSON, refusal).
-The expected points are written out here from the official rule (``x / 1000``, ``x / resized
-width`` with the resized size worked out by hand), not computed by the code under test. Every
+Each family gets real outputs (cases named ``real-...``, each with its source in a comment):
+text the model actually produced, quoted from its authors' material or, where they publish
+none, from a public report of a run of the authors' own prompt. Found so far: Qwen3-VL 3 (the
+mobile cookbook's stored output and two outputs of the same cookbook pasted in QwenLM/Qwen3-VL
+issue #1559), MAI-UI 3 (its own evaluation outputs), Holo1.5 2 (its cookbooks' printed
+outputs), OpenCUA 1 (its README's "Expected result"); none for GUI-Owl-1.5, UI-Venus-1.5 or
+GTA1 (see ``REAL_FOUND`` for where was looked). Besides them: outputs in the official format
+plus messy variants (thinking first, two actions, cut-off JSON, refusal). The expected points
+are written out here from the official rule (``x / 1000``, ``x / resized width`` with the
+resized size worked out by hand), not computed by the code under test. Every
 case is read three ways: by the family directly, through ``--model replay`` (the replay adapter)
 and through a loopback OpenAI-compatible server (the openai adapter), which also checks that the
 request carries the official system text, user text, image placement and image size.
@@ -55,8 +60,38 @@ TOOL = ('<tool_call>\n{{"name": "computer_use", "arguments": {{"action": "left_c
 TERMINATE = ('<tool_call>\n{"name": "computer_use", "arguments": {"action": "terminate", "status": "failure"}}'
              "\n</tool_call>")
 
+# The mobile cookbook's screenshots (assets/agent_function_call/mobile_{en,zh}_example.png) are
+# 1440x3120 (their PNG headers). Its rescale_coordinates() reads a point as round(x / 999 * w) px.
+MOBILE = (1440, 3120)
+
 CASES: dict[str, list[Case]] = {
     "qwen3-vl": [
+        # real: QwenLM/Qwen3-VL@96588727 cookbooks/mobile_agent.ipynb, cell 7 output ("English App & Query
+        # with API", qwen3vl-235A22-instruct, mobile_use prompt, "Search for Musk in X ..." on
+        # mobile_en_example.png 1440x3120). Official: round(447/999*1440) = round(644.32) = 644 px,
+        # round(81/999*3120) = round(252.97) = 253 px.
+        Case("real-cookbook-mobile-en", "Thought: To search for Musk in X, I need to click on the search bar at "
+             "the top of the screen. This will allow me to type in the search query.\nAction: \"I tapped on the "
+             "search bar to begin searching for Musk.\"\n<tool_call>\n{\"name\": \"mobile_use\", \"arguments\": "
+             "{\"action\": \"click\", \"coordinate\": [447, 81]}}\n</tool_call>\n", (644 / 1440, 253 / 3120),
+             size=MOBILE),
+        # real (third-party run of the official cookbook): QwenLM/Qwen3-VL issue #1559 "Reproducing mobile
+        # agent problem", "English App & Query with API" response (same screenshot and prompt as above).
+        # Official: round(499/999*1440) = round(719.28) = 719 px, round(325/999*3120) = round(1015.02) = 1015 px.
+        Case("real-issue1559-mobile-en", "Thought: To find Musk's profile, I need to use the search functionality. "
+             "The search bar is clearly visible at the top of the screen, which is the next logical step to proceed "
+             "with the search.\nAction: \"I tapped on the search bar to begin searching for Musk.\"\n<tool_call>\n"
+             "{\"name\": \"mobile_use\", \"arguments\": {\"action\": \"click\", \"coordinate\": [499, 325]}}\n"
+             "</tool_call>", (719 / 1440, 1015 / 3120), size=MOBILE),
+        # real (third-party run of the official cookbook): QwenLM/Qwen3-VL issue #1559, "Chinese App & Query
+        # with API" response (cookbook cell 9, mobile_zh_example.png 1440x3120); an "(x, y)" in the thought too.
+        # Official: round(545/999*1440) = round(785.59) = 786 px, round(359/999*3120) = round(1121.20) = 1121 px.
+        Case("real-issue1559-mobile-zh", "Thought: The user wants to play the first video in the search results "
+             "for Qwen-VL. The first video is titled 【通义时间】如何让Qwen2.5-VL更好地看见... and is located at "
+             "coordinates (545, 359). I need to click on this video to start playing it.\nAction: \"Clicking on the "
+             "first video titled 【通义时间】如何让Qwen2.5-VL更好地看见... to start playing it.\"\n<tool_call>\n"
+             "{\"name\": \"mobile_use\", \"arguments\": {\"action\": \"click\", \"coordinate\": [545, 359]}}\n"
+             "</tool_call>", (786 / 1440, 1121 / 3120), size=MOBILE),
         Case("tool-call", TOOL.format(512, 300), (0.512, 0.300)),
         Case("thought-first", "Thought: the gear icon opens settings.\nAction: click it\n" + TOOL.format(88, 940),
              (0.088, 0.940)),
@@ -89,11 +124,13 @@ CASES: dict[str, list[Case]] = {
         Case("cut-off", "[51", ERROR),
     ],
     "holo": [
-        # hai-cookbook holo1_5/holo_1_5_quickstart.ipynb, printed raw output (its image size is not published:
-        # read on a 1920x1080 screenshot)
-        Case("cookbook-quickstart", '{"action": "click_absolute", "x": 947, "y": 338}', (947 / 1932, 338 / 1092)),
-        # hai-cookbook holo1_5/openai_client/invoke_localization.ipynb: x=342, y=345 on its 1400x700 resized image
-        Case("cookbook-api", '{"action": "click_absolute", "x": 342, "y": 345}', (342 / 1400, 345 / 700),
+        # real: hcompai/hai-cookbook@2ba8961 holo1_5/holo_1_5_quickstart.ipynb, printed raw output (its image
+        # size is not published: read on a 1920x1080 screenshot)
+        Case("real-cookbook-quickstart", '{"action": "click_absolute", "x": 947, "y": 338}', (947 / 1932, 338 / 1092)),
+        # real: hai-cookbook@2ba8961 holo1_5/openai_client/invoke_localization.ipynb: x=342, y=345 on its
+        # 1400x700 resized image (the cell prints the structured output parsed, ClickAbsoluteAction(
+        # action='click_absolute', x=342, y=345); the JSON here carries those values in the schema's order)
+        Case("real-cookbook-api", '{"action": "click_absolute", "x": 342, "y": 345}', (342 / 1400, 345 / 700),
              size=(1710, 852), input_size=(1400, 700)),
         Case("action-defaulted", '{"x": 966, "y": 546}', (0.5, 0.5)),
         Case("fenced-json-unread", '```json\n{"action": "click_absolute", "x": 947, "y": 338}\n```', ERROR),
@@ -101,8 +138,9 @@ CASES: dict[str, list[Case]] = {
         Case("decimal-unread", '{"x": 947.5, "y": 338}', ERROR),
     ],
     "opencua": [
-        # xlang-ai/OpenCUA model/README.md "Expected result" and the coordinate-system example
-        Case("readme-expected", "```python\npyautogui.click(x=1443, y=343)\n```", (1443 / 1932, 343 / 1092)),
+        # real: xlang-ai/OpenCUA@1d70f20 model/README.md "Expected result" (its screenshot is not published)
+        Case("real-readme-expected", "```python\npyautogui.click(x=1443, y=343)\n```", (1443 / 1932, 343 / 1092)),
+        # README's coordinate-system explanations ("Example output: ..."): illustrations, not counted as real
         Case("readme-example", "pyautogui.click(x=960, y=324)", (960 / 1932, 324 / 1092)),
         Case("readme-relative", "pyautogui.click(x=0.5, y=0.3)", (0.5, 0.3)),
         Case("thought-then-code", "## Thought\nClick Save.\n## Action\nClick the Save button.\n## Code\n"
@@ -113,17 +151,18 @@ CASES: dict[str, list[Case]] = {
         Case("terminate-no-click", "computer.terminate(status='failure')", ERROR),
     ],
     "mai-ui": [
-        # Tongyi-MAI/MAI-UI evaluation/grounding/output_server/*.jsonl: raw_response and the official pred_norm
-        Case("ssv2-desktop-240", "<grounding_think>\nThought: The instruction \"lock the memo\" corresponds to the "
-             "lock icon in the top toolbar, which is used to secure the memo from editing.\n</grounding_think>\n"
+        # real: Tongyi-MAI/MAI-UI@4dd07b9 evaluation/grounding/output_server/*.jsonl: raw_response, official pred_norm
+        Case("real-ssv2-desktop-240", "<grounding_think>\nThought: The instruction \"lock the memo\" corresponds to "
+             "the lock icon in the top toolbar, which is used to secure the memo from editing.\n</grounding_think>\n"
              "<answer>\n{\"coordinate\":[751,41]}\n</answer>", (0.751, 0.041), size=(1268, 1310)),
-        Case("ssv2-desktop-255", "<grounding_think>\nThought: The instruction \"show the files in list\" "
+        Case("real-ssv2-desktop-255", "<grounding_think>\nThought: The instruction \"show the files in list\" "
              "corresponds to selecting the \"List\" option in the dropdown menu under \"Show items as:\".\n"
              "</grounding_think>\n<answer>\n{\"coordinate\":[339,306]}\n</answer>", (0.339, 0.306),
              size=(1600, 898)),
-        Case("sspro-macos-20-stray-brace", "<grounding_think>\nThought: The \"Clear all\" button at the top right "
+        Case("real-sspro-macos-20-stray-brace", "<grounding_think>\nThought: The \"Clear all\" button at the top right "
              "of the Chrome Download History page is the control for this action.\n</grounding_think>\n<answer>\n"
              "{\"coordinate\":[579,550]}}\n</answer>", (0.579, 0.550), size=(2992, 1870)),
+        # shortened from an OS_G.jsonl output (its thought is abridged): not counted as real
         Case("osg-space-after-colon", "<grounding_think>\nThought: the plus (+) button.\n</grounding_think>\n<answer>\n"
              "{\"coordinate\": [950,985]}\n</answer>", (0.950, 0.985), size=(1280, 720)),
         Case("thinking-bracket-first", "<grounding_think>near [10,20]</grounding_think><answer>{\"coordinate\":"
@@ -153,6 +192,29 @@ SENT_SIZE: dict[str, dict[tuple[int, int], tuple[int, int]]] = {
 INPUT_SIZE = {"holo": R28, "opencua": R28, "gta1": R28}  # pixels-resized families on 1920x1080
 ALL = [(name, case) for name, cases in CASES.items() for case in cases]
 
+# How many real outputs (``real-`` cases) each family has. Issue 25 asks for at least three; where
+# fewer exist in any source reachable here, the number found is required instead, and nothing is
+# made up to fill the gap. Looked in (2026 snapshots): the authors' repositories at the commits named
+# in shared/reference/model-families-2026.md and their history (READMEs, notebooks' stored outputs,
+# examples/, result and log files), the Hugging Face model cards and blog posts, GitHub issue threads
+# of these repositories and of ScreenSpot-Pro-GUI-Grounding, and ZJU-REAL/ClawGUI@d990d3e.
+REAL_FOUND = {
+    "qwen3-vl": 3,
+    "mai-ui": 3,
+    # hai-cookbook@2ba8961: only the two cookbooks print an output
+    "holo": 2,
+    # OpenCUA@1d70f20: only the README's "Expected result"; model/inference prints but stores none
+    "opencua": 1,
+    # X-PLUG/MobileAgent@11cea57 Mobile-Agent-v3.5: cookbooks without stored outputs, no result files;
+    # issue threads (#254) give accuracies, not responses
+    "gui-owl": 0,
+    # inclusionAI/UI-Venus@c3a1442: examples/grounding_result_format.json holds a UI-Venus-1.0 response
+    # ("[1748,415,1769,430]", a box in pixels of the resized image): another frame, not usable here
+    "ui-venus": 0,
+    # Yan98/GTA1@81f0c4c: the README's inference snippet prints nothing stored; model cards show tables only
+    "gta1": 0,
+}
+
 
 def check(pred: Prediction | Any, want: tuple[float, float] | str, where: str) -> None:
     if want == REFUSED:
@@ -163,6 +225,29 @@ def check(pred: Prediction | Any, want: tuple[float, float] | str, where: str) -
         assert not pred.format_error and not pred.refused and pred.point is not None, where
         assert pred.point.x == pytest.approx(want[0], abs=1e-3) and pred.point.y == pytest.approx(want[1], abs=1e-3), (
             where, pred.point)
+
+
+def test_each_family_quotes_its_real_outputs() -> None:
+    """Issue 25: at least three real outputs per family, or every one that could be found."""
+    assert set(REAL_FOUND) == set(NEW_FAMILIES) == set(CASES)
+    for family, cases in CASES.items():
+        real = [c for c in cases if c.id.startswith("real-")]
+        assert len(real) == REAL_FOUND[family], (family, [c.id for c in real])
+        assert len(real) >= min(3, REAL_FOUND[family])
+        assert all(isinstance(c.want, tuple) for c in real), family  # each is read to a point
+    assert [f for f, n in REAL_FOUND.items() if n >= 3] == ["qwen3-vl", "mai-ui"]  # the gap, written down
+
+
+def test_qwen3_vl_reads_the_mobile_tool_in_its_own_frame() -> None:
+    """The mobile cookbook's ``mobile_use`` tool works on a 999x999 screen (rescale_coordinates:
+    x / 999); the computer-use tool, the family's own prompt, on 1000x1000."""
+    fam, ctx = families.get("qwen3-vl"), ParseContext(image_size=(1440, 3120))
+    mobile = fam.parse('<tool_call>\n{"name": "mobile_use", "arguments": {"action": "click", "coordinate": '
+                       '[999, 999]}}\n</tool_call>', "point", ctx)
+    computer = fam.parse(TOOL.format(999, 999), "point", ctx)
+    assert mobile.point is not None and computer.point is not None
+    assert (mobile.point.x, mobile.point.y) == (1.0, 1.0) and not mobile.note
+    assert (computer.point.x, computer.point.y) == pytest.approx((0.999, 0.999))
 
 
 def test_every_new_family_is_registered_with_its_frame() -> None:

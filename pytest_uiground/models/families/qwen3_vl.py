@@ -85,7 +85,9 @@ def read_tool_call_or_plain(text: str, ctx: ParseContext) -> Coords:
     Cookbook: ``json.loads(text.split('<tool_call>\\n')[1].split('\\n</tool_call>')[0])`` and
     ``arguments['coordinate'] / 1000``: the *first* call wins, and a call that is not valid
     JSON (cut off) gives no point, so it is a format error here, never read by the plain
-    fallback. A ``terminate`` action (the tool's way to give up) is a refusal.
+    fallback. A ``terminate`` action (the tool's way to give up) is a refusal. A
+    ``mobile_use`` call (the mobile cookbook's tool, whose "screen's resolution is 999x999")
+    is read in 0..999, as that cookbook reads it.
     """
     if "<tool_call>" not in text:
         return read_norm1000(text, ctx)
@@ -99,6 +101,10 @@ def read_tool_call_or_plain(text: str, ctx: ParseContext) -> Coords:
     if not (isinstance(coordinate, list) and len(coordinate) == 2
             and all(isinstance(v, int | float) and not isinstance(v, bool) for v in coordinate)):
         return Coords(error=f"the first tool call has no 'coordinate': [x, y] (arguments: {args!r})")
+    if first.get("name") == "mobile_use":
+        # QwenLM/Qwen3-VL@96588727 cookbooks/mobile_agent.ipynb: MobileUse is built for a 999x999
+        # screen and rescale_coordinates() reads a point as round(x / 999 * width).
+        return in_frame(float(coordinate[0]), float(coordinate[1]), 999.0, 999.0, "relative 0..999 (mobile_use)")
     return in_frame(float(coordinate[0]), float(coordinate[1]), 1000.0, 1000.0, "relative 0..1000")
 
 
