@@ -32,6 +32,14 @@ FRAME_WORDS = {"norm1000": "0..1000", "norm1": "0..1", "pixels-resized": "pixels
                "pixels-original": "pixels of the original image", "percent": "percent (0..100)",
                "loc-bins": "0..1000 location bins"}
 CANDIDATE_FRAMES = ("norm1000", "norm1", "pixels-resized", "pixels-original", "percent")
+SAME_READING = {"loc-bins": "norm1000"}
+"""Frames whose numbers read the same: a family in the key's frame answering in the value's is
+answering in its own frame (Florence-2 ``<loc_N>`` bins are 0..1000), so that candidate is not
+tried, and the family's own frame with x and y swapped is named as such, not as the other frame."""
+SERVER_MAX_PIXELS = 16384 * 28 * 28
+"""The Qwen2.5-VL processor default ``max_pixels`` (as :mod:`pytest_uiground.models.openai_wire`
+assumes): the resize a "pixels of the resized image" reading uses for a family without its own
+rule, since a relative-frame model answering in pixels most likely sits behind such a server."""
 #: max_pixels tried for a server that resizes otherwise than the family assumes, in 28x28 patches
 #: (Qwen2-VL/2.5-VL); the estimate from the answers themselves is tried too.
 MAX_PIXELS_PATCHES = (256, 320, 400, 512, 640, 768, 1024, 1280, 1600, 2048, 2560, 3072, 4096, 5120, 6400, 8192,
@@ -88,8 +96,19 @@ class FamilyView:
         self.min_pixels = resize.min_pixels if resize is not None else 4 * 28 * 28
         self.max_pixels = max_pixels if max_pixels is not None else (resize.max_pixels if resize else None)
         self._input_size = input_size or self.family.input_size
+        self.client_resize = self.family.client_resize
+        self.family_max_pixels = resize.max_pixels if resize is not None else None
+
+    def sent_size(self, size: Size) -> Size:
+        """The size of the image the server receives: resized by the family's rule where its official
+        client resizes before sending (the OpenAI client does so too), else as it is."""
+        return self.family.input_size(size) if self.client_resize else size
 
     def divisor(self, frame: str, size: Size, max_pixels: int | None = None) -> tuple[float, float]:
+        """The numbers a reading in ``frame`` divides by for an image of ``size``. ``max_pixels``: the
+        server's processor resizes *the image it received* (:meth:`sent_size`, already resized for a
+        client-resizing family) with that limit; pixels of the resized image for a family without a
+        resize rule are of the Qwen2.5-VL default resize (:data:`SERVER_MAX_PIXELS`)."""
         if frame in ("norm1000", "loc-bins"):
             return 1000.0, 1000.0
         if frame == "norm1":
@@ -98,8 +117,11 @@ class FamilyView:
             return 100.0, 100.0
         if frame == "pixels-original":
             return float(size[0]), float(size[1])
+        if max_pixels is None and self.family.resize is None:
+            max_pixels = SERVER_MAX_PIXELS
         if max_pixels is not None:
-            h, w = families.smart_resize(size[1], size[0], factor=self.factor, min_pixels=self.min_pixels,
+            sent = self.sent_size(size)
+            h, w = families.smart_resize(sent[1], sent[0], factor=self.factor, min_pixels=self.min_pixels,
                                          max_pixels=max_pixels)
             return float(w), float(h)
         w, h = self._input_size(size)
@@ -117,7 +139,9 @@ def observe(view: FamilyView, samples: Sequence[Sample], predictions: Sequence[P
         written: tuple[float, float] | None = None
         if read is not None:
             dx, dy = view.divisor(view.frame, size)
-            written = (read[0] * dx, read[1] * dy)
+            # rounded: the reading undone must give back the same number for the same answer (a model
+            # that writes one fixed point must count as one distinct point, not as float noise)
+            written = (round(read[0] * dx, 3), round(read[1] * dy, 3))
         else:  # the family could not read it (a value beyond its range): the first two numbers written
             nums = [float(v) for v in _NUMBER.findall(p.raw or "")]
             written = (nums[0], nums[1]) if len(nums) >= 2 else None
@@ -143,6 +167,14 @@ def _hit(o: Observation, xy: tuple[float, float] | None) -> bool:
 def hits(view: FamilyView, obs: Sequence[Observation], frame: str, swapped: bool = False,
          max_pixels: int | None = None) -> int:
     return sum(_hit(o, _reads(view, o, frame, swapped, max_pixels)) for o in obs)
+
+
+def _error(view: FamilyView, obs: Sequence[Observation], max_pixels: int) -> float:
+    """The mean distance from the truth of the pixel readings with ``max_pixels``: the tie-breaker
+    between limits that hit as many targets (several neighbouring limits round alike on small screens)."""
+    errs = [abs(xy[0] - o.truth[0]) + abs(xy[1] - o.truth[1]) for o in obs
+            if (xy := _reads(view, o, "pixels-resized", False, max_pixels)) is not None]
+    return sum(errs) / len(errs) if errs else math.inf
 
 
 def linear_fit(xs: Sequence[float], ys: Sequence[float]) -> dict[str, float | None]:
@@ -175,14 +207,30 @@ def _max_pixels_guess(view: FamilyView, obs: Sequence[Observation]) -> tuple[int
             area = (o.written[0] / o.truth[0]) * (o.written[1] / o.truth[1])
             if area > 0:
                 tried.add(math.ceil(area / view.factor ** 2) * view.factor ** 2)
-    best: tuple[int, int] | None = None
+    best: tuple[int, int, float] | None = None
     for n in sorted(tried):
         if n == view.max_pixels or n < view.min_pixels:
             continue
-        k = hits(view, obs, "pixels-resized", max_pixels=n)
-        if best is None or k > best[1]:
-            best = (n, k)
-    return best
+        k, err = hits(view, obs, "pixels-resized", max_pixels=n), _error(view, obs, n)
+        if best is None or k > best[1] or (k == best[1] and err < best[2]):
+            best = (n, k, err)
+    return best[:2] if best is not None else None
+
+
+def _resized_again(view: FamilyView, n: int, tally: str) -> str:
+    """The diagnosis for a family whose client resizes (Holo1.5, GTA1): its client already sends the
+    image at the family's size, so a server limit cannot be "assumed" otherwise by the family; what the
+    answers show is that the server's processor shrinks that image *again* (its ``max_pixels`` below the
+    family's), and the model then sees a smaller image than the one the family was measured with (a
+    prompt that states the size, as GTA1's does, then names the wrong one). The fix that restores the
+    official setup is the server's limit; ``UIGROUND_OPENAI_MAX_PIXELS`` only reads the answers in the
+    server's frame, so it comes second."""
+    family_max = view.family_max_pixels
+    return (f"the server resizes the image again: the client sends it resized as the {view.name} family's "
+            f"official client does (max_pixels {family_max}), and the server's processor shrinks it to "
+            f"max_pixels ≈ {n}, so the model sees a smaller image than the family was measured with "
+            f"{tally}; raise the server's max_pixels to at least {family_max} (vLLM: --mm-processor-kwargs "
+            f"'{{\"max_pixels\": {family_max}}}'), or, to score it as served, set UIGROUND_OPENAI_MAX_PIXELS={n}")
 
 
 def diagnose(view: FamilyView, obs: Sequence[Observation], requests: int) -> ProbeResult:
@@ -207,17 +255,21 @@ def diagnose(view: FamilyView, obs: Sequence[Observation], requests: int) -> Pro
         return result(False, own, {}, (
             f"only {len(answered)} of {len(obs)} calibration answers hold a point (e.g. {example[:120]!r}): the "
             f"model does not answer in the form the {view.name} family reads; check --uiground-parser"))
-    scored = sorted(((hits(view, obs, f, sw), f, sw) for f in CANDIDATE_FRAMES for sw in (False, True)
+    frames = [f for f in dict.fromkeys((view.frame, *CANDIDATE_FRAMES)) if f != SAME_READING.get(view.frame)]
+    scored = sorted(((hits(view, obs, f, sw), f, sw) for f in frames for sw in (False, True)
                      if (f, sw) != (view.frame, False)), key=lambda t: -t[0])
     k, frame, swapped = scored[0]
     if view.frame == "pixels-resized" and view.max_pixels is not None:
         guess = _max_pixels_guess(view, obs)
         if guess is not None and guess[1] >= need and guess[1] > k:
             n = guess[0]
+            tally = f"(that reading hits {guess[1]} of {len(obs)} targets, the family's own {own})"
+            if view.client_resize:
+                return result(False, guess[1], {"frame": "pixels-resized", "max_pixels": n},
+                              _resized_again(view, n, tally))
             return result(False, guess[1], {"frame": "pixels-resized", "max_pixels": n}, (
                 f"the server resizes with max_pixels ≈ {n} (the family assumes {view.max_pixels}): set "
-                f"UIGROUND_OPENAI_MAX_PIXELS={n} (that reading hits {guess[1]} of {len(obs)} targets, the "
-                f"family's own {own})"))
+                f"UIGROUND_OPENAI_MAX_PIXELS={n} {tally}"))
     if k >= need:
         if frame == view.frame and swapped:
             why = f"x and y look swapped: the answers are (y, x) in {FRAME_WORDS[frame]}"

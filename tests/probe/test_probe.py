@@ -1,15 +1,20 @@
 """The coordinate-contract probe against a loopback server that answers in the right or a wrong frame.
 
 The server plays a model that sees: it finds the magenta target in the image it received and
-writes its centre in a chosen frame (pixels of its own resize, 0..1000, 0..1, swapped, or a
-fixed point that ignores the image). The probe must pass the right frame and name each wrong
-one, in under 30 requests.
+writes its centre in a chosen frame (pixels of its own resize, 0..1000, 0..1, percent, swapped,
+or a fixed point that ignores the image), in the syntax of the family under test (a tool call,
+a click_absolute JSON, ``[x,y]``, ``<point x=..>``, ``<loc_N>``...). Families whose client
+resizes before sending (holo, gta1, gui-owl, mai-ui) are answered in pixels of the image the
+server actually received. The probe must pass the right frame and name each wrong one, in
+under 30 requests.
 """
 
 from __future__ import annotations
 
+import functools
 import io
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -32,12 +37,21 @@ from pytest_uiground.probe import calibration
 KEY = "sk-probe"
 QWEN_MAX = families.get("qwen-vl").resize.max_pixels  # type: ignore[union-attr]
 SMALL_MAX = 1024 * 28 * 28
+HOLO_MAX = families.get("holo").resize.max_pixels  # type: ignore[union-attr]
+GTA1_MAX = families.get("gta1").resize.max_pixels  # type: ignore[union-attr]
 
 
 def target_of(body: dict[str, Any]) -> tuple[float, float, int, int]:
     """The magenta target's centre in the received image, normalized, and that image's size
     (the middle of a screen without one: a suite's own samples after the probe)."""
-    img = Image.open(io.BytesIO(image_of(body))).convert("RGB")
+    return _find_target(image_of(body))
+
+
+@functools.lru_cache(maxsize=64)
+def _find_target(png: bytes) -> tuple[float, float, int, int]:
+    """Cached by the bytes: every probe sends the same calibration images, and decoding the
+    5120x2880 ones is most of a loopback probe's time."""
+    img = Image.open(io.BytesIO(png)).convert("RGB")
     a = np.asarray(img)
     ys, xs = np.nonzero((a[:, :, 0] > 200) & (a[:, :, 1] < 60) & (a[:, :, 2] > 200))
     if not len(xs):
@@ -45,25 +59,60 @@ def target_of(body: dict[str, Any]) -> tuple[float, float, int, int]:
     return (xs.mean() + 0.5) / img.width, (ys.mean() + 0.5) / img.height, img.width, img.height
 
 
-def seeing(frame: str, max_pixels: int = QWEN_MAX) -> Callable[[dict[str, Any]], Reply]:
-    """A model that finds the target and answers in ``frame``."""
+TOOL_CALL = ('<tool_call>\n{{"name": "computer_use", "arguments": {{"action": "left_click", "coordinate": '
+             '[{x}, {y}]}}}}\n</tool_call>')
+POINT_TAG = '<point x="{x}" y="{y}" alt="the magenta square">the magenta square</point>'
+SYNTAX = {
+    # each family's own answer form (see the family modules and tests/models/test_families.py)
+    "qwen-vl": "({x}, {y})", "uground": "({x}, {y})",
+    "uitars": "Thought: the magenta square.\nAction: click(start_box='<|box_start|>({x},{y})<|box_end|>')",
+    "opencua": "## Action\nClick the magenta square.\n## Code\n```python\npyautogui.click(x={x}, y={y})\n```",
+    "holo": '{{"action": "click_absolute", "x": {x}, "y": {y}}}',  # ClickAbsoluteAction JSON
+    "gta1": "({x},{y})",
+    "gui-owl": TOOL_CALL, "qwen3-vl": TOOL_CALL,
+    "mai-ui": '<grounding_think>\nThe magenta square.\n</grounding_think>\n<answer>\n{{"coordinate":[{x},{y}]}}\n'
+              "</answer>",
+    "ui-venus": "[{x},{y}]",
+    "molmo": POINT_TAG, "elam": POINT_TAG,
+    "tinyclick": "<s>click <loc_{x}><loc_{y}></s>",
+}
+DIGITS = {"pixels": 0, "pixels-original": 0, "norm1000": 0, "loc-bins": 0, "norm1": 4, "percent": 1}
+SCALE = {"norm1000": 1000.0, "loc-bins": 1000.0, "norm1": 1.0, "percent": 100.0}
+
+
+def seeing(frame: str, family: str = "uground", max_pixels: int = QWEN_MAX, swapped: bool = False,
+           ) -> Callable[[dict[str, Any]], Reply]:
+    """A model that finds the target and answers in ``frame``, written in ``family``'s own syntax.
+
+    ``pixels``: pixels of the image the model sees, i.e. the image the server received as the
+    server's processor resizes it (Qwen's ``smart_resize`` with the family's factor and
+    ``max_pixels``; an image a client already resized to the family's rule is left as it is
+    unless ``max_pixels`` is smaller). ``swapped``: (y, x) instead of (x, y)."""
+    resize = families.get(family).resize
+    factor = resize.factor if resize is not None else 28
+
     def answer(body: dict[str, Any]) -> Reply:
         x, y, w, h = target_of(body)
-        if frame == "pixels":  # pixels of the image as the server's processor resizes it
-            rh, rw = families.smart_resize(h, w, max_pixels=max_pixels)
-            return Reply.ok(f"({round(x * rw)}, {round(y * rh)})")
-        if frame == "norm1000":
-            return Reply.ok(f"({round(x * 1000)}, {round(y * 1000)})")
-        if frame == "swapped":
-            return Reply.ok(f"({round(y * 1000)}, {round(x * 1000)})")
-        if frame == "norm1":
-            return Reply.ok(f"({x:.4f}, {y:.4f})")
-        raise AssertionError(frame)
+        if frame == "pixels":
+            rh, rw = families.smart_resize(h, w, factor=factor, max_pixels=max_pixels)
+            vx, vy = x * rw, y * rh
+        elif frame == "pixels-original":  # pixels of the received image, not resized
+            vx, vy = x * w, y * h
+        else:
+            vx, vy = x * SCALE[frame], y * SCALE[frame]
+        if swapped:
+            vx, vy = vy, vx
+        digits = DIGITS[frame]
+        sx, sy = (f"{v:.{digits}f}" if digits else str(round(v)) for v in (vx, vy))
+        return Reply.ok(SYNTAX[family].format(x=sx, y=sy))
     return answer
 
 
-def blind(body: dict[str, Any]) -> Reply:
-    return Reply.ok("(500, 500)")
+def blind(family: str = "uground") -> Callable[[dict[str, Any]], Reply]:
+    """A model that does not see the image: always the same point, in the family's syntax."""
+    fixed = {"holo": (640, 400), "gta1": (640, 400), "qwen-vl": (640, 400), "molmo": ("50.0", "50.0"),
+             "elam": ("50.0", "50.0")}.get(family, (500, 500))
+    return lambda body: Reply.ok(SYNTAX[family].format(x=fixed[0], y=fixed[1]))
 
 
 @pytest.fixture(autouse=True)
@@ -93,10 +142,38 @@ def probed() -> Iterator[Callable[[Callable[[dict[str, Any]], Reply], str], tupl
         m.close()
 
 
-@pytest.mark.parametrize("family,frame", [("qwen-vl", "pixels"), ("uground", "norm1000")])
+RIGHT_FRAMES = [
+    # the server resizes (pixels of its smart_resize)
+    ("qwen-vl", "pixels"), ("uitars", "pixels"), ("opencua", "pixels"),
+    # the client resizes before sending: pixels of the image received
+    ("holo", "pixels"), ("gta1", "pixels"),
+    # 0..1000, the client resizing (gui-owl, mai-ui) or not
+    ("uground", "norm1000"), ("qwen3-vl", "norm1000"), ("gui-owl", "norm1000"), ("mai-ui", "norm1000"),
+    ("ui-venus", "norm1000"),
+    # percent (Molmo <point x="..">), Florence-2 <loc_N> bins
+    ("molmo", "percent"), ("elam", "percent"), ("tinyclick", "loc-bins"),
+]
+
+
+@pytest.mark.parametrize("family,frame", RIGHT_FRAMES)
 def test_the_right_frame_passes(probed: Any, family: str, frame: str) -> None:
-    result, requests = probed(seeing(frame), family)
+    received: list[tuple[int, int]] = []
+    answer = seeing(frame, family)
+
+    def script(body: dict[str, Any]) -> Reply:
+        w, h = target_of(body)[2:]
+        received.append((w, h))
+        if family == "gta1":  # its system prompt states the size of the image the model is shown
+            assert f"height {h} and width {w}." in body["messages"][0]["content"]
+        return answer(body)
+
+    result, requests = probed(script, family)
     assert result.passed, result.diagnosis
+    fam = families.get(family)  # a client-resizing family's images arrive resized by its rule, others as they are
+    assert sorted(received) == sorted(fam.input_size(s.size) if fam.client_resize else s.size
+                                      for s in calibration.SCREENS)
+    if fam.client_resize:
+        assert any(s.size != fam.input_size(s.size) for s in calibration.SCREENS)
     assert result.hits == len(calibration.SCREENS) == requests < 30
     for axis in ("x", "y"):  # the fitted mapping is the identity
         assert result.mapping[axis]["scale"] == pytest.approx(1.0, abs=0.01)
@@ -105,14 +182,54 @@ def test_the_right_frame_passes(probed: Any, family: str, frame: str) -> None:
 
 
 @pytest.mark.parametrize("family,script,expected", [
-    ("qwen-vl", seeing("norm1000"), "answers look like 0..1000 but the family reads pixels of the resized image"),
+    ("qwen-vl", seeing("norm1000", "qwen-vl"), "answers look like 0..1000 but the family reads pixels of the "
+                                               "resized image"),
     ("uground", seeing("pixels"), "answers look like pixels of the resized image but the family reads 0..1000"),
     ("uground", seeing("norm1"), "answers look like 0..1 but the family reads 0..1000"),
-    ("uground", seeing("swapped"), "x and y look swapped: the answers are (y, x) in 0..1000"),
-    ("qwen-vl", seeing("pixels", SMALL_MAX), f"the server resizes with max_pixels ≈ {SMALL_MAX} (the family assumes "
-                                             f"{QWEN_MAX}): set UIGROUND_OPENAI_MAX_PIXELS={SMALL_MAX}"),
-    ("uground", blind, "the answers ignore the image"),
-    ("qwen-vl", blind, "the answers ignore the image"),
+    ("uground", seeing("norm1000", swapped=True), "x and y look swapped: the answers are (y, x) in 0..1000"),
+    ("qwen-vl", seeing("pixels", "qwen-vl", SMALL_MAX), f"the server resizes with max_pixels ≈ {SMALL_MAX} (the "
+                                                        f"family assumes {QWEN_MAX}): set "
+                                                        f"UIGROUND_OPENAI_MAX_PIXELS={SMALL_MAX}"),
+    ("uground", blind(), "the answers ignore the image"),
+    ("qwen-vl", blind("qwen-vl"), "the answers ignore the image"),
+    ("uground", seeing("percent"), "answers look like percent (0..100) but the family reads 0..1000 (families that "
+                                   "read percent (0..100): elam, molmo)"),
+    ("uground", seeing("pixels-original"), "answers look like pixels of the original image but the family reads "
+                                           "0..1000"),
+    # families whose client resizes before sending
+    ("holo", seeing("norm1000", "holo"), "answers look like 0..1000 but the family reads pixels of the resized "
+                                         "image (families that read 0..1000: uground, qwen3-vl, gui-owl, ui-venus, "
+                                         "mai-ui)"),
+    ("holo", seeing("pixels", "holo", swapped=True), "x and y look swapped: the answers are (y, x) in pixels of the "
+                                                     "resized image"),
+    ("holo", blind("holo"), "the answers ignore the image: 1 distinct point(s) for 13 targets"),
+    ("holo", seeing("pixels", "holo", SMALL_MAX), (
+        f"the server resizes the image again: the client sends it resized as the holo family's official client "
+        f"does (max_pixels {HOLO_MAX}), and the server's processor shrinks it to max_pixels ≈ {SMALL_MAX}, so the "
+        "model sees a smaller image than the family was measured with (that reading hits 13 of 13 targets, the "
+        f"family's own 3); raise the server's max_pixels to at least {HOLO_MAX} (vLLM: --mm-processor-kwargs "
+        f"'{{\"max_pixels\": {HOLO_MAX}}}'), or, to score it as served, set UIGROUND_OPENAI_MAX_PIXELS={SMALL_MAX}")),
+    ("gta1", seeing("norm1000", "gta1"), "answers look like 0..1000 but the family reads pixels of the resized "
+                                         "image"),
+    ("gta1", seeing("pixels", "gta1", SMALL_MAX), f"the server resizes the image again: the client sends it resized "
+                                                  f"as the gta1 family's official client does (max_pixels "
+                                                  f"{GTA1_MAX}), and the server's processor shrinks it to "
+                                                  f"max_pixels ≈ {SMALL_MAX}"),
+    ("gui-owl", seeing("pixels", "gui-owl"), "answers look like pixels of the resized image but the family reads "
+                                             "0..1000 (families that read pixels of the resized image: uitars, "
+                                             "qwen-vl, holo, opencua, gta1)"),
+    ("mai-ui", seeing("pixels", "mai-ui"), "answers look like pixels of the resized image but the family reads "
+                                           "0..1000"),
+    ("qwen3-vl", seeing("pixels", "qwen3-vl"), "answers look like pixels of the resized image but the family reads "
+                                               "0..1000"),
+    ("ui-venus", seeing("norm1", "ui-venus"), "answers look like 0..1 but the family reads 0..1000"),
+    # percent and Florence-2 location bins
+    ("molmo", seeing("norm1", "molmo"), "answers look like 0..1 but the family reads percent (0..100)"),
+    ("elam", seeing("norm1000", "elam"), "answers look like 0..1000 but the family reads percent (0..100)"),
+    ("tinyclick", seeing("pixels", "tinyclick"), "answers look like pixels of the resized image but the family "
+                                                 "reads 0..1000 location bins"),
+    ("tinyclick", seeing("loc-bins", "tinyclick", swapped=True), "x and y look swapped: the answers are (y, x) in "
+                                                                  "0..1000 location bins"),
 ])
 def test_each_wrong_frame_is_named(probed: Any, family: str, script: Any, expected: str) -> None:
     result, requests = probed(script, family)
@@ -122,12 +239,15 @@ def test_each_wrong_frame_is_named(probed: Any, family: str, script: Any, expect
     assert result.to_json()["verdict"] == "fail" and result.to_json()["diagnosis"] == result.diagnosis
 
 
-def test_the_fix_the_probe_names_makes_it_pass(probed: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    result, _ = probed(seeing("pixels", SMALL_MAX), "qwen-vl")
-    fix = result.diagnosis.split("set ")[1].split(" ")[0]
-    var, _, value = fix.partition("=")
-    monkeypatch.setenv(var, value)
-    again, _ = probed(seeing("pixels", SMALL_MAX), "qwen-vl")
+@pytest.mark.parametrize("family", ["qwen-vl", "holo"])
+def test_the_fix_the_probe_names_makes_it_pass(probed: Any, monkeypatch: pytest.MonkeyPatch, family: str) -> None:
+    """The variable the diagnosis names reads the answers of a server that resizes with a smaller
+    max_pixels, whether the server resizes the original (qwen-vl) or the client's resized image (holo)."""
+    result, _ = probed(seeing("pixels", family, SMALL_MAX), family)
+    fix = re.search(r"set (UIGROUND_OPENAI_MAX_PIXELS)=(\d+)\b", result.diagnosis)
+    assert fix is not None, result.diagnosis
+    monkeypatch.setenv(fix[1], fix[2])
+    again, _ = probed(seeing("pixels", family, SMALL_MAX), family)
     assert again.passed, again.diagnosis
 
 
@@ -190,7 +310,7 @@ def test_a_passing_probe_is_recorded_in_the_summary_and_the_report(project: Proj
 
 def test_the_command_line_probe(tmp_path: Path) -> None:
     env = {**os.environ, "OPENAI_API_KEY": KEY, "NO_PROXY": "127.0.0.1,localhost"}
-    with ChatServer(seeing("swapped")) as srv:
+    with ChatServer(seeing("norm1000", swapped=True)) as srv:
         cmd = [sys.executable, "-m", "pytest_uiground", "probe", "--model", "openai", "--uiground-api-base", srv.url,
                "--uiground-served-model", "m", "--uiground-parser", "uground"]
         bad = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import pytest
 
+from pytest_uiground.models import families
 from pytest_uiground.models.base import ModelOptions
 from pytest_uiground.options import RunOptions
-from pytest_uiground.probe import cli, fit
+from pytest_uiground.probe import calibration, cli, fit
 from pytest_uiground.probe import plugin as probe_plugin
 
 
@@ -33,3 +34,31 @@ def test_the_command_prints_its_usage(capsys: pytest.CaptureFixture[str]) -> Non
     assert cli.main(["--help"]) == 0
     assert "calibration screens" in capsys.readouterr().out
     assert cli.main([]) == 2, "no arguments: the usage and a usage error's status"
+
+
+def test_a_server_resize_is_of_the_image_the_client_sent() -> None:
+    """Holo1.5's client sends its own resize; a server limit shrinks that image, not the original. A family
+    without a resize rule reads "pixels of the resized image" as the Qwen2.5-VL server default resizes."""
+    size, small = (5120, 2880), 1024 * 28 * 28
+    holo = families.get("holo")
+    sent = holo.input_size(size)
+    h, w = families.smart_resize(sent[1], sent[0], max_pixels=small)
+    assert fit.FamilyView("holo").divisor("pixels-resized", size, max_pixels=small) == (w, h)
+    assert fit.FamilyView("holo").divisor("pixels-resized", size) == sent
+    h, w = families.smart_resize(size[1], size[0], max_pixels=fit.SERVER_MAX_PIXELS)
+    assert (w, h) != size and fit.FamilyView("uground").divisor("pixels-resized", size) == (w, h)
+    assert fit.FamilyView("uground").divisor("pixels-original", size) == size
+
+
+def test_swapped_location_bins_are_named_as_the_familys_own_frame_swapped() -> None:
+    """<loc_N> bins read like 0..1000: (y, x) bins are the family's frame swapped, not "0..1000 swapped"."""
+    obs = []
+    for s in calibration.SCREENS:
+        x0, y0, x1, y1 = calibration.target_box(s)
+        w, h = s.size
+        truth = ((x0 + x1) / 2 / w, (y0 + y1) / 2 / h)
+        obs.append(fit.Observation(s.name, s.size, truth, ((x1 - x0) / 2 / w, (y1 - y0) / 2 / h), "", None,
+                                   (round(truth[1] * 1000), round(truth[0] * 1000))))
+    got = fit.diagnose(fit.FamilyView("tinyclick"), obs, requests=len(obs))
+    assert not got.passed
+    assert got.diagnosis.startswith("x and y look swapped: the answers are (y, x) in 0..1000 location bins")
