@@ -223,6 +223,16 @@ def test_the_right_frame_passes(probed: Any, family: str, frame: str) -> None:
     ("qwen3-vl", seeing("pixels", "qwen3-vl"), "answers look like pixels of the resized image but the family reads "
                                                "0..1000"),
     ("ui-venus", seeing("norm1", "ui-venus"), "answers look like 0..1 but the family reads 0..1000"),
+    # (a client-resizing family's server never sees the original: its pixels are the resized image's, above)
+    ("qwen3-vl", seeing("pixels-original", "qwen3-vl"), "answers look like pixels of the original image but the "
+                                                        "family reads 0..1000"),
+    # families read in pixels of the server's resize, answering in another frame
+    ("opencua", seeing("norm1000", "opencua"), "answers look like 0..1000 but the family reads pixels of the "
+                                               "resized image"),
+    ("uitars", seeing("norm1000", "uitars"), "answers look like 0..1000 but the family reads pixels of the resized "
+                                             "image"),
+    ("opencua", seeing("pixels", "opencua", swapped=True), "x and y look swapped: the answers are (y, x) in pixels "
+                                                           "of the resized image"),
     # percent and Florence-2 location bins
     ("molmo", seeing("norm1", "molmo"), "answers look like 0..1 but the family reads percent (0..100)"),
     ("elam", seeing("norm1000", "elam"), "answers look like 0..1000 but the family reads percent (0..100)"),
