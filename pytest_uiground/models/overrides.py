@@ -85,8 +85,8 @@ def from_table(table: Mapping[str, Any], *, where: str) -> Overrides:
     if not isinstance(prompts, dict) or not all(isinstance(v, str) for v in prompts.values()):
         raise ValueError(f"{where}.prompts: expected a table of task kind → template string")
     for key in ("parser", "preprocess", "variant"):
-        if key in table and not isinstance(table[key], str):
-            raise ValueError(f"{where}.{key}: expected a string, got {table[key]!r}")
+        if key in table and not (isinstance(table[key], str) and table[key].strip()):
+            raise ValueError(f"{where}.{key}: expected a non-empty string, got {table[key]!r}")
     try:
         return Overrides(prompts=prompts, parser=table.get("parser"), preprocess=table.get("preprocess"),
                          variant=table.get("variant"))

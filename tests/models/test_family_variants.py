@@ -81,8 +81,10 @@ def write_suite(tmp_path: Path, table: str) -> Path:
 def test_the_suite_file_is_checked_when_read(tmp_path: Path) -> None:
     with pytest.raises(SuiteConfigError, match=r"suite.toml: family 'gui-owl' has no prompt variant 'refusal'"):
         load_suite_config(write_suite(tmp_path, '[models.gui-owl]\nvariant = "refusal"'))
-    with pytest.raises(SuiteConfigError, match=r"\[models.gui-owl\].variant: expected a string, got 1"):
+    with pytest.raises(SuiteConfigError, match=r"\[models.gui-owl\].variant: expected a non-empty string, got 1"):
         load_suite_config(write_suite(tmp_path, "[models.gui-owl]\nvariant = 1"))
+    with pytest.raises(SuiteConfigError, match=r"\[models.gui-owl\].variant: expected a non-empty string, got ''"):
+        load_suite_config(write_suite(tmp_path, '[models.gui-owl]\nvariant = ""'))
     ok = load_suite_config(write_suite(tmp_path, '[models.ui-venus]\nvariant = "no-refusal"'))
     assert overrides.resolve("v", "ui-venus", ok.models["ui-venus"]).variant == "no-refusal"
 
