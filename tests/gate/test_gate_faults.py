@@ -288,6 +288,22 @@ def test_sigterm_is_an_interrupt(project: Project, xdist: list[str]) -> None:
     assert (project.root / "junit.xml").is_file()
 
 
+def test_sigterm_to_the_whole_process_group_is_an_interrupt(project: Project, xdist: list[str]) -> None:
+    """Break 4, the other way it arrives: a CI runner or a shell stopping a job signals every process of
+    the group, the xdist workers included. The workers' deaths must not read as crashes to replace, nor
+    leave a summary of another run beside this run's records."""
+    ids = project.ids()
+    proc, out = interrupted_run(project, signal.SIGTERM, "--junitxml", "junit.xml", *xdist, group=True)
+    log = project.root / "out" / "samples.jsonl"
+    assert proc.returncode == 2, out
+    assert "INTERNALERROR" not in out and "replacing crashed worker" not in out
+    summary = strict_json((project.root / "out" / "summary.json").read_text())
+    assert summary["interrupted"] is True
+    done = [strict_json(line)["id"] for line in log.read_text().splitlines()]
+    assert 3 <= summary["n_samples"] == len(done) < len(ids)
+    assert (project.root / "junit.xml").is_file()
+
+
 # -- numbers, images and inputs --------------------------------------------------------------------
 
 NAN_MODEL = '''
