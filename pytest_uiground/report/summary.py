@@ -10,6 +10,13 @@ Version 3 added what the pages need to be read on their own: each metric's ``uni
 component it averages, so ``compare`` can recompute it on the samples two runs
 share), and the suite's ``baseline`` (whose numbers the comparison is against).
 Older files read with those empty.
+
+These classes keep their own ``to_json``/``from_json`` rather than :mod:`pytest_uiground.record.codec`:
+``compare`` and the report read summary files written by other versions, copied between
+machines or damaged, so every field is read defensively (a NaN, a bool or a string where a
+number belongs reads as "no value", a malformed list as empty) where the codec converts by
+type and raises; and the written form leaves out what older readers would misread
+(``higher_is_better`` only when false, the judge block only for judged suites).
 """
 
 from __future__ import annotations
