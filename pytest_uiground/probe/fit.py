@@ -59,6 +59,7 @@ class Observation:
     raw: str
     read: tuple[float, float] | None  # the family's reading, normalized
     written: tuple[float, float] | None  # the numbers the model wrote (the reading undone)
+    failed: bool = False  # no answer at all: the request failed (``raw`` holds the error)
 
 
 @dataclass(frozen=True)
@@ -146,7 +147,8 @@ def observe(view: FamilyView, samples: Sequence[Sample], predictions: Sequence[P
             nums = [float(v) for v in _NUMBER.findall(p.raw or "")]
             written = (nums[0], nums[1]) if len(nums) >= 2 else None
         out.append(Observation(str(s.meta.get("screen", s.id)), size, ((box.x0 + box.x1) / 2, (box.y0 + box.y1) / 2),
-                               ((box.x1 - box.x0) / 2, (box.y1 - box.y0) / 2), p.raw or p.error or "", read, written))
+                               ((box.x1 - box.x0) / 2, (box.y1 - box.y0) / 2), p.raw or p.error or "", read, written,
+                               failed=bool(p.error) and not p.raw))
     return out
 
 
@@ -250,6 +252,11 @@ def diagnose(view: FamilyView, obs: Sequence[Observation], requests: int) -> Pro
     if own >= need:
         return result(True, own, {"frame": view.frame, "swapped": False},
                       f"the family's reading ({FRAME_WORDS[view.frame]}) hits {own} of {len(obs)} calibration targets")
+    failed = [o for o in obs if o.failed]
+    if len(failed) > len(obs) - need:  # too few answers left to pass: the server, not the frame, is the problem
+        return result(False, own, {}, (
+            f"the model could not be asked: {len(failed)} of {len(obs)} calibration requests failed (e.g. "
+            f"{failed[0].raw[:160]!r}); check the server address, key and served model name, then probe again"))
     if len(answered) < need:
         example = next((o.raw for o in obs if o.written is None), "")
         return result(False, own, {}, (

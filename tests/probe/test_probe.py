@@ -360,3 +360,15 @@ def test_the_probed_model_is_the_one_the_run_uses(project: Project, xdist: list[
         controller = loads[0]
         assert len(loads) == 3 and len(set(loads)) == 3  # the controller's for the probe, one per worker
         assert sorted(closes) == sorted(loads) and closes[0] == controller  # the probe's copy closed first
+
+
+def test_a_server_that_fails_every_request_is_named_not_taken_for_a_wrong_parser(probed: Any) -> None:
+    """Requests that fail (a wrong address, key or served name) are the server's problem: the probe says
+    so instead of blaming the answers' form and --uiground-parser."""
+    result, requests = probed(lambda body: Reply.error(500, "model 'm' is not loaded"), "uground")
+    assert not result.passed and requests == len(calibration.SCREENS)
+    assert result.diagnosis.startswith(f"the model could not be asked: {requests} of {requests} calibration "
+                                       "requests failed"), result.diagnosis
+    assert "model 'm' is not loaded" in result.diagnosis and "--uiground-parser" not in result.diagnosis
+    text, _ = probed(lambda body: Reply.ok("I cannot see any image."), "uground")  # answers, unreadable: the form
+    assert text.diagnosis.startswith("only 0 of 13 calibration answers hold a point"), text.diagnosis
