@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 from pytest_uiground.models.families import Family, Generation, Prompt, Resize
 from pytest_uiground.models.families.reading import Coords, ParseContext, in_frame, model_input_size
@@ -25,19 +26,25 @@ LOCALIZATION_PROMPT = (
 )
 
 
+# pydantic-core's lax str -> int (checked against pydantic 2.14): surrounding Unicode White_Space
+# trimmed (Rust's str::trim; not Python's str.strip, which also drops \x1c-\x1f), a sign, ASCII digits
+# with single underscores between them, and an optional fraction of zeros only ("947.0").
+_JSON_STR_SPACE = ("\t\n\x0b\x0c\r \x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B)))
+                   + "\u2028\u2029\u202f\u205f\u3000")
+_LAX_INT_STR = re.compile(r"[+-]?[0-9]+(?:_[0-9]+)*(?:\.0+)?")
+
+
 def _integer(value: object) -> int | None:
-    """pydantic's lax ``int`` for JSON input: an int, a float with no fraction, a digit string."""
-    if isinstance(value, bool):
-        return None
+    """pydantic's lax ``int`` for JSON input (what ``model_validate_json`` accepts): an int, a
+    bool (true is 1), a finite float with no fraction, a string of :data:`_LAX_INT_STR`."""
     if isinstance(value, int):
-        return value
+        return int(value)
     if isinstance(value, float) and value.is_integer():
         return int(value)
     if isinstance(value, str):
-        try:
-            return int(value.strip())
-        except ValueError:
-            return None
+        text = value.strip(_JSON_STR_SPACE)
+        if _LAX_INT_STR.fullmatch(text):
+            return int(text.split(".")[0])
     return None
 
 

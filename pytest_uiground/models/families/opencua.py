@@ -36,6 +36,22 @@ def _action_lines(text: str) -> list[str]:
     return found
 
 
+def _bad_number(line: str) -> bool:
+    """A line whose first ``x=…, y=…`` does not read as two floats (``x=1.2.3``, ``x=.``), on a
+    ``pyautogui.`` or ``computer.triple_click`` line: ``extract_actions``' ``map(float, ...)``
+    raises there, and AgentNetBench records the whole answer as an extraction_exception."""
+    if not line.startswith(("pyautogui.", "computer.triple_click")):
+        return False
+    m = _XY_RE.search(line)
+    if m is None:
+        return False
+    try:
+        float(m.group(1)), float(m.group(2))
+    except ValueError:
+        return True
+    return False
+
+
 def read_pyautogui(text: str, ctx: ParseContext) -> Coords:
     """The first single click, as OpenCUA's AgentNetBench agent reads it (``parse_response``,
     ``_maybe_normalize_coordinates``, ``extract_actions``).
@@ -43,18 +59,20 @@ def read_pyautogui(text: str, ctx: ParseContext) -> Coords:
     Action lines in order; the first ``pyautogui.`` line with ``click`` that is not a
     ``doubleClick``/``rightClick`` and has ``x=…, y=…``. When both values exceed 1 they are
     pixels of the smart-resized image (``qwen25``: divided by its size, README
-    ``qwen25_smart_resize_to_absolute``); otherwise they are already relative.
+    ``qwen25_smart_resize_to_absolute``); otherwise they are already relative. An unreadable
+    number in *any* action line's ``x=…, y=…`` fails the whole extraction, as it does there.
     """
-    for line in _action_lines(text):
+    lines = _action_lines(text)
+    if any(_bad_number(line) for line in lines):
+        return Coords(error="an action line's x=..., y=... is not a number (OpenCUA's extract_actions raises: "
+                            "extraction_exception)")
+    for line in lines:
         if not line.startswith("pyautogui.") or "click" not in line or "doubleClick" in line or "rightClick" in line:
             continue
         m = _XY_RE.search(line)
         if m is None:
             continue
-        try:
-            x, y = float(m.group(1)), float(m.group(2))
-        except ValueError:
-            continue
+        x, y = float(m.group(1)), float(m.group(2))
         if x > 1.0 and y > 1.0:
             w, h = model_input_size(ctx, "opencua")
             return in_frame(x, y, float(w), float(h), f"pixels of the {w}x{h} model input")

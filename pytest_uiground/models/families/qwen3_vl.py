@@ -87,7 +87,7 @@ def read_tool_call_or_plain(text: str, ctx: ParseContext) -> Coords:
     JSON (cut off) gives no point, so it is a format error here, never read by the plain
     fallback. A ``terminate`` action (the tool's way to give up) is a refusal. A
     ``mobile_use`` call (the mobile cookbook's tool, whose "screen's resolution is 999x999")
-    is read in 0..999, as that cookbook reads it.
+    is read in 0..999, as that cookbook reads it, and only for its ``click`` action.
     """
     if "<tool_call>" not in text:
         return read_norm1000(text, ctx)
@@ -98,12 +98,19 @@ def read_tool_call_or_plain(text: str, ctx: ParseContext) -> Coords:
         return Coords(refused=True, note="computer_use terminate: the model reports the element is not there")
     args = first.get("arguments")
     coordinate = args.get("coordinate") if isinstance(args, dict) else None
-    if not (isinstance(coordinate, list) and len(coordinate) == 2
-            and all(isinstance(v, int | float) and not isinstance(v, bool) for v in coordinate)):
+    # perform_gui_grounding_with_api reads coordinate_relative[0] and [1] / 1000 whatever the list's
+    # length (a third value is ignored) and whatever the action; JSON true/false divide as 1/0 there.
+    if not (isinstance(coordinate, list) and len(coordinate) >= 2
+            and all(isinstance(v, int | float) for v in coordinate[:2])):
         return Coords(error=f"the first tool call has no 'coordinate': [x, y] (arguments: {args!r})")
     if first.get("name") == "mobile_use":
         # QwenLM/Qwen3-VL@96588727 cookbooks/mobile_agent.ipynb: MobileUse is built for a 999x999
-        # screen and rescale_coordinates() reads a point as round(x / 999 * width).
+        # screen and rescale_coordinates() reads a point as round(x / 999 * width); cells 7 and 9 make
+        # a point of a "click" action only (a long_press or swipe draws none there).
+        action = args.get("action") if isinstance(args, dict) else None
+        if action != "click":
+            return Coords(error=f"mobile_use action {action!r} is not 'click' (the mobile cookbook reads a point "
+                                "from a click only)")
         return in_frame(float(coordinate[0]), float(coordinate[1]), 999.0, 999.0, "relative 0..999 (mobile_use)")
     return in_frame(float(coordinate[0]), float(coordinate[1]), 1000.0, 1000.0, "relative 0..1000")
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ast
 import re
+from typing import Any
 
 from pytest_uiground.models.families import Family, Generation, Prompt
 from pytest_uiground.models.families.reading import Coords, ParseContext, in_frame
@@ -27,40 +29,59 @@ NO_REFUSAL_PROMPT = GROUNDING_PROMPT[:GROUNDING_PROMPT.index(" Additionally, ")]
 _BOX_RE = re.compile(r"\[\s*-?\d+\s*,\s*-?\d+\s*,\s*-?\d+\s*,\s*-?\d+\s*\]")
 _POINT_RE = re.compile(r"\[\s*-?\d+\s*,\s*-?\d+\s*\]")
 _TWO_POINTS_RE = re.compile(r"\[\s*-?\d+\s*,\s*-?\d+\s*\],\s*\[\s*-?\d+\s*,\s*-?\d+\s*\]")
-_INT_RE = re.compile(r"-?\d+")
+
+
+def _literal(text: str) -> Any:
+    """``eval`` of a text one of _parse_point's patterns has just matched (lists of integers) as
+    ``ast.literal_eval``: the same value, and the same SyntaxError where eval fails (a leading
+    zero ``[012,3]``, digits split by a space ``[1 2,3],[4,5]``, non-ASCII digits ``[１２,3]``)."""
+    try:
+        return ast.literal_eval(text)
+    except (SyntaxError, ValueError):
+        return None
 
 
 def read_venus(text: str, ctx: ParseContext) -> Coords:
     """``UIVenusWrapper._parse_point``, rule by rule (inclusionAI/UI-Venus ``eval_screenspot_pro.py``).
 
     The stripped text that is exactly a 4-number list is a box (its centre), exactly
-    ``[x, y]`` a point, exactly two points (spaces removed) their midpoint; otherwise the
-    integers between the first ``[`` and the first ``]`` (``text.split(']')[0].split('[')[1]``),
-    where anything but integers is unreadable. ``[-1, -1]`` is "infeasible": a refusal.
-    Frame 0..1000.
+    ``[x, y]`` a point, exactly two points (spaces removed) their midpoint, each evaluated as
+    Python (``eval``); otherwise ``int()`` of each field between the first ``[`` and the first
+    ``]`` (``text.split(']')[0].split('[')[1]``), where anything ``int()`` refuses is
+    unreadable. A result equal to ``[-1, -1]`` is "infeasible": a refusal (a third field,
+    ``[-1,-1,5]``, makes it a point there). Frame 0..1000.
     """
     text = text.strip()
     point: list[float]
     if _BOX_RE.fullmatch(text):
-        box = [int(v) for v in _INT_RE.findall(text)]
+        box = _literal(text)
+        if box is None:
+            return Coords(error="the box does not evaluate as a Python list (UI-Venus' eval fails: wrong format)")
         point = [(box[0] + box[2]) / 2, (box[1] + box[3]) / 2]
     elif _POINT_RE.fullmatch(text):
-        point = [float(v) for v in _INT_RE.findall(text)]
+        point = _literal(text)
+        if point is None:
+            return Coords(error="the point does not evaluate as a Python list (UI-Venus' eval fails: wrong format)")
     elif _TWO_POINTS_RE.fullmatch(text.replace(" ", "")):
-        a = [int(v) for v in _INT_RE.findall(text)]
-        point = [(a[0] + a[2]) / 2, (a[1] + a[3]) / 2]
+        pair = _literal("[" + text + "]")
+        if pair is None:
+            return Coords(error="the two points do not evaluate as Python lists (UI-Venus' eval fails: wrong format)")
+        point = [(pair[0][0] + pair[1][0]) / 2, (pair[0][1] + pair[1][1]) / 2]
     else:
         head = text.split("]")[0]
         if "[" not in head:
             return Coords(error="no '[x,y]' answer (UI-Venus' parser returns None: wrong format)")
-        fields = head.split("[")[1].split(",")
-        if not all(re.fullmatch(r"\s*[-+]?\d+\s*", f) for f in fields) or len(fields) < 2:
+        try:
+            point = [int(f) for f in head.split("[")[1].split(",")]
+        except ValueError:
             return Coords(error=f"the first bracket holds {head.split('[')[1]!r}, not integers x, y (UI-Venus' "
                                 "parser: int() fails, wrong format)")
-        point = [float(int(f)) for f in fields]
-    if point[0] == -1 and point[1] == -1:
+        if len(point) < 2:
+            return Coords(error=f"the first bracket holds {head.split('[')[1]!r}, not x, y (UI-Venus' parser: "
+                                "wrong format)")
+    if point == [-1, -1]:
         return Coords(refused=True, note="[-1,-1]: the model reports the task infeasible")
-    return in_frame(point[0], point[1], 1000.0, 1000.0, "relative 0..1000")
+    return in_frame(float(point[0]), float(point[1]), 1000.0, 1000.0, "relative 0..1000")
 
 
 FAMILY = Family(
