@@ -23,11 +23,8 @@ D4 qwen3-vl: a text without any ``<tool_call>`` is read by the project's plain 0
    (``point_2d``/``bbox_2d`` JSON, bare ``[x, y]``/``(x, y)``: the ``uground`` family's reading,
    kept for the project's verdict prompt and for outputs of other prompts): :data:`PLAIN`. The
    cookbook raises IndexError there.
-D5 qwen3-vl: the whitespace around a tool call's JSON does not matter: the first ``<tool_call>``
-   block is read (the cookbook splits on exactly ``'<tool_call>\\n'`` and ``'\\n</tool_call>'``,
-   so ``<tool_call>{...}</tool_call>`` raises there, and a later ``'<tool_call>\\n'`` would be
-   read instead of an earlier ``<tool_call>`` without the newline). The adapter rewrites each
-   tag's surrounding whitespace to the cookbook's single newline, then applies the cookbook.
+(No D5: qwen3-vl's tool call is split exactly as the cookbook splits it, on ``'<tool_call>\\n'`` and
+``'\\n</tool_call>'``; a tag without its newline is an error there and here.)
 
 Not differences (the official code itself): UI-Venus ``[-1, -1]`` ("infeasible", its own
 result category) is :data:`REFUSED`; an official ``None``/``wrong_format``/exception is
@@ -149,18 +146,14 @@ def qwen3vl_mobile_official(output_text: str, width: int, height: int) -> list[i
     return None
 
 
-_TAG_OPEN = re.compile(r"<tool_call>\s*")
-_TAG_CLOSE = re.compile(r"\s*</tool_call>")
-
-
 def qwen3vl_ours(text: str, width: int, height: int) -> Reading:
     if "<tool_call>" not in text:
         return PLAIN  # D4
-    framed = _TAG_CLOSE.sub("\n</tool_call>", _TAG_OPEN.sub("<tool_call>\n", text))  # D5
+    framed = text  # the cookbook's own split, no rewriting of the tags' whitespace
     try:
         action = json.loads(framed.split('<tool_call>\n')[1].split('\n</tool_call>')[0])
-    except ValueError:
-        return ERROR  # both cookbooks' json.loads fails: no point
+    except (ValueError, IndexError):
+        return ERROR  # both cookbooks' split or json.loads fails: no point
     args = action.get("arguments") if isinstance(action, dict) else None
     if isinstance(args, dict) and args.get("action") == "terminate":
         return REFUSED  # D3

@@ -4,7 +4,7 @@ For every family a seeded corpus (a few hundred texts, deterministic, no hypothe
 the project (``families.get(name).parse(text, "point", ctx)``) and by the independent
 transcription of the authors' code in :mod:`parity.ref_families`, whose adapter maps the
 official result to the project's convention, departing from it only in the deliberate
-differences its docstring lists (D1..D5). Points must agree to 1e-6, except where the official
+differences its docstring lists (D1..D4). Points must agree to 1e-6, except where the official
 code rounds to whole pixels (Qwen3-VL's mobile cookbook: ``round(x / 999 * width)``, at most
 half a pixel, under 1e-3 of the smallest side used here); refused/error must agree exactly.
 
@@ -163,7 +163,7 @@ def make_qwen3_vl(rng: random.Random, size: tuple[int, int]) -> str:
 QWEN3_VL_FIXED = [
     tool("computer_use", {"action": "left_click", "coordinate": [512, 300]}),
     '<tool_call>{"name": "computer_use", "arguments": {"action": "left_click", "coordinate": [512, 300]}}</tool_call>',
-    # an earlier call without the newline, a later one with it: the cookbook reads the later (D5)
+    # an earlier call without the newline, a later one with it: the cookbook reads the later
     '<tool_call>{"name": "computer_use", "arguments": {"action": "left_click", "coordinate": [100, 200]}}'
     '</tool_call>\n' + tool("computer_use", {"action": "left_click", "coordinate": [900, 800]}),
     tool("computer_use", {"action": "terminate", "status": "failure"}),
@@ -422,7 +422,7 @@ def test_corpus_covers_points_errors_and_refusals(family: str) -> None:
 
 
 def test_deliberate_differences_are_exercised() -> None:
-    """Each D1..D5 of ref_families' docstring occurs in the corpus (and so is compared)."""
+    """Each D1..D4 of ref_families' docstring occurs in the corpus (and so is compared)."""
     owl = [t for _, t, _ in family_corpus("gui-owl")]
     gta = [t for _, t, _ in family_corpus("gta1")]
     qwen = [t for _, t, _ in family_corpus("qwen3-vl")]
@@ -432,5 +432,6 @@ def test_deliberate_differences_are_exercised() -> None:
     assert sum(rf.gta1_ours(t, 1920, 1080) == rf.ERROR for t in gta) >= 20  # D1
     assert sum(rf.qwen3vl_ours(t, 1920, 1080) == rf.REFUSED for t in qwen) >= 10  # D3
     assert sum(rf.qwen3vl_ours(t, 1920, 1080) == rf.PLAIN for t in qwen) >= 20  # D4
-    no_newline = [t for t in qwen if "<tool_call>{" in t and rf.qwen3vl_ours(t, 1920, 1080) != rf.ERROR]
-    assert len(no_newline) >= 10  # D5
+    # no D5: a tag without the cookbook's newline is read as the cookbook reads it (mostly an error)
+    no_newline = [t for t in qwen if "<tool_call>{" in t or "} </tool_call>" in t]
+    assert len(no_newline) >= 10 and sum(rf.qwen3vl_ours(t, 1920, 1080) == rf.ERROR for t in no_newline) >= 10

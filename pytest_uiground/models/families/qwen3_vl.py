@@ -1,18 +1,21 @@
 """``qwen3-vl``: Qwen3-VL, in relative 0..1000.
 
 The grounding prompt is the ``computer_use`` tool of Qwen3-VL's cookbook (system text, then
-the image, then the instruction as the whole user text); the answer is a tool call
-``<tool_call>{"name": "computer_use", "arguments": {"action": "left_click", "coordinate":
-[x, y]}}</tool_call>`` on a 1000x1000 "screen". Plain answers (``point_2d``/``bbox_2d`` JSON,
-a bare ``[x, y]`` or ``(x, y)``) are still read as before, for the project's own verdict
-prompt and for outputs made with other prompts.
+the image, then the instruction as the whole user text); the answer is a tool call on a
+1000x1000 "screen", ``{"name": "computer_use", "arguments": {"action": "left_click",
+"coordinate": [x, y]}}`` between a ``<tool_call>`` line and a ``</tool_call>`` line, read
+exactly as the cookbook splits it. Plain answers (``point_2d``/``bbox_2d`` JSON, a bare
+``[x, y]`` or ``(x, y)``) are still read as before, for the project's own verdict prompt and
+for outputs made with other prompts.
 """
 
 from __future__ import annotations
 
+import json
+
 from pytest_uiground.models.families import Family, Generation, Prompt
 from pytest_uiground.models.families.qwen_vl import VERDICT
-from pytest_uiground.models.families.reading import Coords, ParseContext, in_frame, is_terminate, tool_calls
+from pytest_uiground.models.families.reading import Coords, ParseContext, in_frame, is_terminate
 from pytest_uiground.models.families.uground import read_norm1000
 
 COOKBOOK = ("QwenLM/Qwen3-VL@96588727 cookbooks/computer_use.ipynb (perform_gui_grounding_with_api) and "
@@ -91,9 +94,18 @@ def read_tool_call_or_plain(text: str, ctx: ParseContext) -> Coords:
     """
     if "<tool_call>" not in text:
         return read_norm1000(text, ctx)
-    first = tool_calls(text)[0]
-    if first is None:
-        return Coords(error="the first <tool_call> is not valid JSON (cut off?): the cookbook's json.loads fails")
+    # The cookbook's split, exactly: the first "<tool_call>\n" opens the call and the first "\n</tool_call>"
+    # after it closes it, so a tag without its newline is no call there (IndexError, or the JSON fails).
+    if "<tool_call>\n" not in text:
+        return Coords(error="no '<tool_call>' followed by a newline: the cookbook reads "
+                            "text.split('<tool_call>\\n')[1] and finds no call")
+    try:
+        first = json.loads(text.split("<tool_call>\n")[1].split("\n</tool_call>")[0])
+    except ValueError:
+        first = None
+    if not isinstance(first, dict):
+        return Coords(error="the first <tool_call> is not valid JSON (cut off, or '</tool_call>' without the "
+                            "newline before it): the cookbook's json.loads fails")
     if is_terminate(first):
         return Coords(refused=True, note="computer_use terminate: the model reports the element is not there")
     args = first.get("arguments")
