@@ -1,7 +1,8 @@
-"""Independent transcriptions of the 2026 model families' official output post-processing.
+"""An independent re-implementation of the 2026 model families' official output post-processing.
 
-One ``<family>_official`` function per family, transcribed from the authors' own code at the
-commit named above it (not from :mod:`pytest_uiground.models.families`), returning what that
+One ``<family>_official`` function per family, written here from the rules of the authors' own
+code at the commit named in its docstring (read, then rewritten; no code copied, and nothing
+from :mod:`pytest_uiground.models.families`), returning what that
 code returns: a point in the official code's units, or the official code's fallback, or the
 exception it raises. One ``<family>_ours`` adapter per family turns that into the project's
 convention: a point normalized to 0..1 of the original image, :data:`REFUSED`, or
@@ -59,43 +60,40 @@ class OfficialFallback(Exception):
 # ------------------------------------------------------------------------------------------
 
 
+def _check_aspect(height: int, width: int) -> None:
+    if max(height, width) > 200 * min(height, width):
+        raise ValueError("absolute aspect ratio must be smaller than 200")
+
+
 def qwen_vl_utils_smart_resize(height: int, width: int, factor: int, min_pixels: int,
                                max_pixels: int) -> tuple[int, int]:
     """QwenLM/Qwen3-VL@96588727e44c78b25ba03ea03b8e12f7e64fd0da
     ``qwen-vl-utils/src/qwen_vl_utils/vision_process.py`` ``smart_resize`` (with
     ``round_by_factor``/``floor_by_factor``/``ceil_by_factor``); GTA1's README imports it."""
-    if max(height, width) / min(height, width) > 200:
-        raise ValueError("absolute aspect ratio must be smaller than 200")
-    h_bar = max(factor, round(height / factor) * factor)
-    w_bar = max(factor, round(width / factor) * factor)
-    if h_bar * w_bar > max_pixels:
-        beta = math.sqrt((height * width) / max_pixels)
-        h_bar = math.floor(height / beta / factor) * factor
-        w_bar = math.floor(width / beta / factor) * factor
-    elif h_bar * w_bar < min_pixels:
-        beta = math.sqrt(min_pixels / (height * width))
-        h_bar = math.ceil(height * beta / factor) * factor
-        w_bar = math.ceil(width * beta / factor) * factor
-    return h_bar, w_bar
+    _check_aspect(height, width)
+    h, w = (max(factor, round(side / factor) * factor) for side in (height, width))
+    if h * w > max_pixels:
+        shrink = math.sqrt(height * width / max_pixels)
+        h, w = (math.floor(side / shrink / factor) * factor for side in (height, width))
+    elif h * w < min_pixels:
+        grow = math.sqrt(min_pixels / (height * width))
+        h, w = (math.ceil(side * grow / factor) * factor for side in (height, width))
+    return h, w
 
 
 def transformers_smart_resize(height: int, width: int, factor: int = 28, min_pixels: int = 56 * 56,
                               max_pixels: int = 14 * 14 * 4 * 1280) -> tuple[int, int]:
     """transformers ``models/qwen2_vl/image_processing_qwen2_vl.py`` ``smart_resize`` (what
     Holo1.5's quickstart and Qwen3-VL's computer-use cookbook import)."""
-    if max(height, width) / min(height, width) > 200:
-        raise ValueError("absolute aspect ratio must be smaller than 200")
-    h_bar = round(height / factor) * factor
-    w_bar = round(width / factor) * factor
-    if h_bar * w_bar > max_pixels:
-        beta = math.sqrt((height * width) / max_pixels)
-        h_bar = max(factor, math.floor(height / beta / factor) * factor)
-        w_bar = max(factor, math.floor(width / beta / factor) * factor)
-    elif h_bar * w_bar < min_pixels:
-        beta = math.sqrt(min_pixels / (height * width))
-        h_bar = math.ceil(height * beta / factor) * factor
-        w_bar = math.ceil(width * beta / factor) * factor
-    return h_bar, w_bar
+    _check_aspect(height, width)
+    h, w = (round(side / factor) * factor for side in (height, width))
+    if h * w > max_pixels:
+        shrink = math.sqrt(height * width / max_pixels)
+        h, w = (max(factor, math.floor(side / shrink / factor) * factor) for side in (height, width))
+    elif h * w < min_pixels:
+        grow = math.sqrt(min_pixels / (height * width))
+        h, w = (math.ceil(side * grow / factor) * factor for side in (height, width))
+    return h, w
 
 
 def opencua_smart_resize_qwen25(width: int, height: int, factor: int = 28, min_pixels: int = 3136,
@@ -103,18 +101,14 @@ def opencua_smart_resize_qwen25(width: int, height: int, factor: int = 28, min_p
     """xlang-ai/OpenCUA@1d70f20663dcaa01f10c7fed5669887286545866
     ``evaluation/agentnetbench/agent/opencua.py`` ``OpenCUAAgent._smart_resize_qwen25``
     (defaults from its ``smart_resize_kwargs``), returns (new_width, new_height)."""
-    w_bar = max(1, round(width / factor)) * factor
-    h_bar = max(1, round(height / factor)) * factor
-    prod = w_bar * h_bar
-    if prod > max_pixels:
-        beta = (width * height / max_pixels) ** 0.5
-        w_bar = max(1, int((width / beta) // factor) * factor)
-        h_bar = max(1, int((height / beta) // factor) * factor)
-    elif prod < min_pixels:
-        beta = (min_pixels / (width * height)) ** 0.5
-        w_bar = int(((width * beta) + factor - 1) // factor) * factor
-        h_bar = int(((height * beta) + factor - 1) // factor) * factor
-    return int(w_bar), int(h_bar)
+    w, h = (max(1, round(side / factor)) * factor for side in (width, height))
+    if w * h > max_pixels:
+        shrink = (width * height / max_pixels) ** 0.5
+        w, h = (max(1, int((side / shrink) // factor) * factor) for side in (width, height))
+    elif w * h < min_pixels:
+        grow = (min_pixels / (width * height)) ** 0.5
+        w, h = (int((side * grow + factor - 1) // factor) * factor for side in (width, height))
+    return int(w), int(h)
 
 
 # ------------------------------------------------------------------------------------------
@@ -122,28 +116,33 @@ def opencua_smart_resize_qwen25(width: int, height: int, factor: int = 28, min_p
 # ------------------------------------------------------------------------------------------
 
 
+def _cookbook_call(text: str) -> Any:
+    """The object between the first '<tool_call>\\n' and the next '\\n</tool_call>' (IndexError where
+    there is no such opening, ValueError where the JSON fails), as both cookbooks take it."""
+    after = text.split("<tool_call>\n")[1]
+    return json.loads(after.split("\n</tool_call>")[0])
+
+
 def qwen3vl_computer_use_official(output_text: str, width: int, height: int) -> list[float]:
     """QwenLM/Qwen3-VL@96588727 ``cookbooks/computer_use.ipynb`` ``perform_gui_grounding_with_api``
-    (read in its verbatim copy Firefly-llm/Qwen3-VL@08254a9479ce9a7946f106150e124b071cd91f2c;
+    (read in its unchanged copy Firefly-llm/Qwen3-VL@08254a9479ce9a7946f106150e124b071cd91f2c;
     the original is over the snapshot size limit): the point in pixels of the smart-resized
     image (``smart_resize(factor=32, min_pixels=3136, max_pixels=12845056)``). Raises where
     the cookbook raises."""
-    resized_height, resized_width = transformers_smart_resize(height, width, factor=32, min_pixels=3136,
-                                                              max_pixels=12845056)
-    action = json.loads(output_text.split('<tool_call>\n')[1].split('\n</tool_call>')[0])
-    coordinate_relative = action['arguments']['coordinate']
-    return [coordinate_relative[0] / 1000 * resized_width, coordinate_relative[1] / 1000 * resized_height]
+    rh, rw = transformers_smart_resize(height, width, factor=32, min_pixels=3136, max_pixels=12845056)
+    xy = _cookbook_call(output_text)["arguments"]["coordinate"]
+    return [xy[0] / 1000 * rw, xy[1] / 1000 * rh]
 
 
 def qwen3vl_mobile_official(output_text: str, width: int, height: int) -> list[int] | None:
     """QwenLM/Qwen3-VL@96588727 ``cookbooks/mobile_agent.ipynb`` cells 7/9 and
     ``rescale_coordinates`` (cell 4): only a ``click`` action is turned into a point,
     ``round(x / 999 * width)`` pixels of the original screenshot; other actions draw none."""
-    action = json.loads(output_text.split('<tool_call>\n')[1].split('\n</tool_call>')[0])
-    if action['arguments']['action'] == "click":
-        point = action['arguments']['coordinate']
-        return [round(point[0] / 999 * width), round(point[1] / 999 * height)]
-    return None
+    args = _cookbook_call(output_text)["arguments"]
+    if args["action"] != "click":
+        return None
+    xy = args["coordinate"]
+    return [round(xy[0] / 999 * width), round(xy[1] / 999 * height)]
 
 
 def qwen3vl_ours(text: str, width: int, height: int) -> Reading:
@@ -174,25 +173,20 @@ def qwen3vl_ours(text: str, width: int, height: int) -> Reading:
 # ------------------------------------------------------------------------------------------
 
 
+_PAREN_PAIR = re.compile(r"\((\d+),\s*(\d+)\)")
+_BRACKET_PAIR = re.compile(r"\[(\d+), (\d+)\]")
+
+
 def gui_owl_official(response: str) -> list[int]:
     """X-PLUG/MobileAgent@11cea575561fb7800b5fb6b6cafa56f7a91de11f
     ``Mobile-Agent-v3.5/grounding_and_kb/eval_grounding_benchmarks.py`` ``ScreenSpotv2.evaluate``
     (``use_qwen3vl=True``: ``resized_width, resized_height = 1000, 1000``): ``[x_pred, y_pred]``
     in 0..1000. Its ``coord = [0, 0]`` fallback raises :class:`OfficialFallback`."""
-    regex = r"\((\d+),\s*(\d+)\)"
-    matches = re.findall(regex, response)
-    if len(matches) == 0:
-        regex = r"\[(\d+), (\d+)\]"
-        matches = re.findall(regex, response)
-    coordinates = []
-    for match in matches:
-        if match[0] and match[1]:
-            x, y = int(match[0]), int(match[1])
-            coordinates.append((x, y))
-    if coordinates:
-        x, y = coordinates[-1]
-        return [int(x), int(y)]
-    raise OfficialFallback([0, 0])
+    pairs = _PAREN_PAIR.findall(response) or _BRACKET_PAIR.findall(response)
+    kept = [(int(a), int(b)) for a, b in pairs if a and b]
+    if not kept:
+        raise OfficialFallback([0, 0])
+    return list(kept[-1])
 
 
 def _has_terminate_call(text: str) -> bool:
@@ -222,33 +216,33 @@ def gui_owl_ours(text: str) -> Reading:
 # ------------------------------------------------------------------------------------------
 
 
+_WHOLE_BOX = re.compile(r"\[\s*-?\d+\s*,\s*-?\d+\s*,\s*-?\d+\s*,\s*-?\d+\s*\]", re.DOTALL)
+_WHOLE_POINT = re.compile(r"\[\s*-?\d+\s*,\s*-?\d+\s*\]", re.DOTALL)
+_WHOLE_TWO = re.compile(r"\[\s*-?\d+\s*,\s*-?\d+\s*\],\s*\[\s*-?\d+\s*,\s*-?\d+\s*\]", re.DOTALL)
+
+
 def ui_venus_official(text: str) -> list[float] | None:
     """inclusionAI/UI-Venus@c3a1442c3c4501af18c124458dbbddcbda5c2c6f
     ``models/grounding/eval_screenspot_pro.py`` ``UIVenusWrapper._parse_point``: ``[x, y]``
     in 0..1, ``[-1, -1]`` (infeasible) or ``None`` (wrong_format). Its ``eval`` of a text the
     pattern has just matched (a list of integers) is ``ast.literal_eval`` here: the same
     result and the same SyntaxError (``[012,3]``, ``[1 2,3],[4,5]``)."""
-    pattern1 = r"\[\s*-?\d+\s*,\s*-?\d+\s*,\s*-?\d+\s*,\s*-?\d+\s*\]"
-    pattern2 = r"\[\s*-?\d+\s*,\s*-?\d+\s*\]"
-    pattern3 = r"\[\s*-?\d+\s*,\s*-?\d+\s*\],\s*\[\s*-?\d+\s*,\s*-?\d+\s*\]"
-    text = text.strip()
+    s = text.strip()
     try:
-        point: Any
-        if re.fullmatch(pattern1, text, re.DOTALL):
-            box = ast.literal_eval(text)
-            point = [(box[0] + box[2]) / 2, (box[1] + box[3]) / 2]
-        elif re.fullmatch(pattern2, text, re.DOTALL):
-            point = ast.literal_eval(text)
-        elif re.fullmatch(pattern3, text.replace(' ', ''), re.DOTALL):
-            bbox = ast.literal_eval('[' + text + ']')
-            point = [(bbox[0][0] + bbox[1][0]) / 2, (bbox[0][1] + bbox[1][1]) / 2]
+        if _WHOLE_BOX.fullmatch(s):
+            x0, y0, x1, y1 = ast.literal_eval(s)
+            xy: Any = [(x0 + x1) / 2, (y0 + y1) / 2]
+        elif _WHOLE_POINT.fullmatch(s):
+            xy = ast.literal_eval(s)
+        elif _WHOLE_TWO.fullmatch(s.replace(" ", "")):
+            a, b = ast.literal_eval(f"[{s}]")
+            xy = [(a[0] + b[0]) / 2, (a[1] + b[1]) / 2]
         else:
-            point = list(map(int, text.split(']')[0].split('[')[1].split(',')))
-        if point == [-1, -1]:
+            inside = s.split("]")[0].split("[")[1]
+            xy = [int(field) for field in inside.split(",")]
+        if xy == [-1, -1]:
             return [-1, -1]
-        abs_x = float(point[0] / 1000)
-        abs_y = float(point[1] / 1000)
-        return [abs_x, abs_y]
+        return [float(xy[0] / 1000), float(xy[1] / 1000)]
     except Exception:
         return None
 
@@ -273,7 +267,7 @@ max_pixels 2560*1440, min_pixels 4*28*28, factor 14*2 ("to mimick what will be o
 
 def holo_official(result: str, width: int, height: int) -> tuple[int, int, int, int]:
     """hcompai/hai-cookbook@2ba89619bdcfe729d31649d976bdaa7b9551e216
-    ``holo1_5/holo_1_5_quickstart.ipynb``: cell 9 ``ClickAbsoluteAction`` (verbatim), cell 14's
+    ``holo1_5/holo_1_5_quickstart.ipynb``: cell 9 ``ClickAbsoluteAction`` (the same pydantic model), cell 14's
     resize (``smart_resize`` with the processor's factor and limits, here Holo1_5Parameters'),
     cell 18's ``ClickAbsoluteAction.model_validate_json(result)`` (pydantic itself: the parse IS
     pydantic's). Returns (x, y, resized_width, resized_height); raises where pydantic does."""
@@ -313,77 +307,57 @@ def opencua_parse_response(response: str, width: int, height: int) -> str | None
     """xlang-ai/OpenCUA@1d70f20 ``evaluation/agentnetbench/agent/opencua.py``
     ``OpenCUAAgent.parse_response`` with ``_maybe_normalize_coordinates`` (``coord_type='qwen25'``,
     the screenshot of ``width`` x ``height``)."""
-    lines = response.split("\n")
-    action_lines: list[str] = []
-    for raw in lines:
-        line = raw.strip()
-        if line.startswith("pyautogui.") or line.startswith("computer."):
-            action_lines.append(line)
-    if action_lines:
-        return "\n".join(_opencua_normalize(action_lines, width, height))
-    for raw in lines:
-        line = raw.strip()
-        if "pyautogui." in line:
-            parts = line.split("pyautogui.")
-            action_lines.append("pyautogui." + parts[1].strip())
-        elif "computer." in line:
-            parts = line.split("computer.")
-            action_lines.append("computer." + parts[1].strip())
-    action_lines = _opencua_normalize(action_lines, width, height)
-    return "\n".join(action_lines) if action_lines else None
+    rows = [r.strip() for r in response.split("\n")]
+    starting = [r for r in rows if r.startswith(("pyautogui.", "computer."))]
+    if starting:
+        return "\n".join(_opencua_normalize(starting, width, height))
+    found: list[str] = []
+    for r in rows:
+        for prefix in ("pyautogui.", "computer."):
+            if prefix in r:
+                found.append(prefix + r.split(prefix)[1].strip())
+                break
+    found = _opencua_normalize(found, width, height)
+    return "\n".join(found) if found else None
 
 
 def _opencua_normalize(action_lines: list[str], width: int, height: int) -> list[str]:
     """``_maybe_normalize_coordinates`` (same file), for the qwen25 coordinate type."""
     if not action_lines:
         return action_lines
-    new_w, new_h = opencua_smart_resize_qwen25(width, height)
-    normalized: list[str] = []
+    rw, rh = opencua_smart_resize_qwen25(width, height)
+    out: list[str] = []
     for line in action_lines:
-        if not line.startswith("pyautogui."):
-            normalized.append(line)
-            continue
-        m = re.search(_XY, line)
-        if not m:
-            normalized.append(line)
-            continue
+        m = re.search(_XY, line) if line.startswith("pyautogui.") else None
         try:
-            x_val = float(m.group(1))
-            y_val = float(m.group(2))
+            xy = (float(m.group(1)), float(m.group(2))) if m else None
         except ValueError:
-            normalized.append(line)
-            continue
-        if x_val > 1.0 and y_val > 1.0:
-            rel_x = x_val / float(new_w)
-            rel_y = y_val / float(new_h)
-            normalized.append(re.sub(_XY, f"x={rel_x}, y={rel_y}", line, count=1))
-        else:
-            normalized.append(line)
-    return normalized
+            xy = None
+        if xy is not None and xy[0] > 1.0 and xy[1] > 1.0:
+            line = re.sub(_XY, f"x={xy[0] / float(rw)}, y={xy[1] / float(rh)}", line, count=1)
+        out.append(line)
+    return out
 
 
-def opencua_extract_clicks(action: str | None) -> list[Point]:
+def opencua_extract_clicks(action: str | None) -> list[tuple[float, float]]:
     """``OpenCUAAgent.extract_actions`` (same file), the coordinate branches only: the
     ``("click", (x, y))`` actions in order. ``map(float, ...)`` raising ValueError on a
     ``pyautogui.`` or ``computer.triple_click`` line is the official extraction_exception."""
     if not action:
         return []
-    clicks: list[Point] = []
-    for raw in action.strip().split("\n"):
-        line = raw.strip()
+    clicks: list[tuple[float, float]] = []
+    for line in (r.strip() for r in action.strip().split("\n")):
         if line.startswith("computer.terminate") and re.search(r"status=['\"](\w+)['\"]", line):
             continue
-        if line.startswith("computer.triple_click"):
-            coord_match = re.search(_XY, line)
-            if coord_match:
-                x, y = map(float, coord_match.groups())
-                continue
-        if line.startswith("pyautogui."):
-            coord_match = re.search(_XY, line)
-            if coord_match:
-                x, y = map(float, coord_match.groups())
-                if "click" in line and "doubleClick" not in line and "rightClick" not in line:
-                    clicks.append((x, y))
+        if not line.startswith(("computer.triple_click", "pyautogui.")):
+            continue
+        m = re.search(_XY, line)
+        if m is None:
+            continue
+        x, y = (float(v) for v in m.groups())  # a malformed number raises here, as the official map(float)
+        if line.startswith("pyautogui.") and "click" in line and "doubleClick" not in line \
+                and "rightClick" not in line:
+            clicks.append((x, y))
     return clicks
 
 
@@ -403,11 +377,8 @@ def opencua_ours(text: str, width: int, height: int) -> Reading:
 def mai_ui_official(raw_string: str) -> tuple[int, int]:
     """Tongyi-MAI/MAI-UI@4dd07b9e910a294f001452e888514d912b96cc41
     ``evaluation/grounding/eval_server.py`` ``parse_coordinates``: 0..1000, ``(-1, -1)`` for none."""
-    matches = re.findall(r'\[(\d+),(\d+)\]', raw_string)
-    found = [tuple(map(int, match)) for match in matches]
-    if len(found) == 0:
-        return -1, -1
-    return found[0][0], found[0][1]
+    first = re.search(r"\[(\d+),(\d+)\]", raw_string)
+    return (-1, -1) if first is None else (int(first.group(1)), int(first.group(2)))
 
 
 def mai_ui_ours(text: str) -> Reading:
@@ -427,10 +398,11 @@ GTA1_MAX_PIXELS = 4096 * 2160  # README: AutoProcessor.from_pretrained(min_pixel
 def gta1_extract_coordinates(raw_string: str) -> tuple[int, ...]:
     """Yan98/GTA1@81f0c4c2997cf6ad696d42f47c5480f4c856b73a ``README.md`` "Inference"
     ``extract_coordinates``; its bare ``except: return 0,0`` raises :class:`OfficialFallback`."""
+    pairs = re.findall(r"\((-?\d*\.?\d+),\s*(-?\d*\.?\d+)\)", raw_string)
     try:
-        matches = re.findall(r"\((-?\d*\.?\d+),\s*(-?\d*\.?\d+)\)", raw_string)
-        return [tuple(map(int, match)) for match in matches][0]  # noqa: RUF015 (verbatim: every match is int()-ed)
-    except Exception:
+        converted = [tuple(int(v) for v in pair) for pair in pairs]  # every pair converted first, as there
+        return converted[0]
+    except (ValueError, IndexError):
         raise OfficialFallback((0, 0)) from None
 
 

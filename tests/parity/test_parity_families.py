@@ -2,7 +2,7 @@
 
 For every family a seeded corpus (a few hundred texts, deterministic, no hypothesis) is read by
 the project (``families.get(name).parse(text, "point", ctx)``) and by the independent
-transcription of the authors' code in :mod:`parity.ref_families`, whose adapter maps the
+re-implementation of the authors' code in :mod:`parity.ref_families`, whose adapter maps the
 official result to the project's convention, departing from it only in the deliberate
 differences its docstring lists (D1..D4). Points must agree to 1e-6, except where the official
 code rounds to whole pixels (Qwen3-VL's mobile cookbook: ``round(x / 999 * width)``, at most
@@ -13,7 +13,7 @@ beyond the image or frame, negatives where the regexes allow them, decimals), th
 the answer (``<think>...</think>``, ``Thought: ... Action: ...``, with a coordinate pair inside),
 two actions, spacing variants, cut-off output, prose after, the refusal forms, empty output and
 JSON with other keys. Pixel families are read on several original image sizes; the reference
-computes the model-input size with its own transcription of the authors' smart_resize.
+computes the model-input size with its own re-implementation of the authors' smart_resize.
 """
 
 from __future__ import annotations
