@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 import os
 import signal
+import struct
 import subprocess
 import sys
 import time
+import zlib
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -30,6 +32,17 @@ def _runs_are_not_xdist_workers(monkeypatch: pytest.MonkeyPatch) -> None:
     worker (pytest-benchmark then turns itself off). The runs a test starts are never workers."""
     for name in ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_XDIST_TESTRUNUID"):
         monkeypatch.delenv(name, raising=False)
+
+
+def header_only_png(path: Path, size: tuple[int, int]) -> Path:
+    """A PNG with a valid header and an empty IDAT at ``path``: Pillow reads its size, decoding
+    raises (what replay and the report must cope with: sizes from the header, pixels never needed)."""
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(body, zlib.crc32(kind)))
+
+    path.write_bytes(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", *size, 8, 2, 0, 0, 0))
+                     + chunk(b"IDAT", b"") + chunk(b"IEND", b""))
+    return path
 
 
 SUITE_TOML = """

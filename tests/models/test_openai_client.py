@@ -22,7 +22,7 @@ import pytest
 
 pytest.importorskip("openai", reason="--model openai needs the [openai] extra (pip install 'pytest-uiground[openai]')")
 from chat_server import ChatServer, Reply, image_of, prompt_of
-from conftest import Project, needs
+from conftest import SUITE_TOML, Project, needs
 from PIL import Image
 
 from pytest_uiground.models import openai_client, openai_options, openai_wire, prompts
@@ -35,22 +35,6 @@ from pytest_uiground.record.sample import Sample, Target
 from pytest_uiground.suite.loading import load_suite
 
 KEY = "sk-uiground-SECRET-7f3a91c2"
-
-MINI_TOML = """
-[suite]
-name = "mini"
-version = "1"
-[loader]
-name = "synthetic"
-[loader.options]
-seed = 3
-screens = 4
-targets_per_screen = 3
-[[metrics]]
-name = "grounding_accuracy"
-tasks = ["point"]
-"""
-
 
 @pytest.fixture(autouse=True)
 def _loopback_only(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -65,7 +49,7 @@ def _loopback_only(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture(scope="module")
 def samples(tmp_path_factory: pytest.TempPathFactory) -> list[Sample]:
     path = tmp_path_factory.mktemp("mini") / "suite.toml"
-    path.write_text(MINI_TOML)
+    path.write_text(SUITE_TOML.format(loader="synthetic", floor=0.0))
     return sorted(load_suite(path).samples, key=lambda s: s.id)
 
 

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import json
-import struct
-import zlib
 from pathlib import Path
 
 import pytest
+from conftest import header_only_png
 
 from pytest_uiground.benchmarks.screenspot import loader as screenspot
 from pytest_uiground.benchmarks.screenspot.fixture import write_screenspot_pro
@@ -21,15 +20,6 @@ from pytest_uiground.suite.loading import LoaderContext
 
 CTX = parsers.ParseContext(image_size=(3840, 2160))
 
-
-def header_only_png(path: Path, size: tuple[int, int]) -> Path:
-    """A PNG whose header is valid and whose pixels are missing: opening works, decoding raises."""
-    def chunk(kind: bytes, body: bytes) -> bytes:
-        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(body, zlib.crc32(kind)))
-
-    path.write_bytes(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", *size, 8, 2, 0, 0, 0))
-                     + chunk(b"IDAT", b"") + chunk(b"IEND", b""))
-    return path
 
 
 def sample(sid: str, image: ImageRef, **meta: str) -> Sample:

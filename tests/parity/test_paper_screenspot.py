@@ -20,14 +20,12 @@ import gzip
 import json
 import os
 import re
-import struct
-import zlib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Project
+from conftest import Project, header_only_png
 
 from .test_parity_gui import assert_fraction_slice, correct_num, install_suite, pct
 
@@ -64,14 +62,6 @@ def sizes_from_aguvis() -> dict[str, tuple[int, int]]:
     return out
 
 
-def header_only_png(size: tuple[int, int]) -> bytes:
-    """A PNG with its header and an empty IDAT: Pillow reads the size, decoding raises."""
-    def chunk(kind: bytes, body: bytes) -> bytes:
-        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(body, zlib.crc32(kind)))
-
-    ihdr = struct.pack(">IIBBBBB", size[0], size[1], 8, 2, 0, 0, 0)
-    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", b"") + chunk(b"IEND", b"")
-
 
 def write_dataset(root: Path, details: Sequence[Mapping[str, Any]], sizes: Mapping[str, tuple[int, int]]
                   ) -> list[str]:
@@ -89,7 +79,7 @@ def write_dataset(root: Path, details: Sequence[Mapping[str, Any]], sizes: Mappi
                      "group": rec["group"]})
         image = folder / "images" / key
         image.parent.mkdir(parents=True, exist_ok=True)
-        image.write_bytes(header_only_png(sizes[key]))
+        header_only_png(image, sizes[key])
         ids.append(rid)
     (folder / "annotations").mkdir(parents=True)
     for stem, recs in per_file.items():

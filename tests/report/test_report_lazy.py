@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import json
 import re
-import struct
 import urllib.parse
-import zlib
 from pathlib import Path
 
 import pytest
+from conftest import header_only_png
 from PIL import Image
 
 from pytest_uiground.record.geometry import Box, Point
@@ -31,14 +30,6 @@ from pytest_uiground.report.summary import MetricSummary, SuiteSummary
 
 TRUTH = Box(0.4, 0.4, 0.5, 0.5)
 
-
-def header_only_png(path: Path, size: tuple[int, int]) -> Path:
-    def chunk(kind: bytes, body: bytes) -> bytes:
-        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(body, zlib.crc32(kind)))
-
-    path.write_bytes(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", *size, 8, 2, 0, 0, 0))
-                     + chunk(b"IDAT", b"") + chunk(b"IEND", b""))
-    return path
 
 
 def build(tmp: Path, n_right: int, n_wrong: int) -> tuple[list[SampleResult], dict[str, Sample]]:
