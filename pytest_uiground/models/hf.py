@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
-from pytest_uiground.models import families, parsers, prompts
+from pytest_uiground.models import families, parsers
 from pytest_uiground.models.base import ModelAdapter, ModelLoadError, ModelOptions
 from pytest_uiground.models.device import resolve_device
 from pytest_uiground.models.hf_setup import WEIGHT_SUFFIXES, pretrained_kwargs, resolve_dtype, resolve_model_path, sha
@@ -203,16 +203,11 @@ class HFVisionModel(ModelAdapter):
 
     # -- hooks families override --------------------------------------------
     def prompt(self, sample: Sample) -> str:
-        return self.overrides.prompt(sample, lambda s: prompts.prompt_for(self.family, s, self.overrides.variant))
+        return self.overrides.prompt(sample, self.family)
 
     def framing(self, sample: Sample, overrides: Overrides | None = None) -> tuple[str | None, bool]:
-        """The family's system text and image placement for this sample's task kind; a suite's
-        own template for the task replaces the family's prompt, so it goes alone, image first."""
-        ov = overrides or self.overrides
-        if sample.task in ov.prompts or (sample.task == "detect" and "point" in ov.prompts):
-            return None, True
-        prompt = families.get(self.family).prompt(sample.task, ov.variant)
-        return prompt.system, prompt.image_first
+        """The family's system text and image placement (:meth:`Overrides.framing`)."""
+        return (overrides or self.overrides).framing(sample, self.family)
 
     def client_resize(self, image: Any) -> Any:
         """The family's own resize before the processor, where its official code resizes first

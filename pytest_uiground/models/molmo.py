@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_uiground.models import families, parsers, prompts
+from pytest_uiground.models import families, parsers
 from pytest_uiground.models.base import ModelAdapter, ModelLoadError, ModelOptions
 from pytest_uiground.models.device import resolve_device
 from pytest_uiground.models.hf_setup import pretrained_kwargs, resolve_dtype, resolve_model_path, sha
@@ -137,7 +137,7 @@ class Molmo(ModelAdapter):
         return processor, model
 
     def prompt(self, sample: Sample) -> str:
-        return self.overrides.prompt(sample, lambda s: prompts.prompt_for(self.family, s, self.overrides.variant))
+        return self.overrides.prompt(sample, self.family)
 
     # -- the Model protocol: preparation (CPU) apart from generation (device) ------------------
     prepares = True

@@ -68,7 +68,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
-from pytest_uiground.models import families, parsers, prompts
+from pytest_uiground.models import families, parsers
 from pytest_uiground.models.base import ModelAdapter, ModelLoadError, ModelOptions
 from pytest_uiground.models.openai_http import BACKOFF_CAP_S, MAX_RETRY_AFTER_S, ChatPoster
 from pytest_uiground.models.openai_options import (
@@ -203,17 +203,11 @@ class OpenAIChatModel(ModelAdapter):
 
     def prompt(self, sample: Sample, overrides: Overrides | None = None) -> str:
         """The family's prompt, or the suite's template for this task kind."""
-        ov = overrides or self.overrides
-        return ov.prompt(sample, lambda s: prompts.prompt_for(self._family(), s, ov.variant))
+        return (overrides or self.overrides).prompt(sample, self._family())
 
     def framing(self, sample: Sample, overrides: Overrides | None = None) -> tuple[str | None, bool]:
-        """The family's system text and image placement for this task kind; a suite's own
-        template for the task replaces the family's prompt, so it goes alone, image first."""
-        ov = overrides or self.overrides
-        if sample.task in ov.prompts or (sample.task == "detect" and "point" in ov.prompts):
-            return None, True
-        prompt = families.get(self._family()).prompt(sample.task, ov.variant)
-        return prompt.system, prompt.image_first
+        """The family's system text and image placement (:meth:`Overrides.framing`)."""
+        return (overrides or self.overrides).framing(sample, self._family())
 
     def cache_key(self, sample: Sample) -> dict[str, Any]:
         key: dict[str, Any] = {"sample": sample.id, "image": sample.image.key, "task": sample.task,

@@ -22,7 +22,7 @@ the prediction cache key.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING, Any
@@ -61,9 +61,22 @@ class Overrides:
         key = {"prompts": dict(sorted(self.prompts.items())), "parser": self.parser, "preprocess": self.preprocess}
         return key | ({"variant": self.variant} if self.variant else {})  # older cache keys stay valid
 
-    def prompt(self, sample: Sample, default: Callable[[Sample], str]) -> str:
+    def prompt(self, sample: Sample, family: str) -> str:
+        """The user text: the suite's template for this task kind, else ``family``'s prompt (in the
+        chosen :attr:`variant`). One place for every adapter, so no adapter can forget the variant."""
         template = self.prompts.get(sample.task)
-        return template.format(instruction=sample.instruction) if template is not None else default(sample)
+        if template is not None:
+            return template.format(instruction=sample.instruction)
+        return families.get(family).user_text(sample, self.variant)
+
+    def framing(self, sample: Sample, family: str) -> tuple[str | None, bool]:
+        """``family``'s system text and image placement for this sample's task kind (in the chosen
+        variant); a suite's own template for the task replaces the family's prompt, so it goes
+        alone, image first."""
+        if sample.task in self.prompts or (sample.task == "detect" and "point" in self.prompts):
+            return None, True
+        prompt = families.get(family).prompt(sample.task, self.variant)
+        return prompt.system, prompt.image_first
 
     def image(self, image: Any) -> Any:
         return import_object(self.preprocess, what="preprocess")(image) if self.preprocess else image

@@ -20,9 +20,4 @@ def prompt_for(family: str, sample: Sample, variant: str | None = None) -> str:
     For verdict tasks ``sample.instruction`` is the statement to evaluate. The family's
     system text and image placement are on :meth:`families.Family.prompt`.
     """
-    fam = families.get(family)
-    try:
-        prompt = fam.prompt(sample.task, variant)
-    except ValueError as exc:
-        raise ValueError(f"sample {sample.id!r}: {exc}") from None
-    return prompt.text(sample.instruction)
+    return families.get(family).user_text(sample, variant)

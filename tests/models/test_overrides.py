@@ -9,6 +9,7 @@ import pytest
 from conftest import Project
 
 from pytest_uiground.models.overrides import Overrides, from_table
+from pytest_uiground.models.prompts import prompt_for
 from pytest_uiground.record.geometry import Box
 from pytest_uiground.record.image import ImageRef
 from pytest_uiground.record.sample import Sample, Target
@@ -32,8 +33,8 @@ def parse(text, task, ctx):
 def test_prompt_override_fills_the_instruction() -> None:
     sample = Sample("s", ImageRef.from_path("x.png"), "the OK button", "point", Target(box=Box(0, 0, 1, 1)))
     ov = Overrides(prompts={"point": "Click on: {instruction}"})
-    assert ov.prompt(sample, lambda s: "default") == "Click on: the OK button"
-    assert Overrides().prompt(sample, lambda s: "default") == "default"
+    assert ov.prompt(sample, "uground") == "Click on: the OK button"
+    assert Overrides().prompt(sample, "uground") == prompt_for("uground", sample)  # the family's own, by default
     assert ov.key() != Overrides().key()
 
 

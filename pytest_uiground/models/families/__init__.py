@@ -21,7 +21,7 @@ from functools import cache
 from typing import Any
 
 from pytest_uiground.models.families.reading import Coords, ParseContext, Parsed, parse_option, parse_verdict
-from pytest_uiground.record.sample import TASK_KINDS
+from pytest_uiground.record.sample import TASK_KINDS, Sample
 
 FAMILY_GROUP = "pytest_uiground.families"
 FRAMES = ("norm1000", "norm1", "pixels-resized", "pixels-original", "percent", "loc-bins")
@@ -209,6 +209,15 @@ class Family:
         if found is None:  # verdict without a family prompt: ground the statement as a point
             return self.prompts["point"]
         return found
+
+    def user_text(self, sample: Sample, variant: str | None = None) -> str:
+        """The user text for ``sample`` (its instruction and task kind), naming the sample when its
+        task kind has no prompt (``prompts.prompt_for`` and the suite overrides both read it here)."""
+        try:
+            prompt = self.prompt(sample.task, variant)
+        except ValueError as exc:
+            raise ValueError(f"sample {sample.id!r}: {exc}") from None
+        return prompt.text(sample.instruction)
 
     def variant(self, name: str | None) -> Mapping[str, Prompt]:
         """The prompts of a named variant ({} for None); an unknown name is an error naming the known ones."""
