@@ -16,6 +16,7 @@ from pytest_uiground import options, registry
 from pytest_uiground.controller import Controller
 from pytest_uiground.models.overrides import check_replay_parser
 from pytest_uiground.record import image
+from pytest_uiground.report import writers
 from pytest_uiground.report.terminal import Progress, teststatus
 from pytest_uiground.run import STATE
 from pytest_uiground.run.build import build_model
@@ -30,6 +31,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     options.add_options(parser)
 
 
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    from pytest_uiground import hookspecs
+
+    pluginmanager.add_hookspecs(hookspecs)
+
+
 def pytest_configure(config: pytest.Config) -> None:
     opts = options.parse(config)
     image.set_pixel_limit(opts.max_pixels)
@@ -41,6 +48,13 @@ def pytest_configure(config: pytest.Config) -> None:
     if workerinput is None:
         config.pluginmanager.register(Controller(config, opts), "uiground-controller")
         config.pluginmanager.register(Progress(config, opts.progress_s), "uiground-progress")
+        failures = writers.Failures()
+        if opts.report_dir is not None:
+            config.pluginmanager.register(writers.ReportFolder(opts.report_dir, failures), "uiground-report")
+        markdown = writers.MarkdownSummary(opts, failures)
+        config.pluginmanager.register(markdown, "uiground-markdown")
+        config.pluginmanager.register(writers.JUnitProperties(), "uiground-junit")
+        config.pluginmanager.register(writers.TerminalSection(opts, failures, markdown), "uiground-terminal")
         if options.value(config, "uiground_probe"):
             from pytest_uiground.probe.plugin import ProbePlugin
 

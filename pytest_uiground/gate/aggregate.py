@@ -13,56 +13,48 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from pytest_uiground.options import RunOptions
 from pytest_uiground.suite.items import SuiteModule
 
 if TYPE_CHECKING:  # types only: the items run checks they are handed
-    from pytest_uiground.gate.checks import Check, LatencyCheck
-    from pytest_uiground.gate.rules import SuiteOutcome
+    from pytest_uiground.gate.checks import Check
+    from pytest_uiground.gate.outcome import SuiteOutcome
 
 
-def aggregate_items(session: pytest.Session, config: pytest.Config, options: RunOptions,
-                    out: SuiteOutcome) -> list[pytest.Function]:
+CHECK: pytest.StashKey[Check] = pytest.StashKey()
+"""The check an aggregate item runs, on the item: the JUnit writer reads it for the item's properties."""
+
+
+def aggregate_items(session: pytest.Session, out: SuiteOutcome) -> list[pytest.Function]:
     """The suite's aggregate test items: one per check (in ``out.checks`` order), then latency."""
     module = SuiteModule.from_parent(session, path=out.path)
-    items = [
-        pytest.Function.from_parent(module, name=f"test_aggregate[{c.label}]", callobj=_metric_check(c, out))
-        for c in out.checks
-    ]
+    items = []
+    for c in out.checks:
+        item = pytest.Function.from_parent(module, name=f"test_aggregate[{c.label}]", callobj=_metric_check(c, out))
+        item.stash[CHECK] = c
+        items.append(item)
     if out.latency is not None:
-        items.append(pytest.Function.from_parent(
-            module, name="test_aggregate[latency]",
-            callobj=_latency_check(out.latency),
-        ))
+        items.append(pytest.Function.from_parent(module, name="test_aggregate[latency]", callobj=_latency_check(out)))
     return items
 
 
 def _metric_check(check: Check, out: SuiteOutcome) -> Callable[[], None]:
-    """The check's test: it fails exactly when the outcome record says so (the check's problems,
-    the stored snapshot's comparison included, or the update's refusal or write failure), so the
-    verdict line, the summaries and the exit status cannot disagree."""
+    """The check's test: it fails exactly where the suite's verdict says (:mod:`.verdict`): the check is
+    among the verdict's failed checks, or the baseline update that was asked for was not done. So the
+    verdict line, every summary and the exit status cannot disagree."""
     def test_aggregate() -> None:
-        if out.updating and check.partial:
-            pytest.fail(
-                f"refusing to update the baseline of {check.suite!r} from a partial run (-k, --lf, "
-                "--uiground-limit or deselection); rerun the whole suite with --snapshot-update",
-                pytrace=False,
-            )
-        if out.updating and out.refusal:
-            pytest.fail(out.refusal, pytrace=False)
-        if out.updating and out.write_error:
-            pytest.fail(f"baseline NOT written: {out.write_error}", pytrace=False)
-        problems = check.problems()
-        if problems:
-            pytest.fail("\n".join(problems) + "\n" + check.explain(), pytrace=False)
+        verdict = out.verdict
+        assert verdict is not None, "the controller concludes every suite before its checks run"
+        if verdict.fate.blocks:
+            pytest.fail(verdict.fate_text.removeprefix("baseline NOT updated: "), pytrace=False)
+        if check.label in verdict.failed_checks:
+            pytest.fail("\n".join(check.problems()) + "\n" + check.explain(), pytrace=False)
 
     return test_aggregate
 
 
-def _latency_check(check: LatencyCheck) -> Callable[[], None]:
+def _latency_check(out: SuiteOutcome) -> Callable[[], None]:
     def test_aggregate() -> None:
-        problems = check.problems()
-        if problems:
-            pytest.fail("\n".join(problems), pytrace=False)
+        if out.verdict is not None and out.verdict.latency_over and out.latency is not None:
+            pytest.fail("\n".join(out.latency.problems()), pytrace=False)
 
     return test_aggregate

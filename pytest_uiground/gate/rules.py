@@ -1,63 +1,25 @@
 """The gate's own rules: settings that cannot work, what a baseline records, when an update is refused.
 
-They are plain functions of a suite's result (:class:`SuiteOutcome`) and the options, apart
-from the hooks that sequence them (:mod:`pytest_uiground.controller`), so each rule reads on its own and the
-terminal and markdown summaries (:mod:`pytest_uiground.report`) read the same record the rules decided on.
+They are plain functions of a suite's result (:class:`~pytest_uiground.gate.outcome.SuiteOutcome`)
+and the options, apart from the hooks that sequence them (:mod:`pytest_uiground.controller`), so
+each rule reads on its own.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import platform
-from dataclasses import dataclass, field
 from importlib import metadata
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_uiground.gate import baseline as baseline_mod
-from pytest_uiground.gate.metrics import MetricResult
 from pytest_uiground.options import RunOptions
-from pytest_uiground.record.result import SampleResult, id_list
+from pytest_uiground.record.result import id_list
 
 if TYPE_CHECKING:  # types only: the rules read checks and suites built elsewhere
-    from pytest_uiground.gate.checks import Check, LatencyCheck
+    from pytest_uiground.gate.outcome import SuiteOutcome
     from pytest_uiground.suite.loading import LoadedSuite
-
-
-@dataclass
-class SuiteOutcome:
-    """One suite's result after the run: its records, metrics and checks, and the baseline they meet."""
-
-    loaded: LoadedSuite
-    path: Path
-    results: list[SampleResult]
-    metric_results: list[MetricResult] = field(default_factory=list)
-    checks: list[Check] = field(default_factory=list)
-    latency: LatencyCheck | None = None
-    partial: bool = False
-    baseline: baseline_mod.Baseline | None = None
-    model: dict[str, Any] | None = None
-    judge: dict[str, Any] | None = None
-    incomparable: str | None = None
-    mismatch: str | None = None  # the baseline was recorded on another dataset / suite version
-    refusal: str | None = None  # why --snapshot-update will not write this suite's baseline
-    updating: bool = False
-    write_error: str | None = None  # --snapshot-update could not write the baseline (the previous pair is kept)
-
-    def blockers(self) -> list[str]:
-        """The suite's failures outside its checks, for the verdict: an update that was asked for and not
-        done. The aggregate tests fail on the same record, so no summary says PASS for a refused update."""
-        if not self.updating:
-            return []
-        if self.partial:
-            return ["baseline NOT updated (partial run)"]
-        if self.refusal:
-            return ["baseline NOT updated (refused)"]
-        if self.write_error:
-            return [f"baseline NOT written ({self.write_error})"]
-        return []
 
 
 def _versions() -> dict[str, str]:

@@ -2,11 +2,12 @@
 
 Registered by the main plugin on the controlling process only (never on an xdist worker), it
 runs before collection and before xdist starts its workers, so a wrong frame costs 13
-requests rather than a run. The verdict is kept in the config's stash; the controller stamps
-it into each suite's provenance and model fingerprint (:func:`stamp`), so summary.json, the
-baseline and the report carry it. A failed probe ends the session with the diagnosis (exit
-status 4, a usage error: the setup is wrong, not the model's skill); ``probe.json`` is written
-beside the report when ``--uiground-report`` is given, also when it fails.
+requests rather than a run. The verdict is kept in the config's stash and stamped into each
+suite's provenance and model fingerprint through the ``pytest_uiground_provenance`` hook
+(:func:`stamp`), so summary.json, the baseline and the report carry it. A failed probe ends the
+session with the diagnosis (exit status 4, a usage error: the setup is wrong, not the model's
+skill); ``probe.json`` is written beside the report when ``--uiground-report`` is given, also
+when it fails.
 """
 
 from __future__ import annotations
@@ -83,6 +84,13 @@ class ProbePlugin:
         if not result.passed:
             pytest.exit(f"uiground probe failed before the run: {result.diagnosis}",
                         returncode=pytest.ExitCode.USAGE_ERROR)
+
+    def pytest_uiground_provenance(self, config: pytest.Config, outcome: Any, provenance: dict[str, Any]) -> None:
+        """The probe's verdict into the suite's provenance and model fingerprint (the one provenance the
+        baseline and the summary both carry)."""
+        model, stamped = stamp(outcome.model, provenance, config)
+        provenance.update(stamped)
+        outcome.model = model
 
 
 def distributed(config: pytest.Config) -> bool:

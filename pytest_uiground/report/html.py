@@ -107,21 +107,18 @@ def short(value: object, limit: int = 120) -> str:
     return text if len(text) <= limit else text[:limit] + "\u2026"
 
 
-def failed_checks(summary: SuiteSummary) -> list[str]:
-    return [label for label, c in summary.baseline_comparison.items() if c.verdict == "FAIL"]
-
-
 def verdict(summary: SuiteSummary) -> tuple[str, str]:
-    """(css class, headline): failed checks beat sample regressions beat a pass."""
-    failed = failed_checks(summary)
-    n_checks = len(summary.baseline_comparison)
-    if failed:
-        shown = ", ".join(failed[:6]) + (f" and {len(failed) - 6} more" if len(failed) > 6 else "")
-        return "fail", f"FAILED: {len(failed)} of {n_checks} checks failed ({shown})"
-    if summary.regressed:
-        return "warn", (f"REGRESSIONS: {len(summary.regressed)} sample(s) regressed; "
-                        f"all {n_checks} checks within tolerance")
-    return "pass", f"PASS: all {n_checks} checks passed" + ("" if summary.baseline else " (no baseline yet)")
+    """(css class, headline): the verdict the gate decided and stored in summary.json, as it is; the
+    failed checks named. A summary written before verdicts were stored says so instead of guessing."""
+    v = summary.verdict
+    if v is None:
+        return "warn", (f"verdict not recorded (summary.json version {summary.version} predates stored verdicts); "
+                        "see the run's terminal output or exit status")
+    if v.passed:
+        return "pass", v.text + ("" if summary.baseline else " (no baseline yet)")
+    shown = ", ".join(v.failed_checks[:6]) + (f" and {len(v.failed_checks) - 6} more" if len(v.failed_checks) > 6
+                                              else "")
+    return "fail", v.text + (f" (failed: {shown})" if shown else "")
 
 
 def banner(summary: SuiteSummary) -> str:
@@ -322,12 +319,16 @@ def render_failure(suite: str, exc: BaseException) -> str:
 
 def render_index(summaries: Mapping[str, SuiteSummary]) -> str:
     """The top page of a run with several suites: one row and link per suite."""
-    rows = ["<tr><th class=\"l\">suite</th><th class=\"l\">model</th><th>samples</th>"
+    rows = ["<tr><th class=\"l\">suite</th><th class=\"l\">verdict</th><th class=\"l\">model</th><th>samples</th>"
             "<th class=\"l\">headline</th><th>value</th><th>regressed</th><th>errors</th></tr>"]
     for name, doc in summaries.items():
         head = next(iter(doc.metrics), None)
         value = doc.metrics[head].value if head is not None else None
+        cls, _ = verdict(doc)
+        status = doc.verdict.status if doc.verdict is not None else "not recorded"
+        why = doc.verdict.text if doc.verdict is not None else ""
         rows.append(f'<tr><td class="l"><a href="{esc(name)}/report.html">{esc(name)}</a></td>'
+                    f'<td class="l verdict {cls}" title="{esc(why)}">{esc(status)}</td>'
                     f'<td class="l">{esc(doc.model)}</td><td>{esc(doc.n_samples)}</td>'
                     f'<td class="l">{esc(head or "-")}</td><td>{esc(fmt(value))}</td>'
                     f'<td>{len(doc.regressed)}</td><td>{len(doc.errors)}</td></tr>')

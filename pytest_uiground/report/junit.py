@@ -7,7 +7,8 @@
   ``tolerance`` and ``verdict`` (empty where there is no baseline);
 * the test suite carries ``uiground.<suite>.model``, ``.model_fingerprint`` (JSON) and the
   baseline's provenance (``.baseline_model``, ``.baseline_date``, ``.baseline_fingerprint``),
-  as ``record_testsuite_property`` would write them.
+  as ``record_testsuite_property`` would write them, and the suite's verdict (``.verdict``: PASS or
+  FAIL, ``.verdict_text``: the verdict line's wording).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any
 import pytest
 
 from pytest_uiground.gate.checks import Check
+from pytest_uiground.gate.verdict import Verdict
 
 
 def _num(v: float | None) -> str:
@@ -44,9 +46,9 @@ def check_properties(check: Check) -> list[tuple[str, object]]:
     ]
 
 
-def suite_properties(suite: str, model: Mapping[str, Any] | None, baseline: Mapping[str, Any] | None
-                     ) -> list[tuple[str, str]]:
-    """Suite-level properties: the model and the baseline it was compared with."""
+def suite_properties(suite: str, model: Mapping[str, Any] | None, baseline: Mapping[str, Any] | None,
+                     verdict: Verdict | None = None) -> list[tuple[str, str]]:
+    """Suite-level properties: the model, the baseline it was compared with, and the suite's verdict."""
     model = model or {}
     base = baseline or {}
     pre = f"uiground.{suite}"
@@ -57,6 +59,7 @@ def suite_properties(suite: str, model: Mapping[str, Any] | None, baseline: Mapp
         (f"{pre}.baseline_date", str(base.get("date", ""))),
         (f"{pre}.baseline_fingerprint", json.dumps(base.get("model_fingerprint"), sort_keys=True)),
         (f"{pre}.baseline_packages", json.dumps(base.get("packages"), sort_keys=True)),
+        *([(f"{pre}.verdict", verdict.status), (f"{pre}.verdict_text", verdict.text)] if verdict is not None else []),
     ]
 
 

@@ -17,10 +17,11 @@ from pathlib import Path
 from typing import Any
 
 from pytest_uiground.gate.checks import Check, LatencyCheck
+from pytest_uiground.gate.verdict import Verdict
 from pytest_uiground.record.outcome import Outcome
 from pytest_uiground.record.result import SampleResult
 from pytest_uiground.record.score import refusals
-from pytest_uiground.report.terminal import verdict_cell, verdict_reasons, verdict_text
+from pytest_uiground.report.terminal import verdict_cell
 
 ID_LIMIT = 50
 
@@ -34,7 +35,7 @@ class SuiteSection:
     latency: LatencyCheck | None
     results: Sequence[SampleResult]
     artifacts: Sequence[Path]
-    blockers: Sequence[str] = ()  # failures outside the checks (a refused or failed baseline update)
+    verdict: Verdict | None  # the gate's verdict (None only for a section built by hand in a test)
 
 
 def cell(text: object) -> str:
@@ -102,10 +103,11 @@ def render(sections: Sequence[SuiteSection], env: Mapping[str, str] | None = Non
     env = os.environ if env is None else env
     out: list[str] = []
     for s in sections:
-        failed = bool(verdict_reasons(s.checks, s.latency, s.results, s.blockers))
-        out.append(f"## {'❌' if failed else '✅'} uiground: {cell(s.suite)} — {'FAIL' if failed else 'PASS'}")
+        failed = s.verdict is None or not s.verdict.passed
+        status = s.verdict.status if s.verdict is not None else "verdict not decided"
+        out.append(f"## {'❌' if failed else '✅'} uiground: {cell(s.suite)} — {status}")
         out.append("")
-        out.append(cell(verdict_text(s.checks, s.latency, s.results, s.blockers)))
+        out.append(cell(s.verdict.text if s.verdict is not None else "no verdict was decided for this suite"))
         out.append("")
         base = (f"baseline {code(s.baseline.get('model'))} ({cell(s.baseline.get('date', '?'))})" if s.baseline
                 else "no baseline yet (run with `--snapshot-update` to record one)")

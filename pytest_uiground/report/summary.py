@@ -11,6 +11,12 @@ component it averages, so ``compare`` can recompute it on the samples two runs
 share), and the suite's ``baseline`` (whose numbers the comparison is against).
 Older files read with those empty.
 
+Version 4 stores the suite's verdict (``verdict``: status PASS or FAIL, its wording and reasons,
+the failed checks, the baseline's fate), decided once by the gate
+(:mod:`pytest_uiground.gate.verdict`); the pages print it and never decide it again. A file
+without one (version 3 or older) reads with ``verdict`` None, and the page says the verdict was
+not recorded rather than guess it from the numbers.
+
 These classes keep their own ``to_json``/``from_json`` rather than :mod:`pytest_uiground.record.codec`:
 ``compare`` and the report read summary files written by other versions, copied between
 machines or damaged, so every field is read defensively (a NaN, a bool or a string where a
@@ -29,6 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pytest_uiground.gate import stats
+from pytest_uiground.gate.verdict import Verdict
 from pytest_uiground.record.outcome import Outcome
 from pytest_uiground.record.score import refusals
 
@@ -38,7 +45,7 @@ if TYPE_CHECKING:  # types only: the summary reads metric results and checks it 
     from pytest_uiground.record.result import SampleResult
 
 
-VERSION = 3
+VERSION = 4
 
 
 def _num(v: Any) -> float | None:
@@ -171,6 +178,8 @@ class SuiteSummary:
     baseline: Mapping[str, Any] | None = None
     #: Explicit refusals ("the element is not there"); None where the suite asks for none and none came.
     refusals: int | None = None
+    #: The suite's verdict as the gate decided it; None in files written before verdicts were stored.
+    verdict: Verdict | None = None
     version: int = VERSION
 
     def comparison(self, metric: str, label: str | None = None) -> Comparison | None:
@@ -194,6 +203,8 @@ class SuiteSummary:
             out["baseline"] = dict(self.baseline)
         if self.refusals is not None:
             out["refusals"] = self.refusals
+        if self.verdict is not None:
+            out["verdict"] = self.verdict.to_json()
         return out
 
     @classmethod
@@ -217,6 +228,7 @@ class SuiteSummary:
             judge_stability=d.get("judge_stability"),
             baseline=dict(base) if isinstance(base := d.get("baseline"), Mapping) else None,
             refusals=int(d["refusals"]) if isinstance(d.get("refusals"), int) else None,
+            verdict=Verdict.from_json(d.get("verdict")),
             version=int(d.get("version") or 1),
         )
 
@@ -268,6 +280,7 @@ def build(
     checks: Sequence[Check],
     latency: LatencyCheck | None,
     provenance: dict[str, Any],
+    verdict: Verdict | None = None,
 ) -> SuiteSummary:
     """The suite's summary record (``summary.json``) from its records, metrics, checks and provenance."""
     def r4(v: float) -> float | None:
@@ -307,4 +320,5 @@ def build(
         if judged else None,
         judge_stability=stats.judge_stability(results) if judged else None,
         refusals=refusals(r.score for r in results),
+        verdict=verdict,
     )

@@ -24,7 +24,7 @@ from pytest_uiground.record.result import SampleResult, records_in, sample_line
 from pytest_uiground.record.sample import Sample
 
 if TYPE_CHECKING:  # types only: the terminal formats checks and metrics the gate built
-    from pytest_uiground.gate.checks import Check, LatencyCheck
+    from pytest_uiground.gate.checks import Check
 
 
 def _fmt(v: float | None, signed: bool = False) -> str:
@@ -89,38 +89,6 @@ def sample_lines(title: str, results: Sequence[SampleResult], lookup: Callable[[
     if len(ordered) > limit:
         lines.append(f"  ... and {len(ordered) - limit} more ({more_hint})")
     return lines
-
-
-def verdict_reasons(checks: Sequence[Check], latency: LatencyCheck | None,
-                    results: Sequence[SampleResult], blockers: Sequence[str] = ()) -> list[str]:
-    """Why a suite fails (empty when it passes): failed checks, latency, regressed and broken samples,
-    and ``blockers``, the suite's own failures outside its checks (a refused or failed baseline update),
-    all read from the one outcome record that the aggregate tests and the exit status also read."""
-    failed = [c for c in checks if c.verdict == "FAIL"]
-    slow = bool(latency and latency.problems())
-    regressed = sum(r.outcome == Outcome.REGRESSION for r in results)
-    errors = sum(r.error is not None for r in results)
-    why = list(blockers)
-    if failed:
-        why.append(f"{len(failed)} of {len(checks)} checks failed")
-    if slow:
-        why.append("latency over budget")
-    if regressed:
-        why.append(f"{regressed} sample{'s' * (regressed != 1)} regressed")
-    if errors:
-        why.append(f"{errors} sample error{'s' * (errors != 1)}")
-    return why
-
-
-def verdict_text(checks: Sequence[Check], latency: LatencyCheck | None, results: Sequence[SampleResult],
-                 blockers: Sequence[str] = ()) -> str:
-    why = verdict_reasons(checks, latency, results, blockers)
-    return "FAIL: " + "; ".join(why) if why else f"PASS ({len(checks)} checks ok, no regressed sample)"
-
-
-def verdict_line(suite: str, checks: Sequence[Check], latency: LatencyCheck | None,
-                 results: Sequence[SampleResult], blockers: Sequence[str] = ()) -> str:
-    return f"uiground verdict for {suite}: {verdict_text(checks, latency, results, blockers)}"
 
 
 # -- pytest's own report lines -----------------------------------------------------------------

@@ -1,9 +1,9 @@
 """The uiground section of the terminal summary: one block per suite, after pytest's own summary.
 
-It only formats what the run already decided (a :class:`~pytest_uiground.gate.rules.SuiteOutcome`):
+It only formats what the run already decided (a :class:`~pytest_uiground.gate.outcome.SuiteOutcome`):
 the table of checks, latency, judge, errors, regressed samples, the baseline's fate and the
-verdict. Kept beside the other terminal formatting (:mod:`.terminal`) rather than in the
-controller, whose hook only hands over each suite in turn.
+verdict (read, never decided: :mod:`pytest_uiground.gate.verdict`). Printed by the terminal writer
+(:mod:`.writers`), kept beside the other terminal formatting (:mod:`.terminal`).
 """
 
 from __future__ import annotations
@@ -11,13 +11,14 @@ from __future__ import annotations
 from typing import Any
 
 from pytest_uiground.gate import baseline as baseline_mod
-from pytest_uiground.gate.rules import SuiteOutcome
+from pytest_uiground.gate.outcome import SuiteOutcome
 from pytest_uiground.gate.stats import judge_stability as stability
+from pytest_uiground.gate.verdict import BaselineFate
 from pytest_uiground.options import RunOptions
 from pytest_uiground.record.outcome import Outcome
 from pytest_uiground.record.result import SampleResult, id_list
 from pytest_uiground.record.score import refusals
-from pytest_uiground.report.terminal import limit_problems, sample_lines, table, verdict_line, verdict_reasons
+from pytest_uiground.report.terminal import limit_problems, sample_lines, table
 
 SAMPLE_LINES = 10
 """Per-sample lines in the terminal; the rest are counted, and all are in the report."""
@@ -73,21 +74,15 @@ def write_suite(tr: Any, o: SuiteOutcome, options: RunOptions, load: str, artifa
         tr.write_line(id_list("fixed", fixed))
     if errs:
         tr.write_line(id_list("errors", errs))
-    if options.updating and o.partial:
-        tr.write_line("baseline NOT updated: refusing to update the baseline from a partial run (-k, --lf, "
-                      "--uiground-limit or deselection); rerun the whole suite with --snapshot-update")
-    elif options.updating and o.refusal:
-        tr.write_line(f"baseline NOT updated: {o.refusal}")
-    elif options.updating and o.write_error:
-        tr.write_line(f"baseline NOT written: {o.write_error}")
-    elif options.updating:
-        where = str(baseline_mod.suite_dir(options.baselines_dir, o.loaded.config.name))
-        tr.write_line(f"baseline updated: {where}")
+    verdict = o.verdict
+    assert verdict is not None, "the controller concludes every suite before the terminal summary"
+    if verdict.fate_text:
+        shown = (verdict.fate_text + ": " + str(baseline_mod.suite_dir(options.baselines_dir, o.name))
+                 if verdict.fate is BaselineFate.UPDATED else verdict.fate_text)
+        tr.write_line(shown)
     for line in artifact_lines:
         tr.write_line(line)
-    failed = bool(verdict_reasons(o.checks, o.latency, o.results, o.blockers()))
-    tr.write_line(verdict_line(o.loaded.config.name, o.checks, o.latency, o.results, o.blockers()),
-                  **({"red": True} if failed else {"green": True}))
+    tr.write_line(verdict.line(o.name), **({"green": True} if verdict.passed else {"red": True}))
 
 
 def judge_line(judge: dict[str, Any], results: list[SampleResult]) -> str:

@@ -397,11 +397,12 @@ def test_markdown_summary_of_a_hostile_slice_keeps_its_columns(tmp_path: Path) -
     """Break 14, rendered: a check whose slice value holds '|' and HTML keeps nine columns."""
     from pytest_uiground.gate.checks import Check
     from pytest_uiground.gate.metrics import Aggregate
+    from pytest_uiground.gate.verdict import decide
     from pytest_uiground.report.markdown import SuiteSection, render
 
     agg = Aggregate(value=40.0, n=10, ids=tuple(f"s{i}" for i in range(10)))
     checks = [Check("mini", "grounding_accuracy", "os=a|b<img src=x>", agg, 50.0, 2.0, None, False, False, "s.toml")]
-    text = render([SuiteSection("mini", "m![x](y)", None, checks, None, [], [])], env={})
+    text = render([SuiteSection("mini", "m![x](y)", None, checks, None, [], [], decide(checks, None, []))], env={})
     rows = [line for line in text.splitlines() if line.startswith("| grounding_accuracy")]
     assert len(rows) == 1 and rows[0].replace("\\|", "").count("|") == 10
     assert "**FAIL" in rows[0].split("|")[-2] and "<img" not in text

@@ -12,9 +12,12 @@ from typing import Any
 import pytest
 
 from pytest_uiground.gate import aggregate
-from pytest_uiground.gate.rules import SuiteOutcome, dataset_provenance, update_refusal
+from pytest_uiground.gate.outcome import SuiteOutcome, conclude
+from pytest_uiground.gate.rules import dataset_provenance, update_refusal
+from pytest_uiground.gate.verdict import BaselineFate, Verdict, decide
 from pytest_uiground.models.base import ModelOptions
 from pytest_uiground.options import RunOptions
+from pytest_uiground.record.outcome import Outcome
 from pytest_uiground.record.result import SampleResult
 from pytest_uiground.record.score import Score
 from pytest_uiground.report import junit, markdown
@@ -43,10 +46,30 @@ def _outcome(**kw: Any) -> SuiteOutcome:
 
 
 def test_an_update_asked_for_and_not_done_blocks_the_verdict() -> None:
-    assert _outcome().blockers() == [], "no update asked: nothing blocks"
-    assert _outcome(updating=True, partial=True).blockers() == ["baseline NOT updated (partial run)"]
-    assert _outcome(updating=True, refusal="no").blockers() == ["baseline NOT updated (refused)"]
-    assert _outcome(updating=True, write_error="disk full").blockers() == ["baseline NOT written (disk full)"]
+    def verdict(**kw: Any) -> Verdict:
+        return conclude(_outcome(**kw))
+
+    assert verdict().passed and verdict().fate is BaselineFate.NOT_ASKED, "no update asked: nothing blocks"
+    assert verdict(updating=True).passed and verdict(updating=True).fate is BaselineFate.UPDATED
+    assert verdict(updating=True, partial=True).reasons == ("baseline NOT updated (partial run)",)
+    assert verdict(updating=True, refusal="no").reasons == ("baseline NOT updated (refused)",)
+    assert verdict(updating=True, write_error="disk full").reasons == ("baseline NOT written (disk full)",)
+    assert verdict(updating=True, partial=True, refusal="no").fate is BaselineFate.PARTIAL, "partial is said first"
+    stopped = conclude(_outcome(updating=True), interrupted=True)
+    assert not stopped.passed and stopped.reasons == ("run interrupted after 0 samples",
+                                                      "baseline NOT updated (interrupted)")
+
+
+def test_the_verdict_counts_every_reason_and_words_it_once() -> None:
+    regressed = SampleResult("mini", "s1", "point", score=Score(0.0, False), outcome=Outcome.REGRESSION)
+    errored = SampleResult("mini", "s2", "point", error="the model failed", outcome=Outcome.ERROR)
+    checks = [_Check(["accuracy fell"]), _Check([])]
+    v = decide(checks, None, [regressed, errored])  # type: ignore[arg-type]
+    assert not v.passed and v.failed_checks == ("accuracy",)
+    assert v.text == "FAIL: 1 of 2 checks failed; 1 sample regressed; 1 sample error"
+    assert Verdict.from_json(v.to_json()) == v, "summary.json round-trips the verdict"
+    assert decide([_Check([])], None, []).text == "PASS (1 checks ok, no regressed sample)"  # type: ignore[list-item]
+    assert Verdict.from_json({"status": "maybe"}) is None and Verdict.from_json(None) is None
 
 
 def test_a_refused_update_names_each_reason_and_the_flag_that_overrides_it() -> None:
@@ -70,13 +93,15 @@ def test_dataset_provenance_names_what_a_baseline_was_recorded_on() -> None:
 @pytest.mark.parametrize(("check", "out", "fails_with"), [
     (_Check([]), {}, None),
     (_Check(["accuracy fell"]), {}, "accuracy fell"),
-    (_Check([], partial=True), {"updating": True}, "from a partial run"),
+    (_Check([], partial=True), {"updating": True, "partial": True}, "from a partial run"),
     (_Check([]), {"updating": True, "refusal": "refusing: floors"}, "refusing: floors"),
     (_Check([]), {"updating": True, "write_error": "could not write x"}, "baseline NOT written: could not write x"),
 ])
 def test_an_aggregate_item_fails_exactly_when_its_record_says(check: _Check, out: dict[str, Any],
                                                                fails_with: str | None) -> None:
-    body = aggregate._metric_check(check, _outcome(**out))  # type: ignore[arg-type]
+    outcome = _outcome(checks=[check], **out)
+    conclude(outcome)
+    body = aggregate._metric_check(check, outcome)  # type: ignore[arg-type]
     if fails_with is None:
         body()
         return
@@ -89,6 +114,9 @@ def test_junit_suite_properties_carry_model_and_baseline() -> None:
                                         {"model": "old", "date": "2026-01-01", "model_fingerprint": {"w": 0}}))
     assert props["uiground.mini.model"] == "m" and props["uiground.mini.baseline_model"] == "old"
     assert props["uiground.mini.model_fingerprint"] == '{"w": 1}'
+    assert "uiground.mini.verdict" not in props, "no verdict handed, none written"
+    failed = dict(junit.suite_properties("mini", None, None, decide([_Check(["x"])], None, [])))  # type: ignore[list-item]
+    assert failed["uiground.mini.verdict"] == "FAIL" and failed["uiground.mini.verdict_text"].startswith("FAIL: 1 of")
     empty = dict(junit.suite_properties("mini", None, None))
     assert empty["uiground.mini.baseline_date"] == "" and empty["uiground.mini.model_fingerprint"] == "null"
 

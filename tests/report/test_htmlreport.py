@@ -17,6 +17,8 @@ from conftest import Project
 from PIL import Image
 
 from pytest_uiground.gate import stats
+from pytest_uiground.gate.baseline import BaselineEntry
+from pytest_uiground.gate.verdict import Verdict
 from pytest_uiground.record.geometry import Box, Point
 from pytest_uiground.record.image import ImageRef
 from pytest_uiground.record.prediction import Prediction
@@ -142,7 +144,7 @@ def test_report_of_real_runs_without_and_with_baseline(project: Project) -> None
     assert summary["baseline"]["model"] == "scripted" and summary["baseline"]["date"]
     page = read_page(project.root / "out" / "report.html")
     check_self_contained(page)
-    assert 'class="banner fail"' in page.text and "FAILED: 1 of" in page.text
+    assert 'class="banner fail"' in page.text and "FAIL: 1 of 4 checks failed; 4 samples regressed" in page.text
     assert f"{summary['baseline']['date']}" in page.text  # the baseline is named, with its date
     data = page.data()
     assert len(page.rows) == len(data["samples"]) == len(ids)
@@ -220,6 +222,8 @@ SUMMARY = SuiteSummary(
     judge_parse_errors=("ok-2",), judge_stability={"samples": 2, "unstable": ["ok-1"]},
     baseline={"model": "base-model", "model_fingerprint": {"revision": "old999"}, "date": "2023-12-31T00:00:00+00:00",
               "n_samples": 5},
+    verdict=Verdict(passed=False, reasons=("1 of 3 checks failed", "1 sample regressed", "1 sample error"), n_checks=3,
+                    failed_checks=("acc",), regressed=1, errors=1),
 )
 
 
@@ -235,13 +239,16 @@ def test_page_names_the_verdict_the_model_and_the_baseline() -> None:
     page = Page(htmlreport.render(SUMMARY, RECORDS, hand_lookup()))
     check_self_contained(page)
     banner = page.text[page.text.index('id="verdict"'):page.text.index("</div></div>", page.text.index('id="verdict"'))]
-    assert 'banner fail' in page.text and "FAILED: 1 of 3 checks failed (acc)" in banner
+    assert 'banner fail' in page.text
+    assert "FAIL: 1 of 3 checks failed; 1 sample regressed; 1 sample error (failed: acc)" in banner
     assert "m&lt;1&gt;" in banner and "revision=abc123" in banner and "2024-01-02" in banner
     assert "base-model" in banner and "revision=old999" in banner and "2023-12-31" in banner
 
-    ok = {k: replace(c, verdict="ok") for k, c in SUMMARY.baseline_comparison.items()}
-    assert htmlreport.verdict(replace(SUMMARY, baseline_comparison=ok))[0] == "warn"
-    assert htmlreport.verdict(replace(SUMMARY, baseline_comparison=ok, regressed=()))[0] == "pass"
+    # The page prints the stored verdict; it never re-decides it from the numbers beside it.
+    passed = Verdict(passed=True, reasons=(), n_checks=3)
+    assert htmlreport.verdict(replace(SUMMARY, verdict=passed)) == ("pass", "PASS (3 checks ok, no regressed sample)")
+    old = htmlreport.verdict(replace(SUMMARY, verdict=None, version=3))
+    assert old[0] == "warn" and "verdict not recorded" in old[1] and "version 3" in old[1]
     assert "no baseline: run with" in htmlreport.banner(replace(SUMMARY, baseline=None))
 
 
@@ -337,28 +344,35 @@ def test_units_are_inferred_from_the_score_component() -> None:
 
 
 def test_latency_baseline_is_the_stored_snapshot_not_the_current_value(tmp_path: Path) -> None:
-    """The per-sample baseline keeps scores, not timings, so the paired check's "baseline" latency is the
-    current one (+0.00); the summary shows the value stored in the aggregate snapshot instead."""
-    snaps = tmp_path / "snapshots"
-    snaps.mkdir()
-    (snaps / "test_aggregate[latency_ms].json").write_text(json.dumps({"metric": "latency_ms", "value": 144.06}))
-    (snaps / "test_aggregate[latency_ms.size=lt32].json").write_text(json.dumps({"value": 38.49}))
-    same = Comparison(value=713.5, baseline=713.5, delta=0.0, delta_interval=(0.0, 0.0), regressed=0, fixed=0,
-                      mcnemar_p=1.0)
-    doc = replace(SUMMARY, metrics={"latency_ms": MetricSummary(value=713.5, n=2, higher_is_better=False,
-                                                                slices={"size=lt32": 90.2})},
-                  baseline_comparison={"latency_ms": same, "latency_ms.size=lt32": replace(same, value=90.2)})
-    spec = MetricSpec(name="latency_ms", score="latency_ms", higher_is_better=False, slices=("size",))
-    out = details.complete(doc, [spec], RECORDS, {"model": "ocr", "date": "2026-01-01", "packages": {"x": 1}}, snaps)
+    """The per-sample baseline keeps scores, not timings, so a latency check's baseline is the value stored in
+    its aggregate snapshot, read once with the baseline (build_checks), with no paired statistics; the summary
+    and the page show that one (they never re-read the snapshot files, which an update run rewrites)."""
+    from pytest_uiground.gate.baseline import Baseline
+    from pytest_uiground.gate.checks import build_checks
+    from pytest_uiground.gate.metrics import compute_all
+    from pytest_uiground.report import summary as summary_mod
+    from pytest_uiground.suite.config import SuiteConfig
+
+    spec = MetricSpec(name="latency_ms", score="latency_ms", higher_is_better=False)
+    timed = [replace(r, latency_ms=ms) for r, ms in zip(RECORDS, (700.0, 727.0, 713.5, 713.5, 713.5), strict=True)]
+    base = Baseline(tmp_path, {r.id: BaselineEntry(True, 100.0) for r in timed}, {"model": "ocr"},
+                    snapshots={"test_aggregate[latency_ms].json": {"metric": "latency_ms", "value": 144.06}})
+    results = compute_all([spec], timed)
+    config = SuiteConfig(name="hand", version="1", path=tmp_path / "suite.toml", loader="x", loader_options={},
+                         metrics=(spec,))
+    checks = build_checks(config, results, timed, base, partial=False,
+                          updating=False, suite_file="suite.toml")
+    doc = summary_mod.build("hand", None, timed, results, checks, None, {"model": "ocr"})
+    out = details.complete(doc, [spec], timed, {"model": "ocr", "date": "2026-01-01", "packages": {"x": 1}})
     comp = out.comparison("latency_ms")
-    assert comp is not None and comp.baseline == 144.06 and comp.delta == round(713.5 - 144.06, 4)
+    value = sum(r.latency_ms or 0.0 for r in timed) / len(timed)
+    assert comp is not None and comp.baseline == 144.06 and comp.delta == round(value - 144.06, 4)
     assert comp.mcnemar_p is None and comp.delta_interval is None  # no paired statistics without per-sample times
-    assert out.comparison("latency_ms", "size=lt32") == replace(comp, value=90.2, baseline=38.49,
-                                                                delta=round(90.2 - 38.49, 4))
+    assert comp.regressed is None and comp.fixed is None
     assert out.metrics["latency_ms"].unit == "ms" and out.metrics["latency_ms"].selection == {"score": "latency_ms"}
     assert out.baseline == {"model": "ocr", "date": "2026-01-01"}  # identity only, not the package list
-    row = htmlreport.metric_rows(out, RECORDS)[0]
-    assert row[5:7] == ["144.1", "+569.4"]
+    row = htmlreport.metric_rows(out, timed)[0]
+    assert row[5:7] == ["144.1", f"{value - 144.06:+.1f}"]
     assert SuiteSummary.from_json(json.loads(json.dumps(out.to_json()))) == out
 
 

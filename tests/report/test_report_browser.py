@@ -54,7 +54,7 @@ def test_report_renders_with_banner_table_charts_every_sample_and_a_detail_view(
     check_self_contained(Page(path.read_text(encoding="utf-8")), tmp_path)
     url = path.as_uri() + "#sample=reg-1"
     page = dom(url)
-    assert "verdict" in page.ids and "FAILED: 1 of 3 checks failed" in page.text
+    assert "verdict" in page.ids and "FAIL: 1 of 3 checks failed" in page.text
     assert '<table class="metrics sortable">' in page.text
     assert [s["aria-label"] for s in page.svgs] == ["acc by slice", "latency distribution"]
     assert len(page.rows) == len(RECORDS)

@@ -1,0 +1,161 @@
+"""The suite's verdict, decided once: PASS or FAIL and every reason, read by every output.
+
+Before this module the verdict was decided in nine places (the per-sample outcome, the worker,
+the checks, the gate's rules, the aggregate items, the controller, the terminal, the HTML page,
+the Markdown summary), and the copies disagreed: a run that exited 1 for a sample error showed
+"PASS" in ``report.html``. Now :func:`decide` is the only function that turns a suite's result
+(its checks, latency, per-sample outcomes and the baseline's fate) into a verdict. The verdict
+travels on the outcome record and in ``summary.json``; the terminal line, the aggregate test
+items (hence pytest's closing counts, JUnit and the exit status), the Markdown summary and PR
+comment, ``report.html``'s headline and the multi-suite index page only *read* it.
+
+The per-sample decision (right, wrong, regressed, error) stays where the sample runs
+(:func:`pytest_uiground.record.outcome.classify`): that is a sample's fact, made once; the
+verdict counts those outcomes, it does not decide them again.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from pytest_uiground.record.outcome import Outcome
+
+if TYPE_CHECKING:  # types only: the verdict reads checks and records built elsewhere
+    from pytest_uiground.gate.checks import Check, LatencyCheck
+    from pytest_uiground.record.result import SampleResult
+
+
+class BaselineFate(str, enum.Enum):
+    """What ``--snapshot-update`` did with a suite's baseline; spelled here only."""
+
+    NOT_ASKED = "not-asked"  # no --snapshot-update
+    UPDATED = "updated"
+    PARTIAL = "partial"  # refused: -k, --lf, --uiground-limit or deselection ran part of the suite
+    REFUSED = "refused"  # refused: sample errors, or floors that fail (update_refusal says which)
+    WRITE_ERROR = "write-error"  # asked and allowed, but the files could not be written
+    INTERRUPTED = "interrupted"  # the run stopped before any baseline was written
+
+    @property
+    def blocks(self) -> bool:
+        """An update that was asked for and not done fails the suite: a CI job that records a
+        baseline must not go green having recorded nothing."""
+        return self in (BaselineFate.PARTIAL, BaselineFate.REFUSED, BaselineFate.WRITE_ERROR,
+                        BaselineFate.INTERRUPTED)
+
+
+def baseline_fate(suite: str, *, updating: bool, partial: bool, refusal: str | None, write_error: str | None,
+                  interrupted: bool) -> tuple[BaselineFate, str]:
+    """The baseline's fate and the one sentence every output prints for it ("" when not asked)."""
+    if not updating:
+        return BaselineFate.NOT_ASKED, ""
+    if interrupted:
+        return BaselineFate.INTERRUPTED, "baseline NOT updated: the run was interrupted"
+    if partial:
+        return BaselineFate.PARTIAL, (f"baseline NOT updated: refusing to update the baseline of {suite!r} from a "
+                                      "partial run (-k, --lf, --uiground-limit or deselection); rerun the whole "
+                                      "suite with --snapshot-update")
+    if refusal:
+        return BaselineFate.REFUSED, f"baseline NOT updated: {refusal}"
+    if write_error:
+        return BaselineFate.WRITE_ERROR, f"baseline NOT written: {write_error}"
+    return BaselineFate.UPDATED, "baseline updated"
+
+
+_SHORT = {BaselineFate.PARTIAL: "baseline NOT updated (partial run)",
+          BaselineFate.REFUSED: "baseline NOT updated (refused)",
+          BaselineFate.INTERRUPTED: "baseline NOT updated (interrupted)"}
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A suite's verdict: ``passed`` and the reasons it failed (empty when it passed).
+
+    ``failed_checks`` are the labels of the aggregate checks that fail (the aggregate items fail
+    exactly these), ``regressed`` and ``errors`` the per-sample counts, ``fate`` what happened to
+    the baseline. ``text`` is the one wording: "PASS (15 checks ok, no regressed sample)" or
+    "FAIL: reason; reason".
+    """
+
+    passed: bool
+    reasons: tuple[str, ...]
+    n_checks: int
+    failed_checks: tuple[str, ...] = ()
+    regressed: int = 0
+    errors: int = 0
+    latency_over: bool = False
+    interrupted: bool = False
+    fate: BaselineFate = BaselineFate.NOT_ASKED
+    fate_text: str = ""
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def status(self) -> str:
+        return "PASS" if self.passed else "FAIL"
+
+    @property
+    def text(self) -> str:
+        if self.passed:
+            return f"PASS ({self.n_checks} checks ok, no regressed sample)"
+        return "FAIL: " + "; ".join(self.reasons)
+
+    def line(self, suite: str) -> str:
+        return f"uiground verdict for {suite}: {self.text}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"status": self.status, "text": self.text, "reasons": list(self.reasons),
+                "failed_checks": list(self.failed_checks), "n_checks": self.n_checks, "regressed": self.regressed,
+                "errors": self.errors, "latency_over_budget": self.latency_over, "interrupted": self.interrupted,
+                "baseline": self.fate.value}
+
+    @classmethod
+    def from_json(cls, d: Any) -> Verdict | None:
+        """The verdict a ``summary.json`` stored; None for files written before verdicts were stored,
+        or one too damaged to read (the page then says so rather than guess)."""
+        if not isinstance(d, Mapping) or d.get("status") not in ("PASS", "FAIL"):
+            return None
+
+        def count(key: str) -> int:
+            v = d.get(key)
+            return v if isinstance(v, int) and not isinstance(v, bool) else 0
+
+        def strings(key: str) -> tuple[str, ...]:
+            v = d.get(key)
+            return tuple(str(x) for x in v) if isinstance(v, list) else ()
+
+        try:
+            fate = BaselineFate(d.get("baseline", BaselineFate.NOT_ASKED.value))
+        except ValueError:
+            fate = BaselineFate.NOT_ASKED
+        return cls(passed=d["status"] == "PASS", reasons=strings("reasons"), n_checks=count("n_checks"),
+                   failed_checks=strings("failed_checks"), regressed=count("regressed"), errors=count("errors"),
+                   latency_over=d.get("latency_over_budget") is True, interrupted=d.get("interrupted") is True,
+                   fate=fate)
+
+
+def decide(checks: Sequence[Check], latency: LatencyCheck | None, results: Sequence[SampleResult], *,
+           fate: BaselineFate = BaselineFate.NOT_ASKED, fate_text: str = "", interrupted: bool = False) -> Verdict:
+    """The one decision: a suite fails when the baseline update it asked for was not done, a check
+    fails, latency is over budget, a sample regressed or errored, or the run was interrupted."""
+    failed = tuple(c.label for c in checks if c.problems())
+    slow = bool(latency is not None and latency.problems())
+    regressed = sum(r.outcome == Outcome.REGRESSION for r in results)
+    errors = sum(r.error is not None for r in results)
+    why: list[str] = []
+    if interrupted:
+        why.append(f"run interrupted after {len(results)} sample{'s' * (len(results) != 1)}")
+    if fate.blocks:
+        why.append(_SHORT.get(fate, f"baseline NOT written ({fate_text.removeprefix('baseline NOT written: ')})"))
+    if failed:
+        why.append(f"{len(failed)} of {len(checks)} checks failed")
+    if slow:
+        why.append("latency over budget")
+    if regressed:
+        why.append(f"{regressed} sample{'s' * (regressed != 1)} regressed")
+    if errors:
+        why.append(f"{errors} sample error{'s' * (errors != 1)}")
+    return Verdict(passed=not why, reasons=tuple(why), n_checks=len(checks), failed_checks=failed,
+                   regressed=regressed, errors=errors, latency_over=slow, interrupted=interrupted, fate=fate,
+                   fate_text=fate_text)
