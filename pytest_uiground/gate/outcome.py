@@ -23,9 +23,8 @@ from pytest_uiground.gate.verdict import BaselineFate, Verdict, baseline_fate, d
 from pytest_uiground.judges.base import incomparable
 from pytest_uiground.options import RunOptions
 from pytest_uiground.record.result import SampleResult
-from pytest_uiground.suite.loading import load_suite
 
-if TYPE_CHECKING:  # types only: the outcome holds a loaded suite, it never loads one itself but in assemble
+if TYPE_CHECKING:  # types only: the outcome holds a loaded suite, it never loads one
     from pytest_uiground.suite.loading import LoadedSuite
 
 
@@ -61,14 +60,13 @@ class SuiteOutcome:
         return (self.model or {}).get("name")
 
 
-def assemble(path: Path, results: list[SampleResult], options: RunOptions, *, rel: str, parallel: bool,
-             model: dict[str, Any] | None, judge: dict[str, Any] | None) -> SuiteOutcome:
+def assemble(loaded: LoadedSuite, path: Path, results: list[SampleResult], options: RunOptions, *, rel: str,
+             parallel: bool, model: dict[str, Any] | None, judge: dict[str, Any] | None) -> SuiteOutcome:
     """The suite's records, metrics and checks (not yet run), with the baseline compared.
 
     ``rel`` is the suite file as the user named it (for messages), ``parallel`` whether xdist ran
     the samples (latency is then inflated, and says so).
     """
-    loaded = load_suite(path, options.data_path)
     results = sorted(results, key=lambda r: r.id)
     base = baseline_mod.load(options.baselines_dir, loaded.config.name)
     ran = {r.id for r in results}

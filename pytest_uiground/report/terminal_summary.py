@@ -8,10 +8,9 @@ verdict (read, never decided: :mod:`pytest_uiground.gate.verdict`). Printed by t
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_uiground.gate import baseline as baseline_mod
-from pytest_uiground.gate.outcome import SuiteOutcome
 from pytest_uiground.gate.stats import judge_stability as stability
 from pytest_uiground.gate.verdict import BaselineFate
 from pytest_uiground.options import RunOptions
@@ -19,6 +18,9 @@ from pytest_uiground.record.outcome import Outcome
 from pytest_uiground.record.result import SampleResult, id_list
 from pytest_uiground.record.score import refusals
 from pytest_uiground.report.terminal import limit_problems, sample_lines, table
+
+if TYPE_CHECKING:  # types only: the section formats an outcome the gate built
+    from pytest_uiground.gate.outcome import SuiteOutcome
 
 SAMPLE_LINES = 10
 """Per-sample lines in the terminal; the rest are counted, and all are in the report."""
