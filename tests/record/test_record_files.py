@@ -1,4 +1,4 @@
-"""pytest_uiground.record.files: stable digests and atomic cache-entry writes."""
+"""pytest_uiground.record.files: stable digests and the one atomic write (cache entries, baselines, reports)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_uiground.record.files import digest, write_entry
+from pytest_uiground.record.files import atomic_write_text, digest, stage_text, write_entry
 
 
 def test_digest_ignores_key_order_and_tells_data_apart() -> None:
@@ -39,3 +39,26 @@ def test_a_failed_write_keeps_the_old_entry_and_leaves_no_temp_file(tmp_path: Pa
         write_entry(path, {"bad": object()})  # not JSON-able: fails half way through the dump
     assert json.loads(path.read_text(encoding="utf-8")) == {"ok": True}
     assert sorted(p.name for p in tmp_path.iterdir()) == ["entry.json"]
+
+
+def test_cache_entries_and_baselines_share_one_write_readable_by_others(tmp_path: Path) -> None:
+    """One implementation: a cache entry gets the same 0644 mode as a baseline (mkstemp's 0600 would
+    hide a shared cache from the other users of the machine)."""
+    write_entry(tmp_path / "entry.json", {"a": 1})
+    atomic_write_text(tmp_path / "samples.json", "{}")
+    assert {p.name: p.stat().st_mode & 0o777 for p in tmp_path.iterdir()} == {"entry.json": 0o644,
+                                                                               "samples.json": 0o644}
+
+
+def test_a_failed_rename_keeps_the_target_and_removes_the_staged_file(tmp_path: Path) -> None:
+    target = tmp_path / "report.html"
+    target.mkdir()  # a folder where the file should go: os.replace fails
+    with pytest.raises(OSError):
+        atomic_write_text(target, "<html>")
+    assert target.is_dir() and sorted(p.name for p in tmp_path.iterdir()) == ["report.html"]
+
+
+def test_staged_text_waits_beside_its_target_until_renamed(tmp_path: Path) -> None:
+    staged = stage_text(tmp_path / "sub" / "samples.json", "{}", durable=False)
+    assert staged.parent == tmp_path / "sub" and staged.name.startswith(".samples.json.")
+    assert staged.read_text(encoding="utf-8") == "{}" and not (tmp_path / "sub" / "samples.json").exists()

@@ -48,7 +48,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal, TextIO, TypeVar
 
-from pytest_uiground.gate.baseline import atomic_write_text
+from pytest_uiground.record.files import atomic_write_text
 from pytest_uiground.registry import UnknownNameError, import_object, is_import_path
 
 if TYPE_CHECKING:
