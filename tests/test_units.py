@@ -265,7 +265,7 @@ def test_cached_prediction_keeps_every_field(tmp_path: Path) -> None:
     cache = PredictionCache(tmp_path, {"model": "m"})
     key = cache.key({"sample": "s1"})
     cache.put(key, pred)
-    assert cache.get(key).prediction == pred
+    assert cache.get(key).value == pred
     assert Prediction.from_json(pred.to_json()) == pred
 
 

@@ -234,7 +234,7 @@ def test_cache_key_holds_the_image_content(tmp_path: Path) -> None:
     assert cache.key(cache_parts(Keyed(), sample) or {}) == key  # unchanged file: a hit
     Image.new("RGB", (20, 20), (0, 0, 0)).save(path)
     new_key = cache.key(cache_parts(Keyed(), sample) or {})
-    assert new_key != key and cache.get(new_key).prediction is None
+    assert new_key != key and cache.get(new_key).value is None
 
 
 def test_ocr_model_is_cacheable() -> None:
