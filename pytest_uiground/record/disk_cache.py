@@ -49,7 +49,7 @@ class DiskCache(Generic[T]):
 
     def __init__(self, root: Path, fingerprint: Mapping[str, Any], *, what: str, field: str,
                  encode: Callable[[T], Any], decode: Callable[[Any], T], again: str) -> None:
-        self.root = root / digest(fingerprint)[:16]
+        self.root = root / digest(fingerprint, short=True)
         self.fingerprint = fingerprint
         self.what, self.field, self.again = what, field, again
         self._encode, self._decode = encode, decode

@@ -10,15 +10,30 @@ import hashlib
 import json
 import os
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+SHORT_DIGEST = 16  # hex characters of a short digest: fingerprints, cache folders, prompt hashes
 
-def digest(data: Mapping[str, Any]) -> str:
+
+def hex_digest(data: str | bytes, *, short: bool = False) -> str:
+    """The one content hash: sha256 in hex, or its first :data:`SHORT_DIGEST` characters (enough to
+    tell datasets, prompts and models apart in provenance and folder names, short enough to read).
+    Its values are recorded in committed baselines: the algorithm and the length never change."""
+    full = hashlib.sha256(data.encode() if isinstance(data, str) else data).hexdigest()
+    return full[:SHORT_DIGEST] if short else full
+
+
+def digest(data: Mapping[str, Any], *, short: bool = False) -> str:
     """A stable hash of JSON-able data (keys sorted): cache keys and seeded orders."""
-    text = json.dumps(data, sort_keys=True, default=str, separators=(",", ":"))
-    return hashlib.sha256(text.encode()).hexdigest()
+    return hex_digest(json.dumps(data, sort_keys=True, default=str, separators=(",", ":")), short=short)
+
+
+def ids_digest(ids: Sequence[str]) -> str:
+    """The short digest of a set of sample ids (order ignored): a snapshot records which samples
+    its aggregate was computed over."""
+    return hex_digest("\n".join(sorted(ids)), short=True)
 
 
 def stage_text(path: Path, text: str, *, durable: bool = True) -> Path:

@@ -7,7 +7,6 @@ and deterministic.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -19,6 +18,7 @@ from typing import Any
 
 from pytest_uiground import registry
 from pytest_uiground.record import image as image_mod
+from pytest_uiground.record.files import hex_digest
 from pytest_uiground.record.geometry import Box
 from pytest_uiground.record.image import ImageRef
 from pytest_uiground.record.sample import Sample, Target, check_sample_ids
@@ -48,10 +48,8 @@ class LoadedSuite:
     @property
     def fingerprint(self) -> str:
         """Dataset fingerprint for provenance: the sample ids and the loader options."""
-        h = hashlib.sha256(repr(sorted(self.config.loader_options.items())).encode())
-        for s in self.samples:
-            h.update(s.id.encode() + b"\0")
-        return h.hexdigest()[:16]
+        ids = "".join(s.id + "\0" for s in self.samples)
+        return hex_digest(repr(sorted(self.config.loader_options.items())) + ids, short=True)
 
 
 class SuiteLoadError(Exception):

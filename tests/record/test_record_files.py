@@ -62,3 +62,28 @@ def test_staged_text_waits_beside_its_target_until_renamed(tmp_path: Path) -> No
     staged = stage_text(tmp_path / "sub" / "samples.json", "{}", durable=False)
     assert staged.parent == tmp_path / "sub" and staged.name.startswith(".samples.json.")
     assert staged.read_text(encoding="utf-8") == "{}" and not (tmp_path / "sub" / "samples.json").exists()
+
+
+def test_one_short_digest_with_the_values_already_recorded_in_baselines() -> None:
+    """Five places cut sha256 hex digests to 16 characters; they share :func:`hex_digest` now, and
+    each still yields the value the hand-written version did (fingerprints in committed baselines,
+    judge prompt hashes and cache folders must not move)."""
+    import hashlib
+    from types import SimpleNamespace
+
+    from pytest_uiground.benchmarks.bench2drive_vl import prompts
+    from pytest_uiground.record.files import SHORT_DIGEST, hex_digest, ids_digest
+    from pytest_uiground.suite.loading import LoadedSuite
+
+    assert hex_digest("abc") == hashlib.sha256(b"abc").hexdigest()
+    assert hex_digest(b"abc", short=True) == hex_digest("abc")[:SHORT_DIGEST] == "ba7816bf8f01cfea"
+    assert digest({"a": 1}, short=True) == digest({"a": 1})[:16]
+    ids = ["s2", "s1", "s3"]
+    assert ids_digest(ids) == hashlib.sha256(b"s1\ns2\ns3").hexdigest()[:16] == ids_digest(sorted(ids))
+    suite = SimpleNamespace(config=SimpleNamespace(loader_options={"n": 3, "seed": 0}),
+                            samples=[SimpleNamespace(id=i) for i in ids])
+    old = hashlib.sha256(repr(sorted({"n": 3, "seed": 0}.items())).encode())
+    for i in ids:
+        old.update(i.encode() + b"\0")
+    assert LoadedSuite.fingerprint.fget(suite) == old.hexdigest()[:16]  # type: ignore[attr-defined]
+    assert prompts.PROMPT_HASH == "1b2f2b62d880942e"  # as computed before the helper was shared
