@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
@@ -22,6 +21,7 @@ from pytest_uiground.record.files import hex_digest
 from pytest_uiground.record.geometry import Box
 from pytest_uiground.record.image import ImageRef
 from pytest_uiground.record.sample import Sample, Target, check_sample_ids
+from pytest_uiground.record.sample import safe_id as safe_id  # loaders import it from here
 from pytest_uiground.scoring import scorer as scoring
 from pytest_uiground.scoring.scorer import Scorer
 from pytest_uiground.suite.config import SuiteConfig, SuiteConfigError, check_against_samples, load_suite_config
@@ -137,7 +137,6 @@ def image_in(root: Path, relative: Any, field: str) -> ImageRef:
     return ImageRef.from_path(inside(root, relative, field))
 
 
-_UNSAFE_ID = re.compile(r"[^A-Za-z0-9_.:+\-]")
 
 
 class LayoutError(FileNotFoundError):
@@ -232,9 +231,6 @@ def known_meta(record: Mapping[str, Any], fields: Iterable[str]) -> dict[str, st
             if record.get(f) is not None and not isinstance(record[f], (dict, list)) and str(record[f])}
 
 
-def safe_id(raw: str) -> str:
-    """``raw`` with every character outside the sample-id alphabet replaced by ``_``."""
-    return _UNSAFE_ID.sub("_", raw)
 
 
 def candidates(data_path: Path | None, folder: str) -> list[Path]:
