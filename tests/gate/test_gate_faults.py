@@ -1,6 +1,6 @@
 """The gate under faults (issue 22): damaged baselines, full disks, signals, odd inputs.
 
-Each test names the break it covers ("Break N"); every one failed on the code before the fix.
+Each test's docstring states the rule it holds.
 Filesystem faults are simulated portably, so they also run as root in CI: a file or folder in
 the place of another (EISDIR, ENOTDIR), and a fake ``os.fsync`` raising ENOSPC after a given
 number of calls (installed by the project's conftest.py when ``UIGROUND_FSYNC_OK`` is set).
@@ -73,7 +73,8 @@ def no_crash(out: str) -> None:
 # -- the baseline is one thing ---------------------------------------------------------------------
 
 def test_deleted_samples_json_fails_the_checks_instead_of_passing(project: Project, xdist: list[str]) -> None:
-    """Break 1: a deleted samples.json with the snapshots still there passed a 60-point drop."""
+    """A baseline folder whose samples.json is gone (its snapshots still there) is damaged: the checks fail
+    naming the file, so a 60-point drop cannot pass as "no baseline"."""
     ids = project.ids()
     assert project.run("--snapshot-update", xdist=xdist).ret == 0
     (base_dir(project) / "samples.json").unlink()
@@ -86,7 +87,8 @@ def test_deleted_samples_json_fails_the_checks_instead_of_passing(project: Proje
 
 
 def test_disk_full_during_update_leaves_the_previous_pair(project: Project, xdist: list[str]) -> None:
-    """Break 2: ENOSPC during --snapshot-update left the two halves disagreeing, and a traceback."""
+    """A disk that fills up during --snapshot-update leaves the previous samples.json and snapshots
+    untouched and no staged file, and says so in one line with exit 1 (no traceback)."""
     project.pytester.makeconftest(FAULTS_CONFTEST)
     ids = project.ids()
     assert project.run("--snapshot-update", wrong=ids[:1], xdist=xdist).ret == 0
@@ -104,7 +106,8 @@ def test_disk_full_during_update_leaves_the_previous_pair(project: Project, xdis
 
 
 def test_damaged_baseline_fails_and_the_advised_update_rewrites_it(project: Project, xdist: list[str]) -> None:
-    """Break 5: a truncated samples.json said "rewrite it with --snapshot-update", which then failed too."""
+    """A truncated samples.json fails the run naming the file, and the fix the message advises
+    (--snapshot-update) does rewrite it."""
     ids = project.ids()
     assert project.run("--snapshot-update", xdist=xdist).ret == 0
     samples = base_dir(project) / "samples.json"
@@ -125,7 +128,8 @@ def test_damaged_baseline_fails_and_the_advised_update_rewrites_it(project: Proj
 
 @pytest.mark.parametrize("value", ["NaN", "1e308", "150", "-5", "Infinity"])
 def test_out_of_range_or_non_finite_values_are_damage(tmp_path: Path, value: str) -> None:
-    """Break 6: NaN or 1e308 in samples.json was an INTERNALERROR; 150 and -5 were accepted."""
+    """A baseline value that is not a finite number in 0..100 (NaN, Infinity, 1e308, 150, -5) is damage,
+    reported as a BaselineError naming the file, never read as a score."""
     folder = tmp_path / "s"
     (folder / "snapshots").mkdir(parents=True)
     (folder / "samples.json").write_text(f'{{"format": 1, "samples": {{"a": {{"right": true, "value": {value}}}}}}}')
@@ -140,7 +144,8 @@ def test_out_of_range_or_non_finite_values_are_damage(tmp_path: Path, value: str
 
 
 def test_non_finite_baseline_fails_the_run_without_internal_error(project: Project) -> None:
-    """Break 6, end to end: the run fails naming the file and the fix; exit 1, not 3."""
+    """A NaN in samples.json fails the run (exit 1, not INTERNALERROR's 3) naming the file and the fix, and
+    summary.json stays standard JSON."""
     assert project.run("--snapshot-update").ret == 0
     samples = base_dir(project) / "samples.json"
     text = samples.read_text()
@@ -154,8 +159,9 @@ def test_non_finite_baseline_fails_the_run_without_internal_error(project: Proje
 
 
 def test_deleted_snapshots_or_an_edited_one_never_summarised_as_pass(project: Project, xdist: list[str]) -> None:
-    """Breaks 7 and 8: deleted snapshots/ failed 15 checks as "fell below" while the summaries said PASS;
-    a snapshot edited to 99.5 exited 1 while the verdict line and the Markdown said PASS."""
+    """A snapshot that disagrees with samples.json (edited to 99.5) or a deleted snapshots/ folder fails the
+    run, and every summary says FAIL with it: the verdict line, the Markdown and the JUnit property; a
+    deleted folder is a missing part, never "fell below"."""
     assert project.run("--snapshot-update", xdist=xdist).ret == 0
     snap = base_dir(project) / "snapshots" / SNAP
     data = json.loads(snap.read_text())
@@ -183,7 +189,8 @@ def test_deleted_snapshots_or_an_edited_one_never_summarised_as_pass(project: Pr
 
 
 def test_one_missing_snapshot_file_fails_its_check_only(project: Project) -> None:
-    """Break 7: one missing snapshot is named as missing (with the fix), never as a drop."""
+    """One missing snapshot file fails its own check as missing, naming the fix; it is never reported as a
+    drop, and the other checks are unaffected."""
     assert project.run("--snapshot-update").ret == 0
     (base_dir(project) / "snapshots" / SNAP).unlink()
     result = project.run("-rf")
@@ -193,8 +200,8 @@ def test_one_missing_snapshot_file_fails_its_check_only(project: Project) -> Non
 
 
 def test_read_only_baselines_root_is_a_clear_start_up_error(project: Project) -> None:
-    """Break 16: an unwritable baselines root with --snapshot-update was an INTERNALERROR at configure.
-    Simulated with a file where the folder should be (chmod does not stop root)."""
+    """A baselines root that cannot be written is a usage error at start-up with --snapshot-update, not an
+    INTERNALERROR. Simulated with a file where the folder should be (chmod does not stop root)."""
     (project.root / "baselines").write_text("not a folder")
     result = project.run("--snapshot-update")
     err = result.stderr.str()
@@ -204,7 +211,8 @@ def test_read_only_baselines_root_is_a_clear_start_up_error(project: Project) ->
 
 
 def test_update_removes_the_snapshots_of_removed_metrics(tmp_path: Path) -> None:
-    """Break 17: a metric removed from suite.toml kept its stale snapshot after --snapshot-update."""
+    """--snapshot-update deletes the snapshots of checks the suite no longer has (a metric removed from
+    suite.toml), so a stale one is never compared again."""
     from pytest_uiground.record.result import SampleResult
     from pytest_uiground.record.score import Score
 
@@ -222,7 +230,8 @@ def test_update_removes_the_snapshots_of_removed_metrics(tmp_path: Path) -> None
 # -- outputs under faults --------------------------------------------------------------------------
 
 def test_disk_full_on_the_report_keeps_the_verdict_and_the_junit_xml(project: Project, xdist: list[str]) -> None:
-    """Break 3: ENOSPC on the report folder turned a passing run into exit 1 with a traceback, no JUnit XML."""
+    """A disk that fills up while the report is written costs the report only: the verdict and exit code
+    stay those of the checks, the JUnit XML is written, samples.jsonl holds whole lines, one line says why."""
     project.pytester.makeconftest(FAULTS_CONFTEST)
     project.monkeypatch.setenv("UIGROUND_FSYNC_OK", "3")
     result = project.run("--uiground-report", "out", "--junitxml", "junit.xml", xdist=xdist)
@@ -239,8 +248,9 @@ def test_disk_full_on_the_report_keeps_the_verdict_and_the_junit_xml(project: Pr
 
 
 def test_unwritable_report_folder_is_one_line_and_every_sample_runs(project: Project, xdist: list[str]) -> None:
-    """Break 3: a read-only report folder was an INTERNALERROR after the first sample (1 of 40 ran, exit 3).
-    Simulated with a folder where samples.jsonl and summary.json should be (chmod does not stop root)."""
+    """A report folder that cannot be written is one line per output, and every sample still runs (no
+    INTERNALERROR after the first). Simulated with folders where samples.jsonl and summary.json should be
+    (chmod does not stop root)."""
     ids = project.ids()
     (project.root / "out" / "samples.jsonl").mkdir(parents=True)
     (project.root / "out" / "summary.json").mkdir()
@@ -256,7 +266,8 @@ def test_unwritable_report_folder_is_one_line_and_every_sample_runs(project: Pro
 
 
 def test_report_folder_in_use_is_refused_at_start_up(project: Project) -> None:
-    """Break 13: two runs writing one report folder corrupted samples.jsonl (there was no lock)."""
+    """A report folder another pytest run is writing (its lock held) is a usage error at start-up naming
+    that run's pid; the lock file is gone after a normal run."""
     lock = baseline_mod.ReportLock(project.root / "out")
     assert lock.acquire() is None
     try:
@@ -274,8 +285,8 @@ def test_report_folder_in_use_is_refused_at_start_up(project: Project) -> None:
 
 
 def test_sigterm_is_an_interrupt(project: Project, xdist: list[str]) -> None:
-    """Break 4: SIGTERM (timeout, docker stop, a cancelled CI job) left a new samples.jsonl beside the
-    previous run's summary, and no JUnit XML."""
+    """SIGTERM (a timeout, docker stop, a cancelled CI job) is an interrupt: exit 2, an "interrupted"
+    summary of exactly the samples in samples.jsonl, and the JUnit XML."""
     ids = project.ids()
     proc, out = interrupted_run(project, signal.SIGTERM, "--junitxml", "junit.xml", *xdist)
     log = project.root / "out" / "samples.jsonl"
@@ -289,9 +300,9 @@ def test_sigterm_is_an_interrupt(project: Project, xdist: list[str]) -> None:
 
 
 def test_sigterm_to_the_whole_process_group_is_an_interrupt(project: Project, xdist: list[str]) -> None:
-    """Break 4, the other way it arrives: a CI runner or a shell stopping a job signals every process of
-    the group, the xdist workers included. The workers' deaths must not read as crashes to replace, nor
-    leave a summary of another run beside this run's records."""
+    """SIGTERM to the whole process group (a CI runner or a shell stopping a job reaches the xdist workers
+    too) is the same interrupt: the workers' deaths are not crashes to replace, and the summary describes
+    this run's records only."""
     ids = project.ids()
     proc, out = interrupted_run(project, signal.SIGTERM, "--junitxml", "junit.xml", *xdist, group=True)
     log = project.root / "out" / "samples.jsonl"
@@ -325,7 +336,8 @@ def create(options):
 
 
 def test_non_finite_prediction_is_a_format_error_and_outputs_are_standard_json(project: Project) -> None:
-    """Break 11: a NaN or inf point wrote non-standard NaN/Infinity into samples.jsonl and broke report.html."""
+    """A NaN or infinite point from a model is a format error on its sample, and samples.jsonl and
+    report.html stay standard JSON (no NaN or Infinity written)."""
     project.pytester.makepyfile(nanmodel=NAN_MODEL)
     ids = project.ids()
     project.monkeypatch.setenv("UIGROUND_NAN", ",".join(ids[:2]))
@@ -343,7 +355,8 @@ def test_non_finite_prediction_is_a_format_error_and_outputs_are_standard_json(p
 
 
 def test_truncated_png_is_refused_before_it_is_sent(tmp_path: Path) -> None:
-    """Break 10: a truncated PNG was sent to the server without a decode check, and scored."""
+    """A truncated PNG fails its decode check before it is encoded for a server, so it is never sent or
+    scored."""
     from PIL import Image
 
     from pytest_uiground.models.openai_wire import encode_image
@@ -359,7 +372,8 @@ def test_truncated_png_is_refused_before_it_is_sent(tmp_path: Path) -> None:
 
 
 def test_animated_gif_leaks_no_file_handle(tmp_path: Path) -> None:
-    """Break 12: an animated GIF left its file open (a ResourceWarning, exit 1 under filterwarnings = error)."""
+    """Reading an animated GIF closes its file: no ResourceWarning, which filterwarnings = error would turn
+    into exit 1."""
     import gc
     import warnings
 
@@ -380,8 +394,8 @@ def test_animated_gif_leaks_no_file_handle(tmp_path: Path) -> None:
 
 
 def test_markdown_cells_are_escaped(tmp_path: Path) -> None:
-    """Break 14: a slice value with '|' moved the FAIL cell out of its column; images and HTML from
-    metadata passed into the CI job summary."""
+    """Text from metadata put in a Markdown table cell is escaped: a '|' cannot add a column, and images or
+    HTML cannot reach the CI job summary."""
     from pytest_uiground.report.markdown import cell, code
 
     hostile = "a|b ![t](https://x/y.png) <img src=x onerror=alert(1)> `tick`"
@@ -394,7 +408,7 @@ def test_markdown_cells_are_escaped(tmp_path: Path) -> None:
 
 
 def test_markdown_summary_of_a_hostile_slice_keeps_its_columns(tmp_path: Path) -> None:
-    """Break 14, rendered: a check whose slice value holds '|' and HTML keeps nine columns."""
+    """A rendered check whose slice value holds '|' and HTML keeps its row at nine columns."""
     from pytest_uiground.gate.checks import Check
     from pytest_uiground.gate.metrics import Aggregate
     from pytest_uiground.report.markdown import SuiteSection, render
@@ -409,7 +423,8 @@ def test_markdown_summary_of_a_hostile_slice_keeps_its_columns(tmp_path: Path) -
 
 
 def test_predictions_file_damage_fails_once_at_start_up(project: Project, xdist: list[str]) -> None:
-    """Break 15: a damaged --uiground-predictions file failed every test with the same message."""
+    """A damaged --uiground-predictions file is one usage error at start-up naming the line, not the same
+    failure on every test; a whole file then runs with no sample errors."""
     ids = project.ids()
     good = [json.dumps({"sample_id": i, "output": "(500, 500)"}) for i in ids]
     preds = project.root / "preds.jsonl"
@@ -427,7 +442,8 @@ def test_predictions_file_damage_fails_once_at_start_up(project: Project, xdist:
 
 
 def test_bom_in_suite_toml_is_named(tmp_path: Path) -> None:
-    """Break 15: a BOM in suite.toml read "Invalid statement (at line 1, column 1)" without naming it."""
+    """A suite.toml starting with a byte-order mark is refused with a message that names the BOM (not
+    tomllib's "Invalid statement (at line 1, column 1)"), and loads once the BOM is removed."""
     from conftest import SUITE_TOML
 
     from pytest_uiground.suite.config import SuiteConfigError, load_suite_config
@@ -441,7 +457,8 @@ def test_bom_in_suite_toml_is_named(tmp_path: Path) -> None:
 
 
 def test_sample_ids_are_checked_with_fullmatch() -> None:
-    """Break 18: the id "trail\\n" passed the id check ('$' matches before a final newline)."""
+    """Sample ids are checked against the whole id pattern: "trail\\n" is refused (a '$' alone matches
+    before a final newline)."""
     from pytest_uiground.record.geometry import Box
     from pytest_uiground.record.image import ImageRef
     from pytest_uiground.record.sample import Sample, Target, check_sample_ids
@@ -470,7 +487,8 @@ def dicts(options, ctx):
     ("dicts", "returned a dict at index 0, expected a pytest_uiground.record.sample.Sample"),
 ])
 def test_loader_contract_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, loader: str, message: str) -> None:
-    """Break 19: a generator loader got "no sample has the key 'k'"; a dict loader a raw AttributeError."""
+    """A loader that returns something other than a list of Sample (a generator, dicts) is a SuiteLoadError
+    naming the loader and what it returned, not a later KeyError or AttributeError."""
     from pytest_uiground.suite.loading import SuiteLoadError, load_suite
 
     (tmp_path / "faultloaders.py").write_text(LOADERS)
@@ -484,7 +502,8 @@ def test_loader_contract_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
 
 
 def test_served_model_identity_is_checked_and_recorded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Break 9: a server answering as another model was accepted; the fingerprint named what was asked for."""
+    """A server answering as another model than --uiground-served-model fails those samples naming
+    --uiground-served-model-reply, and the fingerprint records the names the server answered as."""
     pytest.importorskip("openai")
     from chat_server import ChatServer, Reply
 
@@ -523,8 +542,8 @@ def test_served_model_identity_is_checked_and_recorded(tmp_path: Path, monkeypat
 
 
 def test_snapshot_drop_without_paired_data_fails_and_is_shown_once() -> None:
-    """Break 8, the check itself: a number below its stored snapshot fails even where no paired
-    comparison exists (a mean of other metrics); a reason all checks share is printed once."""
+    """A number below its stored snapshot by more than the tolerance fails even where no paired comparison
+    exists (a mean of other metrics); a reason all checks share is printed once."""
     from pytest_uiground.gate.checks import Check, ids_digest
     from pytest_uiground.gate.metrics import Aggregate
     from pytest_uiground.report.terminal import limit_problems
