@@ -33,3 +33,18 @@ def test_a_safe_id_that_starts_with_a_letter_passes_the_check() -> None:
     check_sample_ids([_Id("x" + safe_id("weird id/ü\t!"))], source="s")  # type: ignore[list-item]
     with pytest.raises(ValueError, match=r"ids must match \^\[A-Za-z0-9\]\[A-Za-z0-9_\.:\+\\-\]\*\$"):
         check_sample_ids([_Id("bad id")], source="s")  # type: ignore[list-item]
+
+
+def test_sample_ids_are_checked_with_fullmatch() -> None:
+    """Sample ids are checked against the whole id pattern: "trail\\n" is refused (a '$' alone matches
+    before a final newline)."""
+    from pytest_uiground.record.geometry import Box
+    from pytest_uiground.record.image import ImageRef
+    from pytest_uiground.record.sample import Sample, Target, check_sample_ids
+
+    def sample(sid: str) -> Sample:
+        return Sample(sid, ImageRef.from_source("k", lambda: b""), "x", "point", Target(box=Box(0, 0, 1, 1)))
+
+    check_sample_ids([sample("trail")], source="t")
+    with pytest.raises(ValueError, match=r"sample id 'trail\\n' is not usable"):
+        check_sample_ids([sample("trail\n")], source="t")
