@@ -11,7 +11,9 @@ of the measurement, so it is treated like one:
 * **Cached.** Replies are cached like predictions (one JSON file per request, written
   atomically), keyed by the fingerprint and the exact messages, so a rerun or a
   resumed run asks nothing twice. Raw replies are cached, not parsed ones, so a
-  parser fix needs no new requests.
+  parser fix needs no new requests. The cache is the predictions' own
+  (:mod:`pytest_uiground.record.disk_cache`): a damaged entry is a warning, noted on its
+  sample (``judge_cache``), and asked again.
 * **Loud.** A reply that cannot be parsed is a counted error on its sample, never a
   silent zero (``--uiground-judge-parse-errors zero`` reproduces the reference's zero). An
   unreachable judge fails the first sample that needs it with a clear message, stops
