@@ -18,7 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from pytest_uiground.benchmarks.automotive.fixture import write_fixture
+from pytest_uiground.benchmarks.automotive.lookalike import write_fixture
 
 ROOT = Path(__file__).resolve().parents[1]
 

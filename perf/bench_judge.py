@@ -26,8 +26,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 import scripted_judge
 from chat_server import ChatServer, Reply, prompt_of
 
-from pytest_uiground.benchmarks.bench2drive_vl.fixture import write_frames
 from pytest_uiground.benchmarks.bench2drive_vl.loader import load
+from pytest_uiground.benchmarks.bench2drive_vl.lookalike import write_frames
 from pytest_uiground.benchmarks.bench2drive_vl.prompts import PROMPT_HASH
 from pytest_uiground.benchmarks.bench2drive_vl.scorer import score_vqa
 from pytest_uiground.judges.base import Judge, JudgeOptions

@@ -7,6 +7,11 @@ model card's ``--model`` and ``--model-path``. Each is also an ini key of the sa
 are parsed into one typed :class:`RunOptions` at start-up, so bad values fail before any
 test runs, with the known choices in the message.
 
+A row names the field its value lands in (``Opt.field``, e.g. ``"model.device"``) and, where
+the parsed text is not yet the field's value, a converter (``Opt.convert``): adding a setting
+is one row plus its field, and :func:`parse` loops over the table. Numbers are read by one
+parser, :func:`number`, per kind and bound.
+
 (About 400 lines: most of it is the one table itself, kept whole so that a flag, its ini key,
 its type and its help are read and changed in one place; adapters declare their own settings
 elsewhere, :func:`declared_options`.)
@@ -16,12 +21,13 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 
@@ -29,19 +35,47 @@ from pytest_uiground import registry
 from pytest_uiground.judges.base import PARSE_ERROR_MODES, JudgeOptions
 from pytest_uiground.models.base import ModelLoadError, ModelOptions
 
+_N = TypeVar("_N", int, float)
+
 _DEVICE = re.compile(r"^(auto|cpu|mps|cuda(:\d+)?)$")
 DTYPES = ("auto", "bfloat16", "float16", "float32")
 _DTYPE_ALIASES = {"bf16": "bfloat16", "fp16": "float16", "half": "float16", "fp32": "float32", "float": "float32"}
 
 
-def positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}")
-    return value
+def number(kind: type[_N], *, at_least: _N | None = None, above: _N | None = None) -> Callable[[str], _N]:
+    """The one parser of numeric settings: ``kind`` (``int`` or ``float``), optionally bounded below.
+
+    Every numeric row of :data:`OPTIONS` is built here, so the rule (finite, in range) and the
+    message are written once. The message states what was expected, what was given and the fix;
+    the option itself is named by whoever calls the parser (argparse: ``argument --flag: ...``;
+    :func:`value`: ``ini option dest = '...': ...``).
+    """
+    what = "a whole number" if kind is int else "a number"
+    bound = f" >= {at_least:g}" if at_least is not None else f" > {above:g}" if above is not None else ""
+    example = f"{at_least if at_least is not None else 1 if above is not None else 0:g}"
+
+    def parse(text: str) -> _N:
+        problem = f"expected {what}{bound}, got {text!r}; give e.g. {example}"
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(problem) from None
+        # float('nan') compares false with everything and float('inf') is no setting: both refused.
+        if kind is float and not math.isfinite(value):
+            raise argparse.ArgumentTypeError(problem)
+        if (at_least is not None and not value >= at_least) or (above is not None and not value > above):
+            raise argparse.ArgumentTypeError(problem)
+        return value
+
+    parse.__name__ = f"{kind.__name__}{bound.replace(' ', '')}"  # argparse's fallback names the type
+    return parse
+
+
+whole_number = number(int)
+positive_int = number(int, at_least=1)
+non_negative_int = number(int, at_least=0)
+positive_float = number(float, above=0.0)
+non_negative_float = number(float, at_least=0.0)
 
 
 def device_spec(text: str) -> str:
@@ -94,36 +128,6 @@ def model_options(opts: RunOptions, worker_id: str) -> ModelOptions:
     return replace(opts.model, worker_id=worker_id)
 
 
-def non_negative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 0, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 0, got {text!r}")
-    return value
-
-
-def positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number > 0, got {text!r}") from None
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"expected a number > 0, got {text!r}")
-    return value
-
-
-def non_negative_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text!r}") from None
-    if not value >= 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text!r}")
-    return value
-
-
 def boolean(text: str) -> bool:
     low = text.strip().lower()
     if low in ("1", "true", "yes", "on"):
@@ -152,6 +156,14 @@ class Opt:
     type: Callable[[str], object] | None = None
     metavar: str | None = None
     switch: bool = False  # a flag without a value (``store_const`` True); its ini key takes true/false
+    # Where the value lands in :class:`RunOptions`: a field (``"limit"``) or a field of its model or
+    # judge record (``"model.device"``, ``"judge.seed"``); None for settings read on their own
+    # (:func:`value`) or, for adapters' rows, collected into ``ModelOptions.settings``.
+    field: str | None = None
+    # From the parsed value to the field's (a path resolved, a default from the config); None: as is.
+    convert: Callable[[Any, pytest.Config], Any] | None = None
+    # The dest whose value applies when this setting is given nowhere (its default is then unused).
+    fallback: str | None = None
 
     @property
     def dest(self) -> str:
@@ -159,82 +171,152 @@ class Opt:
         return name if name.startswith("uiground_") else f"uiground_{name}"
 
 
+# Converters (``Opt.convert``): from the parsed setting to its RunOptions field.
+
+
+def _model_name(name: object, config: pytest.Config) -> str:
+    """``--model``: a registered name or a factory path; anything else stops the run, naming the known."""
+    model = str(name)
+    known = registry.known(registry.MODEL_GROUP)
+    if model not in known and not registry.is_import_path(model):
+        raise pytest.UsageError(
+            f"--model: no model named {model!r}; known: {', '.join(sorted(known))} "
+            "(or give a factory as package.module:function)"
+        )
+    return model
+
+
+def _resolved(path: object, config: pytest.Config) -> Path | None:
+    """A path given relative to where pytest was started, made absolute now: xdist workers and
+    the report's links may run elsewhere."""
+    return Path(str(path)).resolve() if path else None
+
+
+def _baselines_dir(path: object, config: pytest.Config) -> Path:
+    return Path(str(path)).resolve() if path else config.rootpath / "baselines"
+
+
+def _cache_dir(value: object, config: pytest.Config) -> Path | None:
+    """``--uiground-cache``: a directory, ``off``, or by default the pytest cache's."""
+    if value == "off":
+        return None
+    if value:
+        return Path(str(value)).resolve()
+    cache = getattr(config, "cache", None)
+    return cache.mkdir("uiground-predictions") if cache is not None else None
+
+
+def _or_benchmark_asked(on: object, config: pytest.Config) -> bool:
+    """Any ``--benchmark-*`` option on the command line (other than the ones that turn it off)
+    asks for the serial latency benchmark too."""
+    off = ("--benchmark-disable", "--benchmark-skip")
+    return bool(on) or any(str(a).startswith("--benchmark-") and not str(a).startswith(off)
+                           for a in config.invocation_params.args)
+
+
 PARSE_ERRORS_HELP = ("an unparseable judge reply: 'error' (default: the sample errors, counted) or 'zero' (the "
                      "reference's silent 0, still counted as a format error)")
 
 OPTIONS: tuple[Opt, ...] = (
-    Opt("--model", "ocr", "model to evaluate, by registered name or package.module:function (default: ocr)"),
-    Opt("--model-path", None, "hub id or local directory of the model weights"),
+    Opt("--model", "ocr", "model to evaluate, by registered name or package.module:function (default: ocr)",
+        field="model.name", convert=_model_name),
+    Opt("--model-path", None, "hub id or local directory of the model weights", field="model.path"),
     Opt("--uiground-device", "auto", "auto (xdist worker gwN takes cuda:(N mod count), CPU without a GPU), cpu, "
-        "cuda, cuda:N, mps", device_spec),
-    Opt("--uiground-batch-size", 1, "samples per model call in a worker", positive_int),
+        "cuda, cuda:N, mps", device_spec, field="model.device"),
+    Opt("--uiground-batch-size", 1, "samples per model call in a worker", positive_int, field="model.batch_size"),
     Opt("--uiground-limit", None,
         "run a seeded, stratified subset of N samples per suite, on as few screens as it can (a smoke run)",
-        positive_int, "N"),
-    Opt("--uiground-seed", 0, "seed for --uiground-limit (default 0)", int),
-    Opt("--uiground-report", None, "write samples.jsonl, summary.json and report.html to DIR", None, "DIR"),
+        positive_int, "N", field="limit"),
+    Opt("--uiground-seed", 0, "seed for --uiground-limit (default 0)", whole_number, field="seed"),
+    Opt("--uiground-report", None, "write samples.jsonl, summary.json and report.html to DIR", None, "DIR",
+        field="report_dir", convert=_resolved),
     Opt("--uiground-baselines", None, "baseline root (default: <rootdir>/baselines); each suite uses DIR/<suite>/",
-        None, "DIR"),
+        None, "DIR", field="baselines_dir", convert=_baselines_dir),
     Opt("--uiground-data-path", None, "local dataset root for suites that need one (see each suite's README)",
-        None, "DIR"),
+        None, "DIR", field="data_path", convert=_resolved),
     # None = not given: each adapter then applies its model's official setting (README "Models").
     Opt("--uiground-dtype", None, "weights dtype: auto (bfloat16 on GPU, float32 on CPU), bfloat16, float16, "
-        "float32 (default: the model's official dtype on GPU, float32 on CPU)", dtype_spec),
+        "float32 (default: the model's official dtype on GPU, float32 on CPU)", dtype_spec, field="model.dtype"),
     Opt("--uiground-max-new-tokens", None, "generation limit per sample (default: the model's official limit)",
-        positive_int),
+        positive_int, field="model.max_new_tokens"),
     Opt("--uiground-cache", None, "prediction cache directory (default: inside the pytest cache dir), or 'off'",
-        cache_spec, "DIR|off"),
-    Opt("--uiground-predictions", None, "--model replay: raw outputs to score", None, "FILE.jsonl"),
-    Opt("--uiground-replay-parser", None, "--model replay: whose parser reads them", None, "NAME"),
-    Opt("--uiground-api-base", None, "--model openai: e.g. http://gpu-node:8000/v1", None, "URL"),
+        cache_spec, "DIR|off", field="cache_dir", convert=_cache_dir),
+    Opt("--uiground-predictions", None, "--model replay: raw outputs to score", None, "FILE.jsonl",
+        field="model.predictions"),
+    Opt("--uiground-replay-parser", None, "--model replay: whose parser reads them", None, "NAME",
+        field="model.replay_parser"),
+    Opt("--uiground-api-base", None, "--model openai: e.g. http://gpu-node:8000/v1", None, "URL",
+        field="model.api_base"),
     Opt("--uiground-api-key-env", "OPENAI_API_KEY", "--model openai: environment variable holding the API key "
-        "(never pass the key itself)", None, "VAR"),
-    Opt("--uiground-served-model", None, "--model openai: the server's model name", None, "NAME"),
+        "(never pass the key itself)", None, "VAR", field="model.api_key_env"),
+    Opt("--uiground-served-model", None, "--model openai: the server's model name", None, "NAME",
+        field="model.served_model"),
     Opt("--uiground-served-model-reply", None, "--model openai: the model name the server's replies may carry "
-        "instead of --uiground-served-model (a proxy's dated alias); any other name fails the sample", None, "NAME"),
-    Opt("--uiground-parser", None, "--model openai: the family parser/prompt to use", None, "NAME"),
-    Opt("--uiground-concurrency", 8, "--model openai: requests in flight per worker", positive_int),
-    Opt("--uiground-request-timeout", 120.0, "--model openai: seconds per request", positive_float),
-    Opt("--uiground-max-retries", 5, "--model openai: retries on 429, 5xx and timeouts", non_negative_int),
+        "instead of --uiground-served-model (a proxy's dated alias); any other name fails the sample", None, "NAME",
+        field="model.served_model_reply"),
+    Opt("--uiground-parser", None, "--model openai: the family parser/prompt to use", None, "NAME",
+        field="model.parser"),
+    Opt("--uiground-concurrency", 8, "--model openai: requests in flight per worker", positive_int,
+        field="model.concurrency"),
+    Opt("--uiground-request-timeout", 120.0, "--model openai: seconds per request", positive_float,
+        field="model.request_timeout"),
+    Opt("--uiground-max-retries", 5, "--model openai: retries on 429, 5xx and timeouts", non_negative_int,
+        field="model.max_retries"),
     Opt("--uiground-cropping", "none", "zoom strategy around the model's own answers: none, fixed (3x3 tiles), "
-        "screenseeker (recursive)", choice("none", "fixed", "screenseeker")),
-    Opt("--uiground-cropping-depth", 3, "--uiground-cropping screenseeker: zoom levels", positive_int),
+        "screenseeker (recursive)", choice("none", "fixed", "screenseeker"), field="cropping"),
+    Opt("--uiground-cropping-depth", 3, "--uiground-cropping screenseeker: zoom levels", positive_int,
+        field="cropping_depth"),
     Opt("--uiground-judge", None, "judge for free-text (vqa) suites: openai, a registered judge, or "
-        "package.module:factory", None, "NAME"),
-    Opt("--uiground-judge-api-base", None, "--uiground-judge openai: e.g. http://judge:8000/v1", None, "URL"),
-    Opt("--uiground-judge-model", None, "--uiground-judge openai: the served model name", None, "NAME"),
+        "package.module:factory", None, "NAME", field="judge.name"),
+    Opt("--uiground-judge-api-base", None, "--uiground-judge openai: e.g. http://judge:8000/v1", None, "URL",
+        field="judge.api_base"),
+    Opt("--uiground-judge-model", None, "--uiground-judge openai: the served model name", None, "NAME",
+        field="judge.model"),
     Opt("--uiground-judge-api-key-env", "OPENAI_API_KEY", "--uiground-judge openai: environment variable holding "
-        "the judge's API key", None, "VAR"),
-    Opt("--uiground-judge-seed", 0, "the judge's fixed seed (temperature is always 0)", int),
-    Opt("--uiground-judge-max-tokens", 512, "the judge's reply limit", positive_int),
-    Opt("--uiground-judge-concurrency", 8, "judge requests in flight per worker", positive_int),
+        "the judge's API key", None, "VAR", field="judge.api_key_env"),
+    Opt("--uiground-judge-seed", 0, "the judge's fixed seed (temperature is always 0)", whole_number,
+        field="judge.seed"),
+    Opt("--uiground-judge-max-tokens", 512, "the judge's reply limit", positive_int, field="judge.max_tokens"),
+    Opt("--uiground-judge-concurrency", 8, "judge requests in flight per worker", positive_int,
+        field="judge.concurrency"),
+    # The judge's server is often not the model's (a hosted judge, a local model): its own limits,
+    # defaulting to the model's so that a run that sets neither behaves as before.
+    Opt("--uiground-judge-request-timeout", None, "--uiground-judge openai: seconds per judge request (default: "
+        "--uiground-request-timeout's value)", positive_float, "SECONDS", field="judge.request_timeout",
+        fallback="uiground_request_timeout"),
+    Opt("--uiground-judge-max-retries", None, "--uiground-judge openai: retries on 429, 5xx and timeouts (default: "
+        "--uiground-max-retries's value)", non_negative_int, "N", field="judge.max_retries",
+        fallback="uiground_max_retries"),
     Opt("--uiground-judge-repeat", 1, "ask the judge K times on a seeded subset (--uiground-judge-repeat-samples) "
-        "and report the spread", positive_int, "K"),
+        "and report the spread", positive_int, "K", field="judge.repeat"),
     Opt("--uiground-judge-repeat-samples", 20, "size of the seeded --uiground-judge-repeat subset per suite "
-        "(default 20)", positive_int, "N"),
-    Opt("--uiground-judge-parse-errors", "error", PARSE_ERRORS_HELP, choice(*PARSE_ERROR_MODES)),
+        "(default 20)", positive_int, "N", field="judge.repeat_samples"),
+    Opt("--uiground-judge-parse-errors", "error", PARSE_ERRORS_HELP, choice(*PARSE_ERROR_MODES),
+        field="judge.parse_errors"),
     Opt("--uiground-keep-errored", False, "--snapshot-update: keep the previous baseline entries of samples that "
         "errored in this run (without it, an update from a run with sample errors is refused)", boolean,
-        switch=True),
+        switch=True, field="keep_errored"),
     Opt("--uiground-force-update", False, "--snapshot-update: write the baseline even though absolute floors "
-        "fail", boolean, switch=True),
+        "fail", boolean, switch=True, field="force_update"),
     Opt("--uiground-max-pixels", 89_478_485, "images whose header declares more pixels are invalid samples "
-        "(default: Pillow's limit, about 89.5 MP)", positive_int, "N"),
+        "(default: Pillow's limit, about 89.5 MP)", positive_int, "N", field="max_pixels"),
     Opt("--uiground-max-raw-chars", 100_000, "raw model output kept per record; longer output is cut and the "
-        "record notes the cut", positive_int, "N"),
+        "record notes the cut", positive_int, "N", field="max_raw_chars"),
     Opt("--uiground-model-revision", None, "hub revision (commit, tag or branch) of --model-path, passed to "
-        "from_pretrained and recorded in the baseline", None, "REV"),
+        "from_pretrained and recorded in the baseline", None, "REV", field="model.revision"),
     Opt("--uiground-trust-remote-code", False, "allow a model's remote code without a pinned "
-        "--uiground-model-revision", boolean, switch=True),
+        "--uiground-model-revision", boolean, switch=True, field="model.trust_remote_code"),
     Opt("--uiground-progress", 30.0, "seconds between progress lines (samples done / total, rate, ETA); 0 turns "
-        "them off", non_negative_float, "SECONDS"),
+        "them off", non_negative_float, "SECONDS", field="progress_s"),
     Opt("--uiground-latency-benchmark", False, "time the model serially with pytest-benchmark in test_latency "
-        "(also on with any --benchmark-* option); otherwise test_latency skips", boolean, switch=True),
+        "(also on with any --benchmark-* option); otherwise test_latency skips", boolean, switch=True,
+        field="latency_benchmark", convert=_or_benchmark_asked),
     Opt("--uiground-probe", False, "before the suites, send 13 generated calibration screens to the model and stop "
         "with a diagnosis when its answers are not in the frame its family reads (pytest_uiground.probe)", boolean,
         switch=True),
     Opt("--uiground-markdown", None, "write a Markdown summary for CI (verdict, metrics with deltas and intervals, "
-        "regressed and fixed ids, artifact links) to FILE; $GITHUB_STEP_SUMMARY is used when set", None, "FILE"),
+        "regressed and fixed ids, artifact links) to FILE; $GITHUB_STEP_SUMMARY is used when set", None, "FILE",
+        field="markdown", convert=_resolved),
 )
 
 
@@ -275,14 +357,17 @@ def add_options(parser: pytest.Parser) -> None:
         parser.addini(o.dest, help=o.help, default=None)
 
 
-def value(config: pytest.Config, dest: str) -> object:
-    """The setting: the command line's, else the ini file's (parsed and checked), else the default."""
+def value(config: pytest.Config, dest: str, *, fallback: bool = True) -> object:
+    """The setting: the command line's, else the ini file's (parsed and checked), else the default;
+    with ``fallback=False``, None when it is given nowhere and has a fallback (:attr:`Opt.fallback`)."""
     o = _by_dest()[dest]
     given = config.getoption(dest)
     if given is not None:
         return given
     ini = config.getini(dest)
     if ini is None or ini == "" or ini == []:
+        if o.fallback is not None:
+            return value(config, o.fallback) if fallback else None
         return o.default
     text = str(ini).strip()
     if o.type is None:
@@ -294,53 +379,24 @@ def value(config: pytest.Config, dest: str) -> object:
 
 
 def parse(config: pytest.Config) -> RunOptions:
-    def get(name: str) -> Any:
-        return value(config, f"uiground_{name}")
-
-    model = str(get("model"))
-    known = registry.known(registry.MODEL_GROUP)
-    if model not in known and not registry.is_import_path(model):
-        raise pytest.UsageError(
-            f"--model: no model named {model!r}; known: {', '.join(sorted(known))} "
-            "(or give a factory as package.module:function)"
-        )
-    root = config.rootpath
-    baselines, report, data_path, markdown = get("baselines"), get("report"), get("data_path"), get("markdown")
+    """Every row of :data:`OPTIONS` with a ``field``, into that field: a new setting is one row
+    (and its field), not an edit here. Adapters' rows go to ``ModelOptions.settings``."""
+    records: dict[str, dict[str, Any]] = {"": {}, "model": {}, "judge": {}}
+    for o in OPTIONS:
+        if o.field is None:
+            continue
+        given = value(config, o.dest, fallback=False)
+        if given is None and o.fallback is not None:
+            given = value(config, o.fallback)
+        record, _, name = o.field.rpartition(".")
+        records[record][name] = o.convert(given, config) if o.convert else given
+    settings = {o.dest.removeprefix("uiground_"): value(config, o.dest) for o in declared_options()}
     opts = RunOptions(
-        model=ModelOptions(
-            name=model, path=get("model_path"), device=get("device"), batch_size=get("batch_size"),
-            dtype=get("dtype"), max_new_tokens=get("max_new_tokens"), predictions=get("predictions"),
-            replay_parser=get("replay_parser"), api_base=get("api_base"), api_key_env=get("api_key_env"),
-            served_model=get("served_model"), served_model_reply=get("served_model_reply"), parser=get("parser"),
-            concurrency=get("concurrency"),
-            request_timeout=get("request_timeout"), max_retries=get("max_retries"),
-            revision=get("model_revision"), trust_remote_code=get("trust_remote_code"),
-            settings={o.dest.removeprefix("uiground_"): value(config, o.dest) for o in declared_options()},
-        ),
-        limit=get("limit"),
-        seed=get("seed"),
-        report_dir=Path(report).resolve() if report else None,
-        baselines_dir=Path(baselines).resolve() if baselines else root / "baselines",
-        data_path=Path(data_path).resolve() if data_path else None,
-        updating=bool(getattr(config.option, "update_snapshots", False)),
-        cache_dir=_cache_dir(config, get("cache")),
-        cropping=get("cropping"),
-        cropping_depth=get("cropping_depth"),
-        keep_errored=get("keep_errored"),
-        force_update=get("force_update"),
-        baselines_explicit=bool(baselines),
-        max_pixels=get("max_pixels"),
-        max_raw_chars=get("max_raw_chars"),
-        progress_s=get("progress"),
-        latency_benchmark=get("latency_benchmark") or _benchmark_asked(config),
-        markdown=Path(markdown).resolve() if markdown else None,
-        judge=JudgeOptions(
-            name=get("judge"), api_base=get("judge_api_base"), model=get("judge_model"),
-            api_key_env=get("judge_api_key_env"), seed=get("judge_seed"), max_tokens=get("judge_max_tokens"),
-            concurrency=get("judge_concurrency"), request_timeout=get("request_timeout"),
-            max_retries=get("max_retries"), repeat=get("judge_repeat"), repeat_samples=get("judge_repeat_samples"),
-            parse_errors=get("judge_parse_errors"),
-        ),
+        model=ModelOptions(**records["model"], settings=settings),
+        judge=JudgeOptions(**records["judge"]),
+        updating=bool(getattr(config.option, "update_snapshots", False)),  # syrupy's --snapshot-update
+        baselines_explicit=bool(value(config, "uiground_baselines")),
+        **records[""],
     )
     check_model(opts.model)
     return opts
@@ -386,21 +442,3 @@ def missing_extra(module: Any) -> str | None:
 
     extra = getattr(module, "EXTRA", None)
     return extras.missing(extra[0], extra[1]) if extra else None
-
-
-def _benchmark_asked(config: pytest.Config) -> bool:
-    """Any ``--benchmark-*`` option on the command line (other than the ones that turn it off)
-    asks for the serial latency benchmark too."""
-    off = ("--benchmark-disable", "--benchmark-skip")
-    return any(str(a).startswith("--benchmark-") and not str(a).startswith(off)
-               for a in config.invocation_params.args)
-
-
-def _cache_dir(config: pytest.Config, value: object) -> Path | None:
-    """``--uiground-cache``: a directory, ``off``, or by default the pytest cache's."""
-    if value == "off":
-        return None
-    if value:
-        return Path(str(value)).resolve()
-    cache = getattr(config, "cache", None)
-    return cache.mkdir("uiground-predictions") if cache is not None else None

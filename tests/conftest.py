@@ -12,6 +12,7 @@ import time
 import zlib
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy  # noqa: F401  (see below)
 import PIL.Image  # noqa: F401
@@ -253,3 +254,45 @@ def interrupted_run(project: Project, sig: signal.Signals, *args: str, group: bo
     else:
         proc.send_signal(sig)
     return proc, proc.communicate(timeout=120)[0].decode()
+
+
+# -- helpers of the fault tests (baselines, reports, interrupts) -----------------------------------
+
+# The project's conftest: a disk that fills up after UIGROUND_FSYNC_OK successful fsyncs (every
+# output of the plugin is fsync'd before it counts as written, so this is where ENOSPC shows).
+FAULTS_CONFTEST = '''
+import errno, os
+
+_real_fsync = os.fsync
+_calls = [0]
+
+
+def _fsync(fd):
+    limit = os.environ.get("UIGROUND_FSYNC_OK")
+    if limit:
+        _calls[0] += 1
+        if _calls[0] > int(limit):
+            raise OSError(errno.ENOSPC, "No space left on device")
+    return _real_fsync(fd)
+
+
+os.fsync = _fsync
+'''
+
+
+def strict_json(text: str) -> Any:
+    """JSON as the standard has it (Python's parser accepts NaN and Infinity; CI tools do not)."""
+    def reject(name: str) -> None:
+        raise ValueError(f"non-standard JSON constant {name}")
+
+    return json.loads(text, parse_constant=reject)
+
+
+def verdict(out: str) -> str:
+    lines = [line for line in out.splitlines() if line.startswith("uiground verdict for mini:")]
+    assert len(lines) == 1, out
+    return lines[0]
+
+
+def no_crash(out: str) -> None:
+    assert "INTERNALERROR" not in out and "Traceback" not in out, out

@@ -40,10 +40,10 @@ def test_require_names_the_extra_and_what_needed_it(monkeypatch: pytest.MonkeyPa
 
 def test_every_extra_named_in_the_code_is_declared() -> None:
     declared = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"])
-    from pytest_uiground.benchmarks.automotive import fixture
+    from pytest_uiground.benchmarks.automotive import lookalike
     from pytest_uiground.models import florence, molmo, openai_client, qwen
 
-    named = {fixture.EXTRA} | {m.EXTRA[0] for m in (florence, molmo, openai_client, qwen)}
+    named = {lookalike.EXTRA} | {m.EXTRA[0] for m in (florence, molmo, openai_client, qwen)}
     assert named <= declared, named - declared
     assert {"pyarrow", "datasets"} <= {r.split(">")[0] for r in
                                       tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
@@ -52,7 +52,7 @@ def test_every_extra_named_in_the_code_is_declared() -> None:
 
 def test_the_automotive_writer_without_its_extra_says_which_one(tmp_path: Path) -> None:
     (tmp_path / "sitecustomize.py").write_text(BLOCK_AUTOMOTIVE)
-    done = subprocess.run([sys.executable, "-c", "from pytest_uiground.benchmarks.automotive.fixture import "
+    done = subprocess.run([sys.executable, "-c", "from pytest_uiground.benchmarks.automotive.lookalike import "
                            "write_fixture; write_fixture('aui', rows=4)"], cwd=tmp_path, capture_output=True,
                           text=True, env={"PYTHONPATH": str(tmp_path), "PATH": "/usr/bin:/bin"})
     assert done.returncode == 1

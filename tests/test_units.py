@@ -246,7 +246,7 @@ def test_model_options_are_composed_not_copied() -> None:
 
 
 def test_atomic_writes_are_readable_by_others(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    from pytest_uiground.gate.baseline import atomic_write_text
+    from pytest_uiground.record.files import atomic_write_text
 
     path = tmp_path / "f.json"
     atomic_write_text(path, "{}")
@@ -265,7 +265,7 @@ def test_cached_prediction_keeps_every_field(tmp_path: Path) -> None:
     cache = PredictionCache(tmp_path, {"model": "m"})
     key = cache.key({"sample": "s1"})
     cache.put(key, pred)
-    assert cache.get(key).prediction == pred
+    assert cache.get(key).value == pred
     assert Prediction.from_json(pred.to_json()) == pred
 
 

@@ -16,13 +16,13 @@ from __future__ import annotations
 import json
 import math
 import os
-import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pytest_uiground.gate import snapshot as snapshot_mod
+from pytest_uiground.record.files import stage_text as _stage
 from pytest_uiground.record.result import SampleResult
 from pytest_uiground.record.score import Score
 
@@ -146,32 +146,6 @@ def _read_snapshots(folder: Path) -> dict[str, Mapping[str, Any]]:
             raise BaselineError(f"{file}: {why}; {FIX}")
         out[file.name] = data
     return out
-
-
-def _stage(path: Path, text: str) -> Path:
-    """Write ``text`` to a temporary file beside ``path`` (fsync'd, mode 0644); the caller renames it."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        os.fchmod(fd, 0o644)  # mkstemp creates 0600; baselines and reports are shared files
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return Path(tmp)
-
-
-def atomic_write_text(path: Path, text: str) -> None:
-    """Replace ``path`` with ``text`` whole or not at all (a reader never sees half a file)."""
-    tmp = _stage(path, text)
-    try:
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
 
 
 def _entry(r: SampleResult) -> dict[str, Any]:

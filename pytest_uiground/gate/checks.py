@@ -8,7 +8,6 @@ controller after every sample has finished; this module only computes and explai
 
 from __future__ import annotations
 
-import hashlib
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -26,16 +25,13 @@ from pytest_uiground.gate.metrics import (
     current,
     value_of,
 )
+from pytest_uiground.record.files import ids_digest
 from pytest_uiground.record.result import SampleResult
 from pytest_uiground.record.score import Score
 
 if TYPE_CHECKING:  # types only: the suite's declarations and the baseline are read, never loaded, here
     from pytest_uiground.gate.baseline import Baseline
     from pytest_uiground.suite.config import MetricSpec, SuiteConfig
-
-
-def ids_digest(ids: Sequence[str]) -> str:
-    return hashlib.sha256("\n".join(sorted(ids)).encode()).hexdigest()[:16]
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,9 @@ of the measurement, so it is treated like one:
 * **Cached.** Replies are cached like predictions (one JSON file per request, written
   atomically), keyed by the fingerprint and the exact messages, so a rerun or a
   resumed run asks nothing twice. Raw replies are cached, not parsed ones, so a
-  parser fix needs no new requests.
+  parser fix needs no new requests. The cache is the predictions' own
+  (:mod:`pytest_uiground.record.disk_cache`): a damaged entry is a warning, noted on its
+  sample (``judge_cache``), and asked again.
 * **Loud.** A reply that cannot be parsed is a counted error on its sample, never a
   silent zero (``--uiground-judge-parse-errors zero`` reproduces the reference's zero). An
   unreachable judge fails the first sample that needs it with a clear message, stops
@@ -34,9 +36,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from pytest_uiground.record.files import digest, write_entry
+from pytest_uiground.record.disk_cache import DiskCache
+from pytest_uiground.record.files import digest
 
-FORMAT = 1
 PARSE_ERROR_MODES = ("error", "zero")
 Messages = Sequence[Mapping[str, str]]
 
@@ -161,29 +163,16 @@ class JudgeCounters:
     cache_hits: int = 0
 
 
-class ReplyCache:
-    """Raw judge replies on disk, one atomic JSON file per request."""
+def _reply(data: Any) -> str:
+    if not isinstance(data, str):
+        raise TypeError(f"the reply is a {type(data).__name__}, not text")
+    return data
 
-    def __init__(self, root: Path, fingerprint: Mapping[str, Any]) -> None:
-        self.root = root / digest(fingerprint)[:16]
 
-    def _path(self, key: str) -> Path:
-        return self.root / key[:2] / f"{key}.json"
-
-    def get(self, key: str) -> str | None:
-        path = self._path(key)
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            return None
-        except (OSError, ValueError):
-            return None  # a corrupt entry is asked again
-        if not isinstance(data, dict) or data.get("key") != key or not isinstance(data.get("reply"), str):
-            return None
-        return str(data["reply"])
-
-    def put(self, key: str, reply: str) -> None:
-        write_entry(self._path(key), {"format": FORMAT, "key": key, "reply": reply})
+def reply_cache(root: Path, fingerprint: Mapping[str, Any]) -> DiskCache[str]:
+    """Raw judge replies on disk: the shared disk cache (its layout, its damaged-entry policy)."""
+    return DiskCache(root, fingerprint, what="judge reply", field="reply", encode=str, decode=_reply,
+                     again="asking the judge again")
 
 
 @dataclass
@@ -196,7 +185,8 @@ class Judge:
     cache_root: Path | None = None
     counters: JudgeCounters = field(default_factory=JudgeCounters)
     _dead: str | None = None
-    _cache: ReplyCache | None = None
+    _cache: DiskCache[str] | None = None
+    _local: threading.local = field(default_factory=threading.local)  # this thread's damaged entries
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _inflight: dict[str, Future[str]] = field(default_factory=dict)
 
@@ -216,13 +206,15 @@ class Judge:
         fp = self.fingerprint()
         key = digest({"fingerprint": fp, "messages": list(messages), "repeat": repeat})
         if self.cache_root is not None and self._cache is None:
-            self._cache = ReplyCache(self.cache_root, fp)
+            self._cache = reply_cache(self.cache_root, fp)
         if self._cache is not None:
-            hit = self._cache.get(key)
-            if hit is not None:
+            found = self._cache.get(key)
+            if found.problem is not None:
+                self._local.__dict__.setdefault("problems", []).append(found.problem)
+            if found.value is not None:
                 with self._lock:
                     self.counters.cache_hits += 1
-                return hit
+                return found.value
         if self._dead is not None:
             raise JudgeUnreachable(self._dead)
         # The same request already in flight on another thread (the same question and answer
@@ -247,6 +239,12 @@ class Judge:
         finally:
             with self._lock:
                 self._inflight.pop(key, None)
+
+    def cache_problems(self) -> list[str]:
+        """The damaged cache entries this thread met since it last asked (then forgotten): the
+        scorer of a sample puts them on that sample's record."""
+        problems: list[str] = self._local.__dict__.pop("problems", [])
+        return problems
 
     def _request(self, messages: Messages, request_id: str) -> str:
         try:

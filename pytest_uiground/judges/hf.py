@@ -10,7 +10,6 @@ for a server, not for one local model.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import threading
 from collections.abc import Mapping, Sequence
@@ -21,6 +20,7 @@ from pytest_uiground.judges.base import JudgeOptions
 from pytest_uiground.models.base import ModelLoadError
 from pytest_uiground.models.device import resolve_device
 from pytest_uiground.models.hf_setup import resolve_dtype, resolve_model_path
+from pytest_uiground.record.files import hex_digest
 
 
 class HFChatJudge:
@@ -69,7 +69,7 @@ class HFChatJudge:
     def fingerprint(self) -> dict[str, Any]:
         config = json.dumps(self.model.config.to_dict(), sort_keys=True, default=str)
         return {"judge": self.name, "model": self.options.model,
-                "config_sha256": hashlib.sha256(config.encode()).hexdigest()[:16], "dtype": self.dtype}
+                "config_sha256": hex_digest(config, short=True), "dtype": self.dtype}
 
 
 def create(options: JudgeOptions) -> HFChatJudge:

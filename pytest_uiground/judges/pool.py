@@ -78,6 +78,14 @@ class JudgedScorer:
         return first
 
     def _attempt(self, sample: Sample, pred: Prediction, repeat: int) -> Judged:
+        """One judging of the sample; a damaged judge-cache entry met on the way is noted on it."""
+        judged = self._score(sample, pred, repeat)
+        damaged = self.judge.cache_problems()
+        if damaged:
+            (judged.score.notes if judged.score is not None else judged.notes)["judge_cache"] = damaged
+        return judged
+
+    def _score(self, sample: Sample, pred: Prediction, repeat: int) -> Judged:
         try:
             return Judged(self.score_fn(sample, pred, self.judge, repeat))
         except JudgeUnreachable as exc:

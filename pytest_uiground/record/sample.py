@@ -23,7 +23,17 @@ TASK_KINDS: tuple[str, ...] = ("point", "verdict", "option", "answer", "vqa", "d
 #: record classified under two groups): the sample counts in each ``key=value`` slice.
 MULTI_VALUE_SEP = "|"
 
-_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:+\-]*$")
+#: The sample-id alphabet (a regex character-class body): letters, digits and ``_ . : + -``. Ids are
+#: pytest parameter ids and baseline keys, so they must survive a shell, a URL and a file name.
+#: Loaders that build ids from published records replace every other character (:func:`safe_id`).
+ID_CHARS = r"A-Za-z0-9_.:+\-"
+_ID_RE = re.compile(rf"^[A-Za-z0-9][{ID_CHARS}]*$")  # and the first one a letter or a digit
+_UNSAFE_ID = re.compile(rf"[^{ID_CHARS}]")
+
+
+def safe_id(raw: str) -> str:
+    """``raw`` with every character outside the sample-id alphabet replaced by ``_``."""
+    return _UNSAFE_ID.sub("_", raw)
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pytest_uiground.gate import stats
-from pytest_uiground.gate.baseline import atomic_write_text
+from pytest_uiground.record.files import atomic_write_text
 from pytest_uiground.record.result import SampleResult
 from pytest_uiground.report import assets, browse, units
 from pytest_uiground.report import plots as pl

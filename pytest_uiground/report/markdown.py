@@ -143,7 +143,7 @@ def write(text: str, path: Path | None, env: Mapping[str, str] | None = None,
           failed: Callable[[str], None] | None = None) -> list[Path]:
     """Write to ``path`` (replaced atomically) and append to ``$GITHUB_STEP_SUMMARY`` (Actions' job summary
     file). A file that cannot be written is told to ``failed`` in one line (raised when it is None)."""
-    from pytest_uiground.gate.baseline import atomic_write_text
+    from pytest_uiground.record.files import atomic_write_text
 
     env = os.environ if env is None else env
     written: list[Path] = []

@@ -22,6 +22,7 @@ import pytest
 from pytest_uiground.gate import baseline as baseline_mod
 from pytest_uiground.gate.aggregate import CHECK
 from pytest_uiground.options import RunOptions
+from pytest_uiground.record.files import atomic_write_text as write
 from pytest_uiground.record.result import SampleResult
 from pytest_uiground.report import details, junit
 from pytest_uiground.report import summary as summary_mod
@@ -101,7 +102,6 @@ class ReportFolder:
     def _write(self, config: pytest.Config, outcomes: Sequence[SuiteOutcome], interrupted: bool) -> None:
         docs = {o.name: summary_doc(o) for o in outcomes}
         mark = {"interrupted": True} if interrupted else {}
-        write = baseline_mod.atomic_write_text
         if len(docs) == 1:
             (doc,) = docs.values()
             write(self.root / "summary.json", summary_mod.dumps({**doc.to_json(), **mark}))

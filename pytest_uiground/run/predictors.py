@@ -147,9 +147,9 @@ class _Predictions(abc.ABC):
                 found = cache.get(key)
                 if found.problem:
                     self._notes[s.id] = found.problem
-                if found.prediction is not None:
+                if found.value is not None:
                     self._notes[s.id] = "hit"
-                    self.ready(loaded, s, found.prediction, store=False)
+                    self.ready(loaded, s, found.value, store=False)
                     continue
                 self._keys[s.id] = key
             todo.append(s)

@@ -7,10 +7,8 @@ and deterministic.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
@@ -19,9 +17,11 @@ from typing import Any
 
 from pytest_uiground import registry
 from pytest_uiground.record import image as image_mod
+from pytest_uiground.record.files import hex_digest
 from pytest_uiground.record.geometry import Box
 from pytest_uiground.record.image import ImageRef
 from pytest_uiground.record.sample import Sample, Target, check_sample_ids
+from pytest_uiground.record.sample import safe_id as safe_id  # loaders import it from here
 from pytest_uiground.scoring import scorer as scoring
 from pytest_uiground.scoring.scorer import Scorer
 from pytest_uiground.suite.config import SuiteConfig, SuiteConfigError, check_against_samples, load_suite_config
@@ -48,10 +48,8 @@ class LoadedSuite:
     @property
     def fingerprint(self) -> str:
         """Dataset fingerprint for provenance: the sample ids and the loader options."""
-        h = hashlib.sha256(repr(sorted(self.config.loader_options.items())).encode())
-        for s in self.samples:
-            h.update(s.id.encode() + b"\0")
-        return h.hexdigest()[:16]
+        ids = "".join(s.id + "\0" for s in self.samples)
+        return hex_digest(repr(sorted(self.config.loader_options.items())) + ids, short=True)
 
 
 class SuiteLoadError(Exception):
@@ -139,7 +137,6 @@ def image_in(root: Path, relative: Any, field: str) -> ImageRef:
     return ImageRef.from_path(inside(root, relative, field))
 
 
-_UNSAFE_ID = re.compile(r"[^A-Za-z0-9_.:+\-]")
 
 
 class LayoutError(FileNotFoundError):
@@ -234,9 +231,6 @@ def known_meta(record: Mapping[str, Any], fields: Iterable[str]) -> dict[str, st
             if record.get(f) is not None and not isinstance(record[f], (dict, list)) and str(record[f])}
 
 
-def safe_id(raw: str) -> str:
-    """``raw`` with every character outside the sample-id alphabet replaced by ``_``."""
-    return _UNSAFE_ID.sub("_", raw)
 
 
 def candidates(data_path: Path | None, folder: str) -> list[Path]:

@@ -1,4 +1,4 @@
-"""Helpers for the look-alike dataset writers of each benchmark folder (``benchmarks/<name>/fixture.py``).
+"""Helpers for the look-alike dataset writers of each benchmark folder (``benchmarks/<name>/lookalike.py``).
 
 Why this exists: real benchmark sets are gigabytes behind downloads that CI cannot make, so each benchmark ships a
 writer of a small copy in its published layout. What those writers share lives here: a screen laid out on a grid

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from conftest import Project, needs
 
-from pytest_uiground.benchmarks.automotive.fixture import expected_rows, write_fixture
+from pytest_uiground.benchmarks.automotive.lookalike import expected_rows, write_fixture
 
 # Imported here, not inside a test: pytester restores sys.modules after each test, and
 # numpy's extension modules cannot be imported twice in one process.
@@ -180,7 +180,7 @@ def test_tiny_vlm_end_to_end(auto: Project, dataset: Path, tiny_models: dict[str
 
 
 def test_save_to_disk_and_data_root_layouts(auto: Project, tmp_path: Path) -> None:
-    from pytest_uiground.benchmarks.automotive.fixture import write_fixture_save_to_disk
+    from pytest_uiground.benchmarks.automotive.lookalike import write_fixture_save_to_disk
 
     folder = write_fixture_save_to_disk(tmp_path / "root" / "AutomotiveUI-Bench-4K", rows=8, seed=2,
                                         width=320, height=180)

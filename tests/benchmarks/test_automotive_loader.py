@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from pytest_uiground.benchmarks.automotive import loader
-from pytest_uiground.benchmarks.automotive.fixture import write_fixture
+from pytest_uiground.benchmarks.automotive.lookalike import write_fixture
 from pytest_uiground.benchmarks.automotive.plan import expected_rows
 from pytest_uiground.record.image import ImageRef
 from pytest_uiground.suite.loading import LoaderContext

@@ -73,7 +73,7 @@ class Counting:
 
 
 def _samples(tmp_path: Path, doc: dict | None = None, anno: Path | None = None) -> dict[int, Sample]:
-    from pytest_uiground.benchmarks.bench2drive_vl.fixture import frame_doc
+    from pytest_uiground.benchmarks.bench2drive_vl.lookalike import frame_doc
 
     path = tmp_path / "00000.json"
     path.write_text(json.dumps(doc or frame_doc()))

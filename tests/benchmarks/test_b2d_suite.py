@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_uiground.benchmarks.bench2drive_vl.fixture import frame_doc, write_frames
 from pytest_uiground.benchmarks.bench2drive_vl.loader import load
+from pytest_uiground.benchmarks.bench2drive_vl.lookalike import frame_doc, write_frames
 from pytest_uiground.suite.loading import LoaderContext
 
 HERE = Path(__file__).parents[1]  # tests/

@@ -1,7 +1,7 @@
 """MMBench-GUI (L1, L2), ScreenSpot-v2 and ScreenSpot-Pro suites on generated data in the published layouts.
 
 Each end-to-end test copies the shipped suite.toml into a throw-away project, writes a fixture
-with :mod:`pytest_uiground.benchmarks.screenspot.fixture`, replays outputs chosen per sample to be right, wrong
+with :mod:`pytest_uiground.benchmarks.screenspot.lookalike`, replays outputs chosen per sample to be right, wrong
 or unparseable, and checks summary.json against numbers computed here by hand from the
 written records with the benchmarks' own rules (point in box, edges inclusive; unparseable
 output stays in the denominator as wrong).
@@ -25,9 +25,9 @@ from conftest import Project
 from PIL import Image  # noqa: F401
 
 from pytest_uiground.benchmarks.mmbench_gui import loader as mmbench_gui
-from pytest_uiground.benchmarks.mmbench_gui.fixture import write_mmbench_gui
+from pytest_uiground.benchmarks.mmbench_gui.lookalike import write_mmbench_gui
 from pytest_uiground.benchmarks.screenspot import loader as screenspot
-from pytest_uiground.benchmarks.screenspot.fixture import DEFAULT_PRO_APPS, write_screenspot_pro, write_screenspot_v2
+from pytest_uiground.benchmarks.screenspot.lookalike import DEFAULT_PRO_APPS, write_screenspot_pro, write_screenspot_v2
 from pytest_uiground.record.sample import Sample
 from pytest_uiground.suite.loading import LoaderContext
 from pytest_uiground.suite.lookalike import Written

@@ -17,7 +17,7 @@ from PIL import Image
 from pytest_uiground import registry
 from pytest_uiground.benchmarks.openadapt import loader as openadapt
 from pytest_uiground.benchmarks.openadapt import recorded
-from pytest_uiground.benchmarks.openadapt.fixture import write_annotations, write_recorded
+from pytest_uiground.benchmarks.openadapt.lookalike import write_annotations, write_recorded
 from pytest_uiground.record.geometry import Box, Point
 from pytest_uiground.record.sample import Sample, check_sample_ids
 from pytest_uiground.suite.loading import LoaderContext

@@ -21,9 +21,9 @@ from conftest import Project
 from PIL import Image  # noqa: F401
 
 from pytest_uiground.benchmarks.osworld_g import loader as og
-from pytest_uiground.benchmarks.osworld_g.fixture import write_osworld_g
+from pytest_uiground.benchmarks.osworld_g.lookalike import write_osworld_g
 from pytest_uiground.benchmarks.ui_vision import loader as uv
-from pytest_uiground.benchmarks.ui_vision.fixture import write_ui_vision
+from pytest_uiground.benchmarks.ui_vision.lookalike import write_ui_vision
 from pytest_uiground.suite.loading import LayoutError, LoaderContext
 
 SUITES = Path(__file__).parents[2] / "suites"

@@ -1,6 +1,5 @@
-"""The gate cannot be fooled (issue 13): baseline integrity through real pytest runs,
-each lifecycle scenario with and without ``-n 2``. Every test here failed on the code
-before the fix (the break it names is in its docstring)."""
+"""The gate cannot be fooled: baseline integrity through real pytest runs, each lifecycle
+scenario with and without ``-n 2``. Each test's docstring states the rule it holds."""
 
 from __future__ import annotations
 
@@ -23,7 +22,8 @@ def stored(project: Project) -> dict:
 
 
 def test_update_with_sample_errors_is_refused_naming_them(project: Project, xdist: list[str]) -> None:
-    """Break 1: an update against a dead server recorded every error as a wrong answer."""
+    """An update from a run with sample errors (a dead server) is refused, naming the samples and
+    --uiground-keep-errored, and leaves the baseline as it was: an error is never recorded as a wrong answer."""
     ids = project.ids()
     assert project.run("--snapshot-update", "--uiground-model-revision", "abc123", wrong=ids[:1], xdist=xdist).ret == 0
     assert stored(project)["provenance"]["model_revision"] == "abc123"
@@ -39,7 +39,8 @@ def test_update_with_sample_errors_is_refused_naming_them(project: Project, xdis
 
 
 def test_keep_errored_keeps_their_previous_entries(project: Project, xdist: list[str]) -> None:
-    """Break 1: with the flag, errored samples keep their old entries; none is recorded as wrong."""
+    """With --uiground-keep-errored, errored samples keep their previous baseline entries and none is recorded
+    as wrong; the answers that did come are recorded."""
     ids = project.ids()
     assert project.run("--snapshot-update", wrong=ids[:1], xdist=xdist).ret == 0
     old = stored(project)["samples"]
@@ -67,7 +68,8 @@ def test_keep_errored_without_previous_entry_records_nothing(project: Project) -
 
 
 def test_update_whose_floors_fail_is_refused_unless_forced(project: Project, xdist: list[str]) -> None:
-    """Break 1: an update whose floor checks failed rewrote the baseline anyway."""
+    """An update whose absolute floors fail writes no baseline; --uiground-force-update writes it anyway (and
+    the run still fails)."""
     project.write_suite(floor=95.0)
     ids = project.ids()
     refused = project.run("--snapshot-update", wrong=ids[:3], xdist=xdist)
@@ -82,7 +84,8 @@ def test_update_whose_floors_fail_is_refused_unless_forced(project: Project, xdi
 
 
 def test_mistyped_baseline_folder_fails_at_start_up(project: Project, xdist: list[str]) -> None:
-    """Break 3: a mistyped --uiground-baselines said "no baseline yet" and passed."""
+    """A --uiground-baselines folder that does not exist is a usage error at start-up, never "no baseline
+    yet" and a pass."""
     ids = project.ids()
     assert project.run("--snapshot-update", xdist=xdist).ret == 0
     result = project.run("--uiground-baselines", "baselnes", wrong=ids[:6], xdist=xdist)
@@ -92,7 +95,8 @@ def test_mistyped_baseline_folder_fails_at_start_up(project: Project, xdist: lis
 
 
 def test_a_run_of_nothing_keeps_the_previous_report(project: Project, xdist: list[str]) -> None:
-    """Break 4: --collect-only, a mistyped path or a collection error emptied the report."""
+    """A run that tests nothing (--collect-only, a mistyped path, a collection error) leaves the previous
+    report byte for byte."""
     assert project.run("--uiground-report", "out", xdist=xdist).ret == 0
     report = project.root / "out"
     before = {p.name: p.read_bytes() for p in report.iterdir() if p.is_file()}
@@ -109,7 +113,8 @@ def test_a_run_of_nothing_keeps_the_previous_report(project: Project, xdist: lis
 
 def test_baseline_of_another_suite_version_or_dataset_fails_naming_the_change(project: Project,
                                                                               xdist: list[str]) -> None:
-    """Break 8: a baseline of another suite version or dataset was compared silently."""
+    """A baseline recorded for another suite version or another dataset fails the checks naming what changed
+    (the version, the removed samples) instead of being compared."""
     ids = project.ids()
     assert project.run("--snapshot-update", xdist=xdist).ret == 0
     suite = project.root / "suites" / "mini" / "suite.toml"
@@ -132,7 +137,8 @@ def test_baseline_of_another_suite_version_or_dataset_fails_naming_the_change(pr
 
 
 def test_two_suites_with_one_name_is_a_collection_error(project: Project) -> None:
-    """Break 8: two suites with one [suite] name overwrote each other's baseline."""
+    """Two suites with one [suite] name are a collection error naming both, and no baseline is written (one
+    would overwrite the other's)."""
     copy = project.root / "suites" / "copy"
     copy.mkdir()
     (copy / "suite.toml").write_text((project.root / "suites" / "mini" / "suite.toml").read_text())
@@ -143,7 +149,8 @@ def test_two_suites_with_one_name_is_a_collection_error(project: Project) -> Non
 
 
 def test_concurrent_update_is_refused_while_one_holds_the_lock(project: Project) -> None:
-    """Break 10: two updates at once both said "baseline updated" and could mix."""
+    """A second --snapshot-update while another holds the baselines lock is a usage error at start-up and
+    writes nothing; the lock file is gone after a normal update."""
     from pytest_uiground.gate.baseline import UpdateLock
 
     ids = project.ids()
@@ -161,7 +168,7 @@ def test_concurrent_update_is_refused_while_one_holds_the_lock(project: Project)
 
 
 def test_concurrent_updates_never_mix(project: Project) -> None:
-    """Break 10: run two real updates at once; whatever happens, the files come from one run."""
+    """Two real updates at the same time: whatever the order, the baseline's files all come from one run."""
     ids = project.ids()
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(project.root), *sys.path])}
     procs = []
@@ -181,7 +188,7 @@ def test_concurrent_updates_never_mix(project: Project) -> None:
 
 
 def test_report_on_an_existing_file_is_a_usage_error(project: Project) -> None:
-    """Break 11: --uiground-report on a file was an INTERNALERROR."""
+    """--uiground-report naming an existing file is a usage error, not an INTERNALERROR."""
     (project.root / "afile").write_text("x")
     result = project.run("--uiground-report", "afile")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
@@ -189,7 +196,7 @@ def test_report_on_an_existing_file_is_a_usage_error(project: Project) -> None:
 
 
 def test_missing_gpu_fails_once_at_start_up(project: Project) -> None:
-    """Break 11: --uiground-device cuda:7 without that GPU failed every test."""
+    """--uiground-device cuda:7 without that GPU is one usage error at start-up, not a failure per test."""
     from pytest_uiground.models.device import cuda_device_count
 
     if cuda_device_count() > 7:
@@ -203,7 +210,8 @@ def test_missing_gpu_fails_once_at_start_up(project: Project) -> None:
 
 
 def test_ctrl_c_writes_an_interrupted_summary(project: Project, xdist: list[str]) -> None:
-    """Break 11: Ctrl-C left no "interrupted" summary; under -n 2 a syrupy warning became an error."""
+    """Ctrl-C writes an "interrupted" summary of the samples that finished, with exit 2 (under -n 2 too,
+    where syrupy's warning must not become an error)."""
     ids = project.ids()
     proc, out = interrupted_run(project, signal.SIGINT, *xdist, group=True, env={"UIGROUND_WRONG": ids[0]})
     log = project.root / "out" / "samples.jsonl"
@@ -216,7 +224,8 @@ def test_ctrl_c_writes_an_interrupted_summary(project: Project, xdist: list[str]
 
 
 def test_unwritable_cache_is_a_note_and_nothing_is_requested_twice(project: Project, xdist: list[str]) -> None:
-    """Break 2: a cache that could not be written lost the batch and multiplied requests."""
+    """A prediction cache that cannot be written is a note on each record: the batch's predictions are kept
+    and scored, and no sample is requested twice."""
     ids = project.ids()
     (project.root / "notadir").write_text("a file where the cache folder should be")
 
@@ -239,7 +248,8 @@ def test_unwritable_cache_is_a_note_and_nothing_is_requested_twice(project: Proj
 
 
 def test_api_key_never_printed_with_locals_or_junit(project: Project) -> None:
-    """Break 6: with -l and a client that cannot be created the key was printed three times."""
+    """The API key never appears in the output or the JUnit XML, even with -l showing locals when the client
+    cannot be created."""
     key = "sk-gate-test-0123456789abcdef"
     project.monkeypatch.setenv("GATE_KEY", key)
     result = project.pytester.runpytest_subprocess(

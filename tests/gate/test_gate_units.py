@@ -1,5 +1,5 @@
-"""The gate cannot be fooled (issue 13): the rules that need no pytest run, each tied to
-the numbered break it fixes."""
+"""The gate cannot be fooled: the rules that need no pytest run, each stated in its test's
+docstring."""
 
 from __future__ import annotations
 
@@ -192,7 +192,8 @@ def test_pixel_limit_is_configurable(tmp_path: Path) -> None:
 
 
 def test_truncated_png_does_not_leak_its_file_handle(tmp_path: Path) -> None:
-    """Break 11: a truncated PNG left its file open (a ResourceWarning error later)."""
+    """Reading a truncated PNG fails and closes its file: no ResourceWarning (an error under
+    filterwarnings = error)."""
     from PIL import Image
 
     path = tmp_path / "cut.png"
@@ -217,7 +218,8 @@ class Keyed(ModelAdapter):
 
 
 def test_cache_key_holds_the_image_content(tmp_path: Path) -> None:
-    """Break 5: a screenshot replaced under the same name replayed the stale prediction."""
+    """The prediction cache key holds the image's content: a screenshot replaced under the same name is a
+    miss, never the stale prediction."""
     from PIL import Image
 
     from pytest_uiground.run.predictors import cache_parts
@@ -234,11 +236,12 @@ def test_cache_key_holds_the_image_content(tmp_path: Path) -> None:
     assert cache.key(cache_parts(Keyed(), sample) or {}) == key  # unchanged file: a hit
     Image.new("RGB", (20, 20), (0, 0, 0)).save(path)
     new_key = cache.key(cache_parts(Keyed(), sample) or {})
-    assert new_key != key and cache.get(new_key).prediction is None
+    assert new_key != key and cache.get(new_key).value is None
 
 
 def test_ocr_model_is_cacheable() -> None:
-    """Break 11: the ocr model was not cached although the README says every adapter is."""
+    """The ocr model declares a cache key (instruction, task, image content), so it is cached like every
+    adapter."""
     from pytest_uiground.models.ocr import OcrGrounder
     from pytest_uiground.run.predictors import cache_parts
 
@@ -263,8 +266,7 @@ def test_raw_output_is_capped_and_the_cap_noted() -> None:
 
 
 def test_summary_never_holds_nan(tmp_path: Path) -> None:
-    """Break 11 said summary.json could hold NaN; the typed record already writes null (this
-    held before the fix too, and stays tested)."""
+    """summary.json holds null, never NaN, for a metric with no sample (kept tested though it held before)."""
     config = load_suite_config(suite_file(tmp_path, metric='where = {difficulty = "easy"}'))
     metric = compute(config.metrics[0], [])  # no sample: the value is NaN
     doc = summary("mini", None, [], [metric], [], None, {"n": float("nan")} and {})
@@ -329,7 +331,8 @@ def test_secret_repr_is_redacted(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_annotate_skips_a_bomb_instead_of_crashing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """Break 7: in annotate a bomb image stopped the session and could not be skipped."""
+    """In annotate, an image whose header declares too many pixels (a decompression bomb) is skipped with a
+    message instead of stopping the session."""
     from pytest_uiground.benchmarks.openadapt.annotate import read_image
 
     png_header(tmp_path / "bomb.png", 100_000, 100_000)

@@ -143,7 +143,8 @@ def test_the_index_page_of_several_suites_shows_each_verdict(project: Project, x
     other = project.root / "suites" / "other"
     other.mkdir()
     text = (project.root / "suites" / "mini" / "suite.toml").read_text()
-    (other / "suite.toml").write_text(text.replace('name = "mini"', 'name = "other"').replace("[latency]\n", "[latency]" + LATENCY_BUDGET))
+    text = text.replace('name = "mini"', 'name = "other"').replace("[latency]\n", "[latency]" + LATENCY_BUDGET)
+    (other / "suite.toml").write_text(text)
     assert 'name = "other"' in (other / "suite.toml").read_text()
     result = project.pytester.runpytest_subprocess(
         "suites", "--model", "fakemodels:create", "-p", "no:cacheprovider", *OUTPUTS, *xdist)

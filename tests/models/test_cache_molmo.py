@@ -17,28 +17,28 @@ from pytest_uiground.run.prediction_cache import PredictionCache
 def test_cache_round_trip_and_keys(tmp_path: Path) -> None:
     cache = PredictionCache(tmp_path, {"model": "m", "config": "abc"})
     key = cache.key({"sample": "s1", "prompt": "click OK", "generation": {"max_new_tokens": 8}})
-    assert cache.get(key).prediction is None
+    assert cache.get(key).value is None
     cache.put(key, Prediction(point=Point(0.25, 0.75), raw="(250, 750)", latency_ms=12.5))
-    got = cache.get(key).prediction
+    got = cache.get(key).value
     assert got is not None and got.point == Point(0.25, 0.75) and got.raw == "(250, 750)" and got.latency_ms == 12.5
     # anything that changes the output changes the key
     assert key != cache.key({"sample": "s1", "prompt": "click OK", "generation": {"max_new_tokens": 9}})
     assert key != cache.key({"sample": "s1", "prompt": "click Ok", "generation": {"max_new_tokens": 8}})
     other = PredictionCache(tmp_path, {"model": "m", "config": "abd"})
     assert other.get(other.key({"sample": "s1", "prompt": "click OK", "generation": {"max_new_tokens": 8}})
-                     ).prediction is None
+                     ).value is None
 
 
 def test_cache_never_stores_errors_and_ignores_corrupt_entries(tmp_path: Path) -> None:
     cache = PredictionCache(tmp_path, {"model": "m"})
     key = cache.key({"sample": "a"})
     cache.put(key, Prediction(error="CUDA out of memory"))
-    assert cache.get(key).prediction is None
+    assert cache.get(key).value is None
     cache.put(key, Prediction(raw="ok"))
     entry = next(tmp_path.rglob(f"{key}.json"))
     entry.write_text("{truncated")
     found = cache.get(key)
-    assert found.prediction is None and found.problem is not None
+    assert found.value is None and found.problem is not None
     assert "corrupt prediction cache entry" in found.problem and str(entry) in found.problem
 
 

@@ -774,3 +774,44 @@ def test_end_to_end_missing_api_base_is_named(project: Project) -> None:
         "no:cacheprovider")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--model openai needs --uiground-api-base URL*"])
+
+
+@pytest.mark.slow
+def test_served_model_identity_is_checked_and_recorded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A server answering as another model than --uiground-served-model fails those samples naming
+    --uiground-served-model-reply, and the fingerprint records the names the server answered as."""
+    pytest.importorskip("openai")
+    from chat_server import ChatServer, Reply
+
+    from pytest_uiground.models.openai_client import OpenAIChatModel
+    from pytest_uiground.record.geometry import Box
+    from pytest_uiground.record.image import ImageRef
+    from pytest_uiground.record.sample import Sample, Target
+
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+    from PIL import Image
+
+    Image.new("RGB", (40, 30)).save(tmp_path / "s.png")
+    sample = Sample("s1", ImageRef.from_path(tmp_path / "s.png"), "the button", "point", Target(box=Box(0, 0, 1, 1)))
+
+    def answering_as(name: str) -> Reply:
+        body = {"id": "c", "object": "chat.completion", "model": name,
+                "choices": [{"index": 0, "message": {"role": "assistant", "content": "(500, 500)"},
+                             "finish_reason": "stop"}]}
+        return Reply(body=json.dumps(body).encode())
+
+    for reply_model, ok in ((None, False), ("m-2026-01-01", True)):
+        with ChatServer(lambda body: answering_as("m-2026-01-01")) as srv:
+            model = OpenAIChatModel(api_base=srv.url, api_key="k" * 12, served_model="m", parser="uground",
+                                    request_timeout=5.0, max_retries=0, reply_model=reply_model)
+            try:
+                (pred,) = model.predict([sample])
+                fingerprint = model.fingerprint()
+            finally:
+                model.close()
+        assert fingerprint["answered_as"] == ["m-2026-01-01"]
+        if ok:
+            assert pred.error is None and pred.point is not None
+        else:
+            assert pred.error is not None and "answered as model 'm-2026-01-01'" in pred.error
+            assert "--uiground-served-model-reply" in pred.error

@@ -9,7 +9,7 @@ import pytest
 from conftest import header_only_png
 
 from pytest_uiground.benchmarks.screenspot import loader as screenspot
-from pytest_uiground.benchmarks.screenspot.fixture import write_screenspot_pro
+from pytest_uiground.benchmarks.screenspot.lookalike import write_screenspot_pro
 from pytest_uiground.benchmarks.screenspot.parsers import parse_pro_normalized
 from pytest_uiground.models import parsers
 from pytest_uiground.models.replay import ReplayModel

@@ -20,8 +20,8 @@ from conftest import Project
 # Pillow before pytester snapshots sys.modules (its extension modules must not load twice).
 from PIL import Image  # noqa: F401
 
-from pytest_uiground.benchmarks.osworld_g.fixture import write_osworld_g
-from pytest_uiground.benchmarks.ui_vision.fixture import write_ui_vision
+from pytest_uiground.benchmarks.osworld_g.lookalike import write_osworld_g
+from pytest_uiground.benchmarks.ui_vision.lookalike import write_ui_vision
 
 from . import ref_osworld_g as rg
 from . import ref_ui_vision as ru

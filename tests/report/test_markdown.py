@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from conftest import Project
 
@@ -49,3 +51,33 @@ def test_markdown_summary_of_a_passing_run_with_fixes(project: Project) -> None:
     text = (project.root / "gate.md").read_text()
     assert text.startswith("## ✅ uiground: mini — PASS")
     assert f"**Fixed (2):** `{ids[0]}`, `{ids[1]}`" in text and "**Regressed (0)**" in text
+
+
+def test_markdown_cells_are_escaped(tmp_path: Path) -> None:
+    """Text from metadata put in a Markdown table cell is escaped: a '|' cannot add a column, and images or
+    HTML cannot reach the CI job summary."""
+    from pytest_uiground.report.markdown import cell, code
+
+    hostile = "a|b ![t](https://x/y.png) <img src=x onerror=alert(1)> `tick`"
+    escaped = cell(hostile)
+    assert "|" not in escaped.replace("\\|", "")
+    assert "![" not in escaped and "<img" not in escaped and "&lt;img" in escaped
+    assert code("id`with`ticks").count("`") == 2
+    row = f"| {cell('grounding_accuracy · os=a|b')} | 1 | FAIL |"
+    assert row.replace("\\|", "").count("|") == 4  # the FAIL cell stays in its column
+
+
+def test_markdown_summary_of_a_hostile_slice_keeps_its_columns(tmp_path: Path) -> None:
+    """A rendered check whose slice value holds '|' and HTML keeps its row at nine columns."""
+    from pytest_uiground.gate.checks import Check
+    from pytest_uiground.gate.metrics import Aggregate
+    from pytest_uiground.gate.verdict import decide
+    from pytest_uiground.report.markdown import SuiteSection, render
+
+    agg = Aggregate(value=40.0, n=10, ids=tuple(f"s{i}" for i in range(10)))
+    checks = [Check("mini", "grounding_accuracy", "os=a|b<img src=x>", agg, 50.0, 2.0, None, False, False, "s.toml")]
+    text = render([SuiteSection("mini", "m![x](y)", None, checks, None, [], [], decide(checks, None, []))], env={})
+    rows = [line for line in text.splitlines() if line.startswith("| grounding_accuracy")]
+    assert len(rows) == 1 and rows[0].replace("\\|", "").count("|") == 10
+    assert "**FAIL" in rows[0].split("|")[-2] and "<img" not in text
+    assert "model `m![x](y)`" in text  # inside a code span: shown as text, never rendered as an image

@@ -1,6 +1,6 @@
 """The AutomotiveUI look-alike's plan: what each screen holds and every row's ground truth, from the seed
 alone (pure arithmetic, no drawing), so :func:`expected_rows` knows every row without rendering.
-See :mod:`.fixture` for the on-disk schema and why the look-alike exists.
+See :mod:`.lookalike` for the on-disk schema and why the look-alike exists.
 """
 
 from __future__ import annotations

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import gzip
 import json
-import re
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping
@@ -41,11 +40,10 @@ from pytest_uiground.benchmarks.bench2drive_vl.formulas import (
 )
 from pytest_uiground.benchmarks.bench2drive_vl.objects import parse_objects
 from pytest_uiground.record.image import ImageRef
-from pytest_uiground.record.sample import Sample, Target
+from pytest_uiground.record.sample import Sample, Target, safe_id
 from pytest_uiground.suite.loading import LoaderContext
 
 CATEGORIES = ("perception", "prediction", "planning", "behaviour")
-_ID_UNSAFE = re.compile(r"[^A-Za-z0-9_.:+\-]")
 EGO_FIELDS = ("location", "rotation", "extent", "world2ego")
 
 
@@ -166,7 +164,7 @@ def _question(route: str, frame_name: str, category: str, index: int, qa: Any, i
               image: ImageRef, annos: Annotations, path: Path, problem: str | None) -> Sample:
     qid_raw = qa.get("qid") if isinstance(qa, Mapping) else None
     qid = qid_raw if isinstance(qid_raw, int) and not isinstance(qid_raw, bool) else None
-    stem = f"{_ID_UNSAFE.sub('_', route) or '_'}.{frame_name}"
+    stem = f"{safe_id(route) or '_'}.{frame_name}"
     sid = f"{stem}.q{qid}" if qid is not None else f"{stem}.{category}{index}"
     kind = scenario_type(route)
     meta = {"scenario": kind, "route": route, "frame": frame_name, "category": category,
@@ -199,7 +197,7 @@ def load_frame(path: Path, route: str, image: ImageRef, annos: Annotations) -> l
     meta = {"scenario": scenario_type(route), "route": route, "frame": frame_name, "category": "?", "qid": "?"}
 
     def broken(reason: str) -> list[Sample]:
-        return [Sample(id=f"{_ID_UNSAFE.sub('_', route)}.{frame_name}", image=image, instruction="", task="vqa",
+        return [Sample(id=f"{safe_id(route)}.{frame_name}", image=image, instruction="", task="vqa",
                        target=Target(answer=""), meta=meta, invalid=f"frame file {path}: {reason}")]
 
     if not frame_name.isdigit():

@@ -13,7 +13,6 @@ joins the judge's fingerprint, so a baseline judged with other prompts is never 
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Sequence
 
@@ -25,6 +24,7 @@ from pytest_uiground.benchmarks.bench2drive_vl.formulas import (
     NO_EXAMPLE_QIDS,
     SPEED_LIMIT_QID,
 )
+from pytest_uiground.record.files import hex_digest
 
 Messages = list[dict[str, str]]
 
@@ -75,13 +75,10 @@ def keys_messages(text: str, *, answer: bool) -> Messages:
 
 
 def _hash() -> str:
-    h = hashlib.sha256()
     parts = (ref.SYSTEM_PROMPT, ref.NORMAL_EXAMPLE, ref.LISTED_PROMPT, ref.LISTED_EXAMPLE,
              ref.IMPORTANT_OBJECT_PROMPT2, ref.KEY_43_GT_PROMPT, ref.KEY_43_A_PROMPT, ref.SPEED_LIMIT_NOTE,
              ref.EGO_LANES_NOTE, ref.OTHER_LANES_NOTE, ref.braking_note(0.0), PLAIN_USER, LISTED_USER)
-    for part in parts:
-        h.update(part.encode("utf-8") + b"\0")
-    return h.hexdigest()[:16]
+    return hex_digest("".join(part + "\0" for part in parts), short=True)
 
 
 #: Every text and template the judge sees; part of the judge's fingerprint.

@@ -48,7 +48,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal, TextIO, TypeVar
 
-from pytest_uiground.gate.baseline import atomic_write_text
+from pytest_uiground.record.files import atomic_write_text
+from pytest_uiground.record.sample import safe_id
 from pytest_uiground.registry import UnknownNameError, import_object, is_import_path
 
 if TYPE_CHECKING:
@@ -61,7 +62,6 @@ EDIT_PROMPT: Final = "new box: x0 y0 x1 y1 [TEXT] (pixels)"
 TYPE_PROMPT: Final = "element type (one word, e.g. button, icon, text, link)"
 DEFAULT_TYPE: Final = "text"
 _TYPE_RE: Final = re.compile(r"^[A-Za-z][A-Za-z0-9_\-]*$")
-_UNSAFE_ID: Final = re.compile(r"[^A-Za-z0-9_.:+\-]")
 
 T = TypeVar("T")
 Detector = Callable[["Image.Image"], Sequence[Any]]
@@ -268,7 +268,7 @@ class Output:
 
     def sample_id(self, image: Path) -> str:
         used = {str(s.get("id")) for s in self.samples if isinstance(s, dict)}
-        base = _UNSAFE_ID.sub("_", image.stem).lstrip("_.:+-") or "image"
+        base = safe_id(image.stem).lstrip("_.:+-") or "image"
         sid, n = base, 2
         while sid in used:
             sid, n = f"{base}-{n}", n + 1

@@ -18,11 +18,11 @@ from pathlib import Path
 from typing import Any, Final
 
 from pytest_uiground.record.geometry import Box, size_bucket
+from pytest_uiground.record.sample import safe_id
 from pytest_uiground.suite.loading import LoaderContext
 
 UNKNOWN_TYPE: Final = "unknown"
 
-_UNSAFE_ID: Final = re.compile(r"[^A-Za-z0-9_.:+\-]")
 _LEADING_JUNK: Final = re.compile(r"^[^A-Za-z0-9]+")
 
 
@@ -55,7 +55,7 @@ def unique_id(raw: str, used: set[str], fallback: str) -> str:
     start with a letter or digit); two raw ids that end up equal get ``-2``, ``-3``... in
     file order, so ids stay stable as long as the file's order does.
     """
-    safe = _LEADING_JUNK.sub("", _UNSAFE_ID.sub("_", raw)) or fallback
+    safe = _LEADING_JUNK.sub("", safe_id(raw)) or fallback
     out, n = safe, 2
     while out in used:
         out, n = f"{safe}-{n}", n + 1

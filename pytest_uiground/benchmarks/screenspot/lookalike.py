@@ -20,13 +20,13 @@ boxes never overlap, and coordinates are integers in pixels, so ground truth is 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from random import Random
 from typing import Any
 
+from pytest_uiground.record.sample import safe_id
 from pytest_uiground.suite.lookalike import ICONS, WORDS, Screen, Screens, Written, blank_images, write_json
 
 V2_SPLITS: tuple[str, ...] = ("mobile", "desktop", "web")
@@ -139,7 +139,7 @@ def write_screenspot_pro(
                    "application": app, "platform": platform, "img_size": list(s.size), "ui_type": ui_type,
                    "group": group}
             recs.append(rec)
-            out.append(Written("sspro-" + re.sub(r"[^A-Za-z0-9_.:+\-]", "_", sid), rec, s.path, s.size))
+            out.append(Written("sspro-" + safe_id(sid), rec, s.path, s.size))
         write_json(folder / "annotations" / f"{key}.json", recs)
     for stem, given in (records or {}).items():
         blank_images(images / r["img_filename"] for r in given

@@ -222,7 +222,7 @@ configs:
 
 # AutomotiveUI-Bench-4K fixture
 
-Synthetic look-alike written by `pytest_uiground.benchmarks.automotive.fixture` (seed {seed}, {rows} rows,
+Synthetic look-alike written by `pytest_uiground.benchmarks.automotive.lookalike` (seed {seed}, {rows} rows,
 {width}x{height} images); not the real benchmark.
 """
 
@@ -311,12 +311,12 @@ def write_fixture_save_to_disk(root: Path, *, rows: int = 40, seed: int = 0, wid
 
 
 def _main() -> None:  # pragma: no cover - a developer convenience
-    """``python -m pytest_uiground.benchmarks.automotive.fixture ROOT [ROWS [WIDTH HEIGHT]]``: write a fixture."""
+    """``python -m pytest_uiground.benchmarks.automotive.lookalike ROOT [ROWS [WIDTH HEIGHT]]``: write a fixture."""
     import sys
 
     args = sys.argv[1:]
     if not args:
-        raise SystemExit("usage: python -m pytest_uiground.benchmarks.automotive.fixture ROOT [ROWS [WIDTH HEIGHT]]")
+        raise SystemExit("usage: python -m pytest_uiground.benchmarks.automotive.lookalike ROOT [ROWS [WIDTH HEIGHT]]")
     rows = int(args[1]) if len(args) > 1 else 40
     size = (int(args[2]), int(args[3])) if len(args) > 3 else (1280, 720)
     write_fixture(Path(args[0]), rows=rows, width=size[0], height=size[1])

@@ -19,7 +19,7 @@ pa = pytest.importorskip("pyarrow", reason=needs("automotive"))
 pq = pytest.importorskip("pyarrow.parquet", reason=needs("automotive"))
 _datasets = pytest.importorskip("datasets", reason=needs("automotive"))
 
-from pytest_uiground.benchmarks.automotive.fixture import (  # noqa: E402
+from pytest_uiground.benchmarks.automotive.lookalike import (  # noqa: E402
     BAD_KINDS,
     COLUMNS,
     DEFAULT_BRANDS,
