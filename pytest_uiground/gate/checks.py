@@ -10,51 +10,20 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from pytest_uiground.gate import paired as paired_mod
 from pytest_uiground.gate import snapshot as snapshot_mod
 from pytest_uiground.gate import stats
-from pytest_uiground.gate.metrics import (
-    LATENCY,
-    Aggregate,
-    MetricResult,
-    ScoreOf,
-    compute,
-    correct_of,
-    current,
-    value_of,
-)
+from pytest_uiground.gate.metrics import LATENCY, Aggregate, MetricResult
+from pytest_uiground.gate.paired import Paired
 from pytest_uiground.record.files import ids_digest
 from pytest_uiground.record.result import SampleResult
-from pytest_uiground.record.score import Score
 
 if TYPE_CHECKING:  # types only: the suite's declarations and the baseline are read, never loaded, here
     from pytest_uiground.gate.baseline import Baseline
-    from pytest_uiground.suite.config import MetricSpec, SuiteConfig
-
-
-@dataclass(frozen=True)
-class Paired:
-    """Current vs baseline on the samples both have.
-
-    A latency metric has no per-sample baseline (the stored baseline keeps scores, not
-    timings): its baseline value is the stored aggregate snapshot's, and the paired
-    statistics (interval, flips, McNemar) are None.
-    """
-
-    n: int
-    baseline_value: float
-    current_value: float
-    delta_low: float | None
-    delta_high: float | None
-    regressed: int | None  # right in the baseline, wrong now (McNemar's b)
-    fixed: int | None  # wrong in the baseline, right now (McNemar's c)
-    p_value: float | None
-
-    @property
-    def delta(self) -> float:
-        return self.current_value - self.baseline_value
+    from pytest_uiground.suite.config import SuiteConfig
 
 
 @dataclass(frozen=True)
@@ -152,10 +121,15 @@ class Check:
         lines = [f"{self.label}: {a.value:.2f} over {a.n} samples"]
         if a.low is not None and a.high is not None:
             lines[0] += f", 95% interval [{a.low:.2f}, {a.high:.2f}]"
-        if self.paired is not None and self.paired.p_value is None:
+        if self.paired is not None and (self.paired.delta_low is None or self.paired.delta_high is None):
             p = self.paired
             lines.append(f"vs the stored baseline {p.baseline_value:.2f}: delta {p.delta:+.2f} (no per-sample "
                          "baseline for timings: no paired statistics)")
+        elif self.paired is not None and self.paired.p_value is None:
+            p = self.paired
+            lines.append(f"vs baseline {p.baseline_value:.2f}: delta {p.delta:+.2f}, 95% bootstrap interval "
+                         f"[{p.delta_low:+.2f}, {p.delta_high:+.2f}] (a count per sample: no sample is right or "
+                         "wrong, so no flips and no McNemar test)")
         elif self.paired is not None:
             p = self.paired
             lines.append(
@@ -198,50 +172,11 @@ class LatencyCheck:
         return out
 
 
-def _paired(spec: MetricSpec, results: Sequence[SampleResult], baseline: Baseline, label: str | None) -> Paired | None:
-    """The metric on the samples both runs have, computed twice by the same code: once on
-    the current scores, once on the baseline's scores of the same records."""
-    common = [r for r in results if r.id in baseline.entries]
-    if not common or spec.mean_of:
-        return None  # a mean of other metrics: its parts carry the paired statistics
-
-    def base_score(r: SampleResult) -> Score:
-        return baseline.entries[r.id].as_score(binary=r.correct is not None)
-
-    cur, base = compute(spec, common), compute(spec, common, base_score)
-    cur_agg = cur.overall if label is None else cur.slices.get(label)
-    base_agg = base.overall if label is None else base.slices.get(label)
-    if cur_agg is None or base_agg is None or cur_agg.n == 0:
-        return None
-    comp = spec.score
-    by_id = {r.id: r for r in common}
-    chosen = [by_id[i] for i in cur_agg.ids]
-    cur_v = [value_of(r, comp) for r in chosen]
-    base_v = [value_of(r, comp, base_score) for r in chosen]
-    cur_ok = [_right(r, comp, spec.higher_is_better) for r in chosen]
-    base_ok = [_right(r, comp, spec.higher_is_better, base_score) for r in chosen]
-    b = sum(1 for bo, co in zip(base_ok, cur_ok, strict=True) if bo and not co)
-    c = sum(1 for bo, co in zip(base_ok, cur_ok, strict=True) if not bo and co)
-    _, low, high = stats.paired_bootstrap_delta(cur_v, base_v)
-    if spec.average == "macro" and label is None:
-        # The bootstrap above is of the micro mean; shift it onto the macro delta.
-        micro_delta = sum(cur_v) / len(cur_v) - sum(base_v) / len(base_v)
-        shift = (cur_agg.value - base_agg.value) - micro_delta
-        low, high = low + shift, high + shift
-    return Paired(
-        n=len(chosen), baseline_value=base_agg.value, current_value=cur_agg.value, delta_low=low, delta_high=high,
-        regressed=b, fixed=c, p_value=stats.mcnemar_exact(b, c),
-    )
-
-
-def _right(r: SampleResult, component: str | None, higher_is_better: bool = True,
-           score_of: ScoreOf = current) -> bool:
-    """A sample's binary outcome for McNemar; for a bad-event component (a false
-    positive) the sample is right when the event did not happen."""
-    ok = correct_of(r, component, score_of)
-    if ok is None:
-        return value_of(r, component, score_of) >= 50.0
-    return ok if higher_is_better else not ok
+def baseline_records(results: Sequence[SampleResult], baseline: Baseline) -> list[SampleResult]:
+    """The baseline's stored scores as records of the same samples, for the paired comparison
+    (:func:`pytest_uiground.gate.paired.paired`): the samples both runs have, nothing else changed."""
+    return [replace(r, score=baseline.entries[r.id].as_score(binary=r.correct is not None))
+            for r in results if r.id in baseline.entries]
 
 
 def build_checks(
@@ -262,6 +197,7 @@ def build_checks(
     checks: list[Check] = []
     # The stored snapshots are compared with when they were read (a baseline built in memory has none).
     compared = baseline is not None and baseline.snapshots is not None and incomparable is None
+    base_records = baseline_records(results, baseline) if baseline is not None else []
     for mr in metric_results:
         chosen = [r for r in results if r.id in set(mr.overall.ids)]
         tol = mr.spec.tolerance
@@ -281,7 +217,7 @@ def build_checks(
                                  delta_high=None, regressed=None, fixed=None, p_value=None)
                           if isinstance(kept, (int, float)) and not isinstance(kept, bool) and agg.n else None)
             else:
-                paired = _paired(mr.spec, chosen, baseline, label)
+                paired = paired_mod.paired(mr.spec, label, chosen, base_records)
             checks.append(Check(config.name, mr.spec.name, label, agg, floor, tolerance, paired, partial, updating,
                                 suite_file, incomparable, mr.spec.higher_is_better,
                                 mr.spec.ceiling if label is None else None, mismatch, compared=compared,

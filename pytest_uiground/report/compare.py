@@ -24,13 +24,13 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from pytest_uiground.gate.paired import Paired
 from pytest_uiground.record.files import atomic_write_text
 from pytest_uiground.report import units
 from pytest_uiground.report.markup import fmt, is_number
 from pytest_uiground.report.runs import *  # noqa: F403  (the command re-exports what it compares)
 from pytest_uiground.report.runs import (
     CompareError,
-    Paired,
     Run,
     check_same_suites,
     flips,

@@ -105,9 +105,10 @@ def metric_table(metric_lines: Sequence[Line], runs: Sequence[Run], unit: units.
                 cells += ["<td>-</td>", "<td>-</td>", "<td>-</td>"]
                 continue
             pv = "-" if p.p_value is None else f"{p.p_value:.3g}"
-            cells += [f'<td class="num">{esc(unit.fmt(p.delta, signed=True))} [{esc(unit.fmt(p.low, signed=True))}, '
-                      f"{esc(unit.fmt(p.high, signed=True))}] ({p.n})</td>",
-                      f'<td class="num">{pv}</td>', f'<td class="num">{p.fixed} / {p.regressed}</td>']
+            low, high = unit.fmt(p.delta_low, signed=True), unit.fmt(p.delta_high, signed=True)
+            flipped = "-" if p.fixed is None or p.regressed is None else f"{p.fixed} / {p.regressed}"
+            cells += [f'<td class="num">{esc(unit.fmt(p.delta, signed=True))} [{esc(low)}, {esc(high)}] ({p.n})</td>',
+                      f'<td class="num">{pv}</td>', f'<td class="num">{flipped}</td>']
         rows.append(f'<tr class="{cls}">' + "".join(cells) + "</tr>")
     return "<table class=\"sortable\">" + "".join(rows) + "</table>"
 

@@ -12,8 +12,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pytest_uiground.gate import stats
-from pytest_uiground.gate.metrics import compute, correct_of, value_of
+from pytest_uiground.gate import paired as paired_mod
+from pytest_uiground.gate.paired import Paired
 from pytest_uiground.record.result import SampleResult
 from pytest_uiground.report import summary as summary_mod
 from pytest_uiground.report import units
@@ -169,56 +169,11 @@ def spec_of(name: str, entry: MetricSummary) -> MetricSpec | None:
                       mean_of=tuple(sel.get("mean_of") or ()))
 
 
-@dataclass(frozen=True)
-class Paired:
-    """Run B against run A on the samples both scored for this metric (and slice)."""
-
-    n: int
-    delta: float
-    low: float
-    high: float
-    regressed: int  # right in A, wrong in B
-    fixed: int  # wrong in A, right in B
-    p_value: float | None  # exact McNemar; None for milliseconds and counts
-
-
-def _right(r: SampleResult, spec: MetricSpec) -> bool:
-    ok = correct_of(r, spec.score)
-    if ok is None:
-        return value_of(r, spec.score) >= 50.0
-    return ok if spec.higher_is_better else not ok
-
-
 def paired(spec: MetricSpec, label: str | None, a: Sequence[SampleResult], b: Sequence[SampleResult],
            unit: str) -> Paired | None:
-    """Paired bootstrap interval of B − A and McNemar's test, as the baseline checks compute them
-    (:func:`pytest_uiground.gate.checks._paired`), here between two runs' own records."""
-    if spec.mean_of:
-        return None
-    a_by, b_by = {r.id: r for r in a}, {r.id: r for r in b}
-    shared = sorted(set(a_by) & set(b_by))
-    if not shared:
-        return None
-    ma, mb = compute(spec, [a_by[i] for i in shared]), compute(spec, [b_by[i] for i in shared])
-    agg_a = ma.overall if label is None else ma.slices.get(label)
-    agg_b = mb.overall if label is None else mb.slices.get(label)
-    if agg_a is None or agg_b is None:
-        return None
-    ids = sorted(set(agg_a.ids) & set(agg_b.ids))
-    if not ids:
-        return None
-    va = [value_of(a_by[i], spec.score) for i in ids]
-    vb = [value_of(b_by[i], spec.score) for i in ids]
-    delta, low, high = stats.paired_bootstrap_delta(vb, va)
-    if spec.average == "macro" and label is None:  # shift the micro bootstrap onto the macro delta, as the checks do
-        shift = (agg_b.value - agg_a.value) - delta
-        delta, low, high = delta + shift, low + shift, high + shift
-    ok_a = [_right(a_by[i], spec) for i in ids]
-    ok_b = [_right(b_by[i], spec) for i in ids]
-    reg = sum(1 for x, y in zip(ok_a, ok_b, strict=True) if x and not y)
-    fix = sum(1 for x, y in zip(ok_a, ok_b, strict=True) if y and not x)
-    p = None if unit in ("ms", "count") else stats.mcnemar_exact(reg, fix)
-    return Paired(len(ids), delta, low, high, reg, fix, p)
+    """Run B against run A on the samples both scored: the gate's own paired comparison
+    (:func:`pytest_uiground.gate.paired.paired`), with the unit the runs' summary recorded."""
+    return paired_mod.paired(spec, label, b, a, unit)
 
 
 @dataclass(frozen=True)

@@ -7,17 +7,19 @@ better. A page that draws them all as "accuracy (%)" on a 0–110 axis clips the
 milliseconds, flattens the counts and mislabels the rates. The unit is decided once,
 when the run knows each metric's score component (:func:`infer`), stored in the
 summary record (``MetricSummary.unit``), and read back by every page
-(:func:`unit_of`), with a fallback on the metric's name for older summaries.
+(:func:`unit_of`), with a fallback on the metric's name for older summaries. The decision itself
+(:func:`~pytest_uiground.gate.units.infer`) lives in the gate, which needs it too: the paired
+comparison counts flips only where a sample is right or wrong (:mod:`pytest_uiground.gate.paired`).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
 from dataclasses import dataclass
 
-#: The pseudo-component that reads each sample's latency (ms); as :data:`pytest_uiground.gate.metrics.LATENCY`.
-LATENCY = "latency_ms"
+from pytest_uiground.gate.units import LATENCY, by_name, infer  # decided in the gate; re-exported for the pages
+
+__all__ = ["LATENCY", "UNITS", "Unit", "by_name", "direction", "infer", "unit_of"]
 
 
 @dataclass(frozen=True)
@@ -46,39 +48,6 @@ UNITS = {
     "count": Unit("count", "count per sample", False, 2, ""),
     "ms": Unit("ms", "milliseconds per sample", False, 1, " ms"),
 }
-
-
-def infer(name: str, component: str | None, values: Iterable[object] = ()) -> str:
-    """The unit of a metric from its score component and the values that component took.
-
-    A numeric component is an IoU when its name says so and a count otherwise (the
-    built-in numeric components are ``iou`` and ``attempts``); a boolean component, or
-    the whole score, is a share of samples: "accuracy" for the sample's main outcome
-    or a metric named for it, "rate" for one event among several (detected, false
-    positive, IoU over 50).
-    """
-    if component == LATENCY:
-        return "ms"
-    if component is not None:
-        numeric = any(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
-        if numeric:
-            return "iou" if "iou" in component.lower() else "count"
-        return "accuracy" if "acc" in name.lower() else "rate"
-    return by_name(name)
-
-
-def by_name(name: str) -> str:
-    """The unit a metric's name suggests: for summaries written before units were recorded."""
-    low = name.lower()
-    if low.endswith("_ms") or "latency" in low:
-        return "ms"
-    if "attempt" in low or "count" in low:
-        return "count"
-    if "iou" in low and "over" not in low:
-        return "iou"
-    if "rate" in low or "over" in low:
-        return "rate"
-    return "accuracy"
 
 
 def unit_of(name: str, unit: str) -> Unit:

@@ -123,7 +123,8 @@ def test_paired_compares_the_shared_samples_only() -> None:
     assert got is not None
     assert (got.n, got.regressed, got.fixed) == (4, 1, 2)
     assert got.delta == pytest.approx(25.0)  # 75 % against 50 % on s1..s4
-    assert got.low <= got.delta <= got.high
+    assert got.delta_low is not None and got.delta_high is not None
+    assert got.delta_low <= got.delta <= got.delta_high
     assert got.p_value == stats.mcnemar_exact(1, 2)
     assert runs.paired(spec, None, A, B, "ms").p_value is None  # no McNemar for milliseconds
     hard = runs.paired(spec, "difficulty=hard", A, B, "accuracy")
