@@ -41,7 +41,7 @@ appear there too, after these.
 
 Besides these, the plugin uses syrupy's `--snapshot-update` (rewrite the suite's baseline from
 this run; see [baselines.md](baselines.md)), and pytest's own `-k`, `-m`, `--lf`, `--junitxml`
-and pytest-xdist's `-n` work as usual.
+and pytest-xdist's `-n` work as usual; the plugin runs beside pytest-playwright and pytest-html.
 """
 
 
