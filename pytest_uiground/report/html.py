@@ -108,17 +108,24 @@ def short(value: object, limit: int = 120) -> str:
 
 
 def verdict(summary: SuiteSummary) -> tuple[str, str]:
-    """(css class, headline): the verdict the gate decided and stored in summary.json, as it is; the
-    failed checks named. A summary written before verdicts were stored says so instead of guessing."""
+    """(css class, headline): the verdict the gate decided and stored in summary.json, word for word.
+    A summary written before verdicts were stored says so instead of guessing."""
     v = summary.verdict
     if v is None:
         return "warn", (f"verdict not recorded (summary.json version {summary.version} predates stored verdicts); "
                         "see the run's terminal output or exit status")
     if v.passed:
         return "pass", v.text + ("" if summary.baseline else " (no baseline yet)")
-    shown = ", ".join(v.failed_checks[:6]) + (f" and {len(v.failed_checks) - 6} more" if len(v.failed_checks) > 6
-                                              else "")
-    return "fail", v.text + (f" (failed: {shown})" if shown else "")
+    return "fail", v.text
+
+
+def failed_line(summary: SuiteSummary) -> str:
+    """The checks that failed, under the headline (the headline only counts them)."""
+    failed = summary.verdict.failed_checks if summary.verdict is not None else ()
+    if not failed:
+        return ""
+    shown = ", ".join(failed[:8]) + (f" and {len(failed) - 8} more" if len(failed) > 8 else "")
+    return f'<div class="failed">failed checks: {esc(shown)}</div>'
 
 
 def banner(summary: SuiteSummary) -> str:
@@ -142,7 +149,7 @@ def banner(summary: SuiteSummary) -> str:
     if summary.fixed:
         extra.append(f"{len(summary.fixed)} fixed")
     tail = f'<div class="extra">{esc("; ".join(extra))}</div>' if extra else ""
-    return (f'<div id="verdict" class="banner {cls}"><div class="headline">{esc(headline)}</div>'
+    return (f'<div id="verdict" class="banner {cls}"><div class="headline">{esc(headline)}</div>{failed_line(summary)}'
             f'<div>suite <b>{esc(summary.suite)}</b> \u00b7 model {run}</div>'
             f"<div>baseline {against}</div>{tail}</div>")
 

@@ -32,7 +32,9 @@ figure.chart{margin:.8em 0 1.4em;max-width:1100px}
 .banner.pass{background:#eaf7ee;border-color:#0a7d28}.banner.pass .headline{color:#0a7d28}
 .banner.warn{background:#fff6e0;border-color:#b26b00}.banner.warn .headline{color:#8a5300}
 .banner.fail{background:#fdecee;border-color:#b00020}.banner.fail .headline{color:#b00020}
-.banner .extra{color:#444}details.prov{font-size:.9em;margin:.4em 0}
+.banner .extra{color:#444}.banner .failed{color:#6b0012;font-size:.9em;margin-bottom:.2em}
+td.verdict.pass{color:#0a7d28;font-weight:700}td.verdict.fail{color:#b00020;font-weight:700}td.verdict.warn{color:#8a5300}
+details.prov{font-size:.9em;margin:.4em 0}
 table.metrics td .unit{color:#666;font-size:.85em;font-weight:normal}
 td.up{color:#0a7d28}td.down{color:#b00020}
 .tag{display:inline-block;padding:0 .4em;border-radius:3px;background:#eee;font-weight:600}

@@ -240,7 +240,8 @@ def test_page_names_the_verdict_the_model_and_the_baseline() -> None:
     check_self_contained(page)
     banner = page.text[page.text.index('id="verdict"'):page.text.index("</div></div>", page.text.index('id="verdict"'))]
     assert 'banner fail' in page.text
-    assert "FAIL: 1 of 3 checks failed; 1 sample regressed; 1 sample error (failed: acc)" in banner
+    assert "FAIL: 1 of 3 checks failed; 1 sample regressed; 1 sample error</div>" in banner
+    assert '<div class="failed">failed checks: acc</div>' in banner
     assert "m&lt;1&gt;" in banner and "revision=abc123" in banner and "2024-01-02" in banner
     assert "base-model" in banner and "revision=old999" in banner and "2023-12-31" in banner
 
