@@ -239,7 +239,7 @@ def test_cache_key_holds_the_image_content(tmp_path: Path) -> None:
 
 def test_ocr_model_is_cacheable() -> None:
     """Break 11: the ocr model was not cached although the README says every adapter is."""
-    from pytest_uiground.models.ocr import OcrGrounder
+    from pytest_uiground.models.offline.ocr import OcrGrounder
     from pytest_uiground.run.predictors import cache_parts
 
     model = OcrGrounder(engine=lambda img: ([], None))
@@ -282,7 +282,7 @@ def test_summary_never_holds_nan(tmp_path: Path) -> None:
     (b'[1, 2]\n', ":1: not a replay record (expected a JSON object, got list)"),
 ])
 def test_bad_replay_lines_are_errors_naming_file_and_line(tmp_path: Path, content: bytes, expected: str) -> None:
-    from pytest_uiground.models.replay import ReplayModel
+    from pytest_uiground.models.offline.replay import ReplayModel
 
     path = tmp_path / "preds.jsonl"
     path.write_bytes(content)
