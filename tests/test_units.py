@@ -194,7 +194,8 @@ def test_baseline_round_trip_and_errors(tmp_path: Path) -> None:
 # -- loading the plugin stays light ----------------------------------------------------------------
 def test_loading_the_plugin_imports_no_heavy_library() -> None:
     code = (
-        "import sys, pytest_uiground.plugin, pytest_uiground.models.offline.ocr, pytest_uiground.benchmarks.synthetic.loader;"
+        "import sys, pytest_uiground.plugin, pytest_uiground.models.offline.ocr, "
+        "pytest_uiground.benchmarks.synthetic.loader;"
         "print(','.join(m for m in ('torch', 'transformers', 'datasets', 'rapidocr_onnxruntime') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
