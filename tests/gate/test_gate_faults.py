@@ -346,7 +346,7 @@ def test_truncated_png_is_refused_before_it_is_sent(tmp_path: Path) -> None:
     """Break 10: a truncated PNG was sent to the server without a decode check, and scored."""
     from PIL import Image
 
-    from pytest_uiground.models.openai_wire import encode_image
+    from pytest_uiground.models.openai.wire import encode_image
     from pytest_uiground.record.image import ImageError, ImageRef
 
     path = tmp_path / "screen.png"
@@ -488,7 +488,7 @@ def test_served_model_identity_is_checked_and_recorded(tmp_path: Path, monkeypat
     pytest.importorskip("openai")
     from chat_server import ChatServer, Reply
 
-    from pytest_uiground.models.openai_client import OpenAIChatModel
+    from pytest_uiground.models.openai.client import OpenAIChatModel
     from pytest_uiground.record.geometry import Box
     from pytest_uiground.record.image import ImageRef
     from pytest_uiground.record.sample import Sample, Target

@@ -319,7 +319,7 @@ def test_remote_code_needs_a_pinned_revision_or_the_flag(tmp_path: Path) -> None
 
 
 def test_secret_repr_is_redacted(monkeypatch: pytest.MonkeyPatch) -> None:
-    from pytest_uiground.models.openai_options import api_key_from_env
+    from pytest_uiground.models.openai.settings import api_key_from_env
 
     monkeypatch.setenv("GATE_KEY", "sk-very-secret-value")
     key = api_key_from_env("GATE_KEY", who="x", option="y")

@@ -236,7 +236,7 @@ def test_uitars_resize_equals_ui_tars_constants_natively_and_over_http(tiny_mode
     from PIL import Image
 
     from pytest_uiground.models.base import ModelOptions
-    from pytest_uiground.models.openai_wire import resize_rule_from_env
+    from pytest_uiground.models.openai.wire import resize_rule_from_env
     from pytest_uiground.models.qwen import create_uitars
 
     model = create_uitars(ModelOptions(name="uitars", path=str(tiny_models["qwen2_5_vl"])))
@@ -355,7 +355,7 @@ def test_resolve_dtype_uses_the_official_dtype_on_a_gpu_only() -> None:
 
 def test_openai_client_uses_the_family_limits(monkeypatch: pytest.MonkeyPatch) -> None:
     from pytest_uiground.models.base import ModelOptions
-    from pytest_uiground.models.openai_client import create
+    from pytest_uiground.models.openai.client import create
 
     monkeypatch.setenv("OPENAI_API_KEY", "EMPTY")
 

@@ -35,8 +35,8 @@ from PIL import Image
 
 from pytest_uiground.models import families
 from pytest_uiground.models.families import ParseContext
-from pytest_uiground.models.openai_client import OpenAIChatModel
 from pytest_uiground.models.offline.replay import ReplayModel
+from pytest_uiground.models.openai.client import OpenAIChatModel
 from pytest_uiground.record.geometry import Box
 from pytest_uiground.record.image import ImageRef
 from pytest_uiground.record.prediction import Prediction

@@ -18,7 +18,7 @@ from chat_server import ChatServer, Reply
 from PIL import Image
 
 from pytest_uiground.models import families, overrides, prompts
-from pytest_uiground.models.openai_client import OpenAIChatModel
+from pytest_uiground.models.openai.client import OpenAIChatModel
 from pytest_uiground.record.geometry import Box
 from pytest_uiground.record.image import ImageRef
 from pytest_uiground.record.sample import Sample, Target

@@ -27,7 +27,7 @@ Options and why:
   generated image's stable key), however many samples and
   concurrent requests use them: the first request encodes, the others wait for it.
   RGB PNG bytes go out as they are; a decoded image (a generator's) is encoded with
-  :func:`pytest_uiground.record.image.encode_png_fast`.
+  :func:`.png.encode_png_fast`.
 * Greedy and seeded (``temperature=0``, ``seed=0``, ``max_tokens=--uiground-max-new-tokens``, by
   default the family's official limit, e.g. 400 for ``uitars`` as UI-TARS' README_deploy.md):
   the settings are part of the fingerprint and of every cache key.
@@ -47,7 +47,7 @@ later connection errors are not retried (one attempt each) until any request get
 HTTP answer again, so a dead server costs seconds, not retries x backoff per sample.
 
 Absolute-pixel families (``uitars``, ``qwen-vl``) answer in pixels of the image as the
-server resized it; :mod:`.openai_wire` computes that size (Qwen2.5-VL's ``smart_resize``,
+server resized it; :mod:`.wire` computes that size (Qwen2.5-VL's ``smart_resize``,
 overridable with ``UIGROUND_OPENAI_MIN_PIXELS``/``UIGROUND_OPENAI_MAX_PIXELS``), and the
 assumption is written into the fingerprint, never silently guessed.
 
@@ -70,15 +70,15 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_uiground.models import families, parsers
 from pytest_uiground.models.base import ModelAdapter, ModelLoadError, ModelOptions
-from pytest_uiground.models.openai_http import BACKOFF_CAP_S, MAX_RETRY_AFTER_S, ChatPoster
-from pytest_uiground.models.openai_options import (
+from pytest_uiground.models.openai.http import BACKOFF_CAP_S, MAX_RETRY_AFTER_S, ChatPoster
+from pytest_uiground.models.openai.settings import (
     BACKOFF_BASE_S,
     Secret,
     api_key_from_env,
     backoff_from_env,
     check_options,
 )
-from pytest_uiground.models.openai_wire import (
+from pytest_uiground.models.openai.wire import (
     EncodedImage,
     ResizeRule,
     default_resize_rule,
