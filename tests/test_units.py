@@ -14,7 +14,7 @@ from pytest_uiground import registry
 from pytest_uiground.gate import baseline as baseline_mod
 from pytest_uiground.gate.checks import build_checks
 from pytest_uiground.gate.metrics import compute
-from pytest_uiground.models.device import resolve_device, worker_index
+from pytest_uiground.models.hf.device import resolve_device, worker_index
 from pytest_uiground.record.geometry import Box
 from pytest_uiground.record.image import ImageRef
 from pytest_uiground.record.outcome import Outcome, classify

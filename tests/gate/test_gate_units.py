@@ -292,7 +292,7 @@ def test_bad_replay_lines_are_errors_naming_file_and_line(tmp_path: Path, conten
 
 
 def test_missing_gpu_is_named_once() -> None:
-    from pytest_uiground.models.device import device_problem
+    from pytest_uiground.models.hf.device import device_problem
 
     assert device_problem("cuda:7", lambda: 2) == (
         "--uiground-device cuda:7: 2 CUDA device(s) visible (cuda:0..cuda:1); pick one of those, 'auto' (one GPU "
@@ -304,7 +304,7 @@ def test_missing_gpu_is_named_once() -> None:
 
 # -- reproducibility ----------------------------------------------------------------------------
 def test_remote_code_needs_a_pinned_revision_or_the_flag(tmp_path: Path) -> None:
-    from pytest_uiground.models.hf_setup import pretrained_kwargs
+    from pytest_uiground.models.hf.loading import pretrained_kwargs
 
     opts = ModelOptions(name="molmo")
     with pytest.raises(ModelLoadError, match="pin it with --uiground-model-revision"):

@@ -26,8 +26,8 @@ from typing import Any
 
 from pytest_uiground.models import families, parsers
 from pytest_uiground.models.base import ModelAdapter, ModelLoadError, ModelOptions
-from pytest_uiground.models.device import resolve_device
-from pytest_uiground.models.hf_setup import pretrained_kwargs, resolve_dtype, resolve_model_path, sha
+from pytest_uiground.models.hf.device import resolve_device
+from pytest_uiground.models.hf.loading import pretrained_kwargs, resolve_dtype, resolve_model_path, sha
 from pytest_uiground.models.overrides import NONE, Overrides
 from pytest_uiground.record.prediction import Prediction
 from pytest_uiground.record.sample import Sample
