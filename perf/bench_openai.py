@@ -49,7 +49,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from chat_server import ChatServer
 
 from pytest_uiground.benchmarks.synthetic.loader import _layout_screen, render_screen
-from pytest_uiground.models import prompts
+from pytest_uiground.models import families
 from pytest_uiground.models.openai.client import OpenAIChatModel
 from pytest_uiground.models.openai.png import encode_png_fast
 from pytest_uiground.models.openai.wire import encode_image, read_completion
@@ -175,7 +175,7 @@ def overhead(samples: list[Sample]) -> dict[str, Any]:
             encoded = encode_image(s.image)
             encode.append((time.perf_counter() - t0) * 1000)
             t0 = time.perf_counter()
-            model.build_body(prompts.prompt_for("uground", s), encoded)
+            model.build_body(families.get("uground").user_text(s), encoded)
             build.append((time.perf_counter() - t0) * 1000)
             t0 = time.perf_counter()
             got = read_completion(answer)

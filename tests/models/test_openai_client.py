@@ -25,7 +25,7 @@ from chat_server import ChatServer, Reply, image_of, prompt_of
 from conftest import SUITE_TOML, Project, needs
 from PIL import Image
 
-from pytest_uiground.models import prompts
+from pytest_uiground.models import families
 from pytest_uiground.models.base import ModelLoadError, ModelOptions
 from pytest_uiground.models.openai import client, settings, wire
 from pytest_uiground.models.openai.client import OpenAIChatModel, create
@@ -165,7 +165,7 @@ def test_request_carries_image_prompt_settings_and_the_key_only_in_its_header(
     assert server.count == 2
     by_prompt = {prompt_of(b): b for b in server.bodies()}
     for s in batch:
-        body = by_prompt[prompts.prompt_for("uground", s)]
+        body = by_prompt[families.get("uground").user_text(s)]
         assert (body["model"], body["temperature"], body["seed"], body["max_tokens"]) == ("m", 0, 0, 64)
         content = body["messages"][0]["content"]
         assert [p["type"] for p in content] == ["image_url", "text"]
@@ -206,8 +206,8 @@ def test_rgb_png_bytes_go_out_unchanged_other_pngs_as_rgb(
     preds = make_model(server).predict([rgb, rgba])
     assert [p.error for p in preds] == [None, None]
     sent = {prompt_of(b): image_of(b) for b in server.bodies()}
-    assert sent[prompts.prompt_for("uground", rgb)] == rgb_bytes
-    assert Image.open(io.BytesIO(sent[prompts.prompt_for("uground", rgba)])).mode == "RGB"
+    assert sent[families.get("uground").user_text(rgb)] == rgb_bytes
+    assert Image.open(io.BytesIO(sent[families.get("uground").user_text(rgba)])).mode == "RGB"
 
 
 def test_a_broken_image_fails_its_sample_without_a_request(
@@ -273,7 +273,7 @@ def test_malformed_responses_are_retried_like_5xx(
 def test_exhausted_retries_fail_only_that_sample(
     make_model: Callable[..., OpenAIChatModel], samples: list[Sample]
 ) -> None:
-    doomed = prompts.prompt_for("uground", samples[1])
+    doomed = families.get("uground").user_text(samples[1])
     with ChatServer(lambda body: Reply.error(502, "bad gateway") if prompt_of(body) == doomed else None) as srv:
         preds = make_model(srv, max_retries=2).predict(samples[:3])
     assert [p.error is None for p in preds] == [True, False, True]
@@ -285,7 +285,7 @@ def test_exhausted_retries_fail_only_that_sample(
 def test_a_400_fails_that_sample_with_the_servers_message_and_no_retry(
     make_model: Callable[..., OpenAIChatModel], samples: list[Sample]
 ) -> None:
-    doomed = prompts.prompt_for("uground", samples[2])
+    doomed = families.get("uground").user_text(samples[2])
     message = "image too large: 9000000 pixels exceed the limit of 8000000"
     with ChatServer(lambda body: Reply.error(400, message) if prompt_of(body) == doomed else None) as srv:
         model = make_model(srv)
@@ -545,7 +545,7 @@ def _halve(image: Image.Image) -> Image.Image:
 
 
 def _read_tap(text: str, task: str, ctx: Any) -> Any:
-    from pytest_uiground.models.parsers import Parsed
+    from pytest_uiground.models.families import Parsed
     from pytest_uiground.record.geometry import Point
 
     x, y = (float(v) for v in text.removeprefix("tap ").split(","))
@@ -712,7 +712,7 @@ def test_end_to_end_concurrent_run_is_cached_and_never_shows_the_key(
 def test_end_to_end_a_400_fails_one_sample(project: Project, samples: list[Sample]) -> None:
     project.monkeypatch.setenv("OPENAI_API_KEY", KEY)
     doomed = samples[4]
-    prompt = prompts.prompt_for("uground", doomed)
+    prompt = families.get("uground").user_text(doomed)
     right = answering_targets(samples)
 
     def handler(body: dict[str, Any]) -> Reply:
