@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 import tinymodels
 
 from pytest_uiground.models.base import ModelOptions
-from pytest_uiground.models.qwen import create_uitars
+from pytest_uiground.models.hf.qwen import create_uitars
 from pytest_uiground.record.geometry import Box
 from pytest_uiground.record.image import ImageRef
 from pytest_uiground.record.sample import Sample, Target

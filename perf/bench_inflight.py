@@ -36,7 +36,7 @@ from typing import Any
 
 from PIL import Image
 
-from pytest_uiground.models.openai_client import OpenAIChatModel
+from pytest_uiground.models.openai.client import OpenAIChatModel
 from pytest_uiground.record.geometry import Box
 from pytest_uiground.record.image import ImageRef
 from pytest_uiground.record.prediction import Prediction

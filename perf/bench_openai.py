@@ -14,7 +14,7 @@
    PNG bytes (a dataset file or parquet cell; sent as they are), a decoded synthetic
    screen (the synthetic loader's, the case issue 16 measured at 49 ms) and the same
    screen with a panel of random noise (incompressible: the worst case for deflate),
-   both encoded by ``image.encode_png_fast``; "image → data URL" includes the source
+   both encoded by ``models/openai/png.py: encode_png_fast``; "image → data URL" includes the source
    handing over a fresh copy of the screen, as a generator does. The encoding alone is
    also timed, against a copy of the same image (each pixel touched once) as its floor.
 3. For context: the loopback round trip with no server delay, one request at a time
@@ -49,11 +49,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from chat_server import ChatServer
 
 from pytest_uiground.benchmarks.synthetic.loader import _layout_screen, render_screen
-from pytest_uiground.models import prompts
-from pytest_uiground.models.openai_client import OpenAIChatModel
-from pytest_uiground.models.openai_wire import encode_image, read_completion
+from pytest_uiground.models import families
+from pytest_uiground.models.openai.client import OpenAIChatModel
+from pytest_uiground.models.openai.png import encode_png_fast
+from pytest_uiground.models.openai.wire import encode_image, read_completion
 from pytest_uiground.record.geometry import Box
-from pytest_uiground.record.image import ImageRef, encode_png_fast
+from pytest_uiground.record.image import ImageRef
 from pytest_uiground.record.prediction import Prediction
 from pytest_uiground.record.sample import Sample, Target
 
@@ -174,7 +175,7 @@ def overhead(samples: list[Sample]) -> dict[str, Any]:
             encoded = encode_image(s.image)
             encode.append((time.perf_counter() - t0) * 1000)
             t0 = time.perf_counter()
-            model.build_body(prompts.prompt_for("uground", s), encoded)
+            model.build_body(families.get("uground").user_text(s), encoded)
             build.append((time.perf_counter() - t0) * 1000)
             t0 = time.perf_counter()
             got = read_completion(answer)

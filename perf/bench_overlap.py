@@ -43,7 +43,7 @@ import tinymodels
 
 from pytest_uiground.benchmarks.synthetic.loader import _layout_screen, render_screen
 from pytest_uiground.models.base import ModelOptions
-from pytest_uiground.models.qwen import create_uitars
+from pytest_uiground.models.hf.qwen import create_uitars
 from pytest_uiground.record.geometry import Box
 from pytest_uiground.record.image import ImageRef
 from pytest_uiground.record.prediction import Prediction

@@ -126,7 +126,7 @@ def image_of(body: Mapping[str, Any]) -> bytes:
 
 # --- the oracle -------------------------------------------------------------------------
 
-# Prompt markers → the family's answer form (see pytest_uiground.models.prompts). Absolute-pixel
+# Prompt markers → the family's answer form (see pytest_uiground.models.families). Absolute-pixel
 # families get (14, 14): valid pixels of any model input (the smallest is 28 x 28).
 _FAMILY_MARKERS: tuple[tuple[str, str], ...] = (
     ("You are a GUI agent", "Action: click(start_box='<|box_start|>(14,14)<|box_end|>')"),

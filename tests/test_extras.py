@@ -41,7 +41,8 @@ def test_require_names_the_extra_and_what_needed_it(monkeypatch: pytest.MonkeyPa
 def test_every_extra_named_in_the_code_is_declared() -> None:
     declared = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"])
     from pytest_uiground.benchmarks.automotive import lookalike
-    from pytest_uiground.models import florence, molmo, openai_client, qwen
+    from pytest_uiground.models.hf import florence, molmo, qwen
+    from pytest_uiground.models.openai import client as openai_client
 
     named = {lookalike.EXTRA} | {m.EXTRA[0] for m in (florence, molmo, openai_client, qwen)}
     assert named <= declared, named - declared

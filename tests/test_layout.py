@@ -66,3 +66,75 @@ def test_every_module_is_imported_by_some_test() -> None:
         imported.update(".".join(parts[:i]) for i in range(1, len(parts)))
     missing = sorted(m for m in modules if m not in imported and not m.endswith("__main__"))
     assert missing == [], f"imported by no test: {missing}"
+
+
+MODELS = ROOT / "pytest_uiground" / "models"
+MAX_MODELS_TOP_LEVEL_FILES = 6
+TRANSPORTS = ("pytest_uiground.models.openai", "pytest_uiground.models.hf")
+
+
+def test_few_files_at_the_models_top_level() -> None:
+    """``models/`` holds the interface and what every adapter shares (issue 29); the adapters live
+    in a folder per transport (``offline/``, ``hf/``, ``openai/``) and the contract in ``families/``."""
+    top = sorted(p.name for p in MODELS.glob("*.py"))
+    assert len(top) <= MAX_MODELS_TOP_LEVEL_FILES, top
+
+
+def _transport(module: str) -> str | None:
+    return next((t for t in TRANSPORTS if module == t or module.startswith(t + ".")), None)
+
+
+def private_uses(path: Path, module: str, root: Path = ROOT) -> list[str]:
+    """Leading-underscore names of ``models/openai`` or ``models/hf`` that ``path`` (the module
+    ``module``) takes from outside them: ``from <transport>... import _x``, and ``alias._x`` where
+    ``alias`` is a transport module bound by ``import`` or ``from ... import``."""
+    own = _transport(module)
+    found: list[tuple[int, str]] = []
+    aliases: dict[str, str] = {}
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            where = _transport(node.module)
+            for alias in node.names:
+                target = f"{node.module}.{alias.name}"
+                if _transport(target) not in (None, own) and not alias.name.startswith("_"):
+                    aliases[alias.asname or alias.name] = target  # a transport module bound by name
+                elif where is not None and where != own and alias.name.startswith("_"):
+                    found.append((node.lineno, f"from {node.module} import {alias.name}"))
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if _transport(alias.name) not in (None, own) and alias.asname:
+                    aliases[alias.asname] = alias.name
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__")
+                and isinstance(node.value, ast.Name) and node.value.id in aliases):
+            found.append((node.lineno, f"{aliases[node.value.id]}.{node.attr}"))
+    return [f"{path.relative_to(root)}:{line}: {what}" for line, what in sorted(found)]
+
+
+def test_no_module_outside_a_transport_takes_its_private_names() -> None:
+    """The ``openai`` and ``hf`` transports are used through their public names only (the judges
+    included): what starts with ``_`` may change with the transport. Tests are white-box and
+    exempt; the package and ``perf/`` are held to it."""
+    tool = _graph_tool()
+    found = [use for name, path in tool.modules(ROOT).items() for use in private_uses(path, name)]
+    for path in sorted((ROOT / "perf").glob("*.py")):
+        found += private_uses(path, f"perf.{path.stem}")
+    assert found == []
+
+
+def test_the_private_name_check_sees_both_forms(tmp_path: Path) -> None:
+    """The scan above finds an imported private name and a private attribute of a bound module."""
+    source = tmp_path / "user.py"
+    source.write_text("from pytest_uiground.models.openai.http import _x\n"
+                      "from pytest_uiground.models.hf import molmo\n"
+                      "import pytest_uiground.models.openai.wire as wire\n"
+                      "from pytest_uiground.models.openai.http import ChatPoster\n"
+                      "molmo._helper()\nwire._PNG\nmolmo.create_elam\n", encoding="utf-8")
+    uses = private_uses(source, "pytest_uiground.judges.user", tmp_path)
+    inside = private_uses(source, "pytest_uiground.models.hf.user", tmp_path)
+    assert [u.split(": ", 1)[1] for u in uses] == [
+        "from pytest_uiground.models.openai.http import _x",
+        "pytest_uiground.models.hf.molmo._helper", "pytest_uiground.models.openai.wire._PNG"]
+    assert [u.split(": ", 1)[1] for u in inside] == [
+        "from pytest_uiground.models.openai.http import _x", "pytest_uiground.models.openai.wire._PNG"]

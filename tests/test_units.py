@@ -14,7 +14,7 @@ from pytest_uiground import registry
 from pytest_uiground.gate import baseline as baseline_mod
 from pytest_uiground.gate.checks import build_checks
 from pytest_uiground.gate.metrics import compute
-from pytest_uiground.models.device import resolve_device, worker_index
+from pytest_uiground.models.hf.device import resolve_device, worker_index
 from pytest_uiground.record.geometry import Box
 from pytest_uiground.record.image import ImageRef
 from pytest_uiground.record.outcome import Outcome, classify
@@ -167,7 +167,7 @@ def test_registry_unknown_name_lists_known() -> None:
              "ui-venus, uitars")
     with pytest.raises(registry.UnknownNameError, match=rf"no model named 'elma'; known: {known}"):
         registry.resolve(registry.MODEL_GROUP, "elma", what="model", option="--model")
-    assert registry.resolve(registry.MODEL_GROUP, "pytest_uiground.models.center:create", what="model",
+    assert registry.resolve(registry.MODEL_GROUP, "pytest_uiground.models.offline.center:create", what="model",
                             option="--model").__name__ == "create"
 
 
@@ -194,7 +194,8 @@ def test_baseline_round_trip_and_errors(tmp_path: Path) -> None:
 # -- loading the plugin stays light ----------------------------------------------------------------
 def test_loading_the_plugin_imports_no_heavy_library() -> None:
     code = (
-        "import sys, pytest_uiground.plugin, pytest_uiground.models.ocr, pytest_uiground.benchmarks.synthetic.loader;"
+        "import sys, pytest_uiground.plugin, pytest_uiground.models.offline.ocr, "
+        "pytest_uiground.benchmarks.synthetic.loader;"
         "print(','.join(m for m in ('torch', 'transformers', 'datasets', 'rapidocr_onnxruntime') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

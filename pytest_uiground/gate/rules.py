@@ -85,7 +85,7 @@ def update_refusal(out: SuiteOutcome, options: RunOptions) -> str | None:
 
 def check_start(config: pytest.Config, options: RunOptions) -> None:
     """Settings that cannot work fail once, at start-up, before any sample runs."""
-    from pytest_uiground.models.device import device_problem
+    from pytest_uiground.models.hf.device import device_problem
 
     report = options.report_dir
     if report is not None and report.exists() and not report.is_dir():

@@ -18,8 +18,8 @@ from typing import Any
 from pytest_uiground import extras
 from pytest_uiground.judges.base import JudgeOptions
 from pytest_uiground.models.base import ModelLoadError
-from pytest_uiground.models.device import resolve_device
-from pytest_uiground.models.hf_setup import resolve_dtype, resolve_model_path
+from pytest_uiground.models.hf.device import resolve_device
+from pytest_uiground.models.hf.loading import resolve_dtype, resolve_model_path
 from pytest_uiground.record.files import hex_digest
 
 

@@ -1,7 +1,7 @@
 """``--uiground-judge openai``: a judge behind any OpenAI-compatible chat endpoint.
 
 It posts through the ``openai`` model adapter's transport
-(:class:`~pytest_uiground.models.openai_http.ChatPoster`) directly, with no model adapter
+(:class:`~pytest_uiground.models.openai.http.ChatPoster`) directly, with no model adapter
 around it: the same retry policy (429/5xx/timeouts with backoff and ``Retry-After``), the same
 key handling (read only from ``--uiground-judge-api-key-env``, never printed) and the same fast
 failure once the server is down. Requests are pinned: temperature 0, ``--uiground-judge-seed``,
@@ -19,7 +19,7 @@ from pytest_uiground.judges.base import JudgeCallError, JudgeOptions, JudgeUnrea
 from pytest_uiground.models.base import ModelLoadError
 
 if TYPE_CHECKING:
-    from pytest_uiground.models.openai_http import ChatPoster
+    from pytest_uiground.models.openai.http import ChatPoster
 
 
 class OpenAIJudge:
@@ -51,9 +51,9 @@ def create(options: JudgeOptions) -> OpenAIJudge:
     """Validate the judge options and the key's variable; no request is made here."""
     import importlib.util
 
-    from pytest_uiground.models.openai_http import ChatPoster
-    from pytest_uiground.models.openai_options import api_key_from_env, backoff_from_env
-    from pytest_uiground.models.openai_wire import public_url
+    from pytest_uiground.models.openai.http import ChatPoster
+    from pytest_uiground.models.openai.settings import api_key_from_env, backoff_from_env
+    from pytest_uiground.models.openai.wire import public_url
 
     base = options.api_base
     if not base:

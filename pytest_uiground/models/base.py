@@ -16,6 +16,7 @@ from pytest_uiground.record.prediction import Prediction
 from pytest_uiground.record.sample import Sample
 
 if TYPE_CHECKING:
+    from pytest_uiground.models.families.reading import Parsed
     from pytest_uiground.models.overrides import Overrides
 
 
@@ -46,6 +47,14 @@ class ModelOptions:
     trust_remote_code: bool = False  # --uiground-trust-remote-code: remote code without a pinned revision
     settings: Mapping[str, Any] = field(default_factory=dict)
     """Settings declared by adapters themselves (``pytest_uiground.options.declared_options``)."""
+
+
+def to_prediction(parsed: Parsed, raw: str, *, latency_ms: float = 0.0) -> Prediction:
+    """The prediction an adapter returns for a family's reading of its output (:meth:`Family.parse
+    <pytest_uiground.models.families.Family.parse>`), the raw text kept for reports."""
+    return Prediction(point=parsed.point, box=parsed.box, verdict=parsed.verdict, option=parsed.option,
+                      answer=parsed.answer, raw=raw, format_error=parsed.format_error, latency_ms=latency_ms,
+                      refused=parsed.refused, note=parsed.note)
 
 
 class ModelLoadError(Exception):

@@ -33,7 +33,7 @@ def family_view(family: str, options: ModelOptions | None = None) -> FamilyView:
 
     if options is None or options.name != "openai" or not families.get(family).needs_input_size:
         return FamilyView(family)
-    from pytest_uiground.models.openai_wire import resize_rule_from_env
+    from pytest_uiground.models.openai.wire import resize_rule_from_env
 
     fam = families.get(family)
     rule = resize_rule_from_env(parser=family)

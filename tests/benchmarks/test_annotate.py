@@ -20,8 +20,8 @@ from PIL import Image, ImageDraw, ImageFont
 from pytest_uiground.__main__ import main as cli_main
 from pytest_uiground.benchmarks.openadapt import annotate
 from pytest_uiground.benchmarks.openadapt import loader as openadapt
-from pytest_uiground.models import ocr as ocr_module
-from pytest_uiground.models.ocr import OcrGrounder
+from pytest_uiground.models.offline import ocr as ocr_module
+from pytest_uiground.models.offline.ocr import OcrGrounder
 from pytest_uiground.record.geometry import Box, iou
 from pytest_uiground.suite.loading import LoaderContext
 
@@ -30,7 +30,7 @@ DETECTOR_MODULE = "uiground_fake_detector"
 # Four proposals per image, in pixels of a 400x300 screenshot; "noise" scores under 0.5.
 DETECTOR_SOURCE = '''
 from pytest_uiground.record.geometry import Box
-from pytest_uiground.models.ocr import OcrItem
+from pytest_uiground.models.offline.ocr import OcrItem
 
 PIXELS = [("Login", 0.99, (40, 40, 160, 80)), ("Help", 0.9, (40, 200, 100, 220)),
           ("noise", 0.2, (0, 0, 10, 10)), ("Emal", 0.95, (42, 122, 200, 148))]

@@ -12,7 +12,7 @@ from PIL import Image
 from pytest_uiground.gate.checks import build_checks
 from pytest_uiground.gate.metrics import compute_all
 from pytest_uiground.models.cropping import FULL, CroppingModel, fixed_tiles, quadrants, window
-from pytest_uiground.models.ocr import OcrItem, detect_at
+from pytest_uiground.models.offline.ocr import OcrItem, detect_at
 from pytest_uiground.record.geometry import Box, Point
 from pytest_uiground.record.image import ImageRef
 from pytest_uiground.record.prediction import Prediction

@@ -234,7 +234,7 @@ def test_a_sample_in_several_groups_counts_in_each_slice() -> None:
 def test_osworld_g_replay_file_keyed_by_the_datasets_own_id(tmp_path: Path) -> None:
     """The official runners log each answer under the record's ``id`` ("0FOB4CLBT2-0"), not the suite's
     ``osworld-g-`` id: such a file replays as it is."""
-    from pytest_uiground.models.replay import ReplayModel
+    from pytest_uiground.models.offline.replay import ReplayModel
 
     write_osworld_g(tmp_path, records=4)
     loaded = og.load({}, ctx(tmp_path))

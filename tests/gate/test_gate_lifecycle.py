@@ -197,7 +197,7 @@ def test_report_on_an_existing_file_is_a_usage_error(project: Project) -> None:
 
 def test_missing_gpu_fails_once_at_start_up(project: Project) -> None:
     """--uiground-device cuda:7 without that GPU is one usage error at start-up, not a failure per test."""
-    from pytest_uiground.models.device import cuda_device_count
+    from pytest_uiground.models.hf.device import cuda_device_count
 
     if cuda_device_count() > 7:
         pytest.skip("this machine has a cuda:7")

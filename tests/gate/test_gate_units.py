@@ -242,7 +242,7 @@ def test_cache_key_holds_the_image_content(tmp_path: Path) -> None:
 def test_ocr_model_is_cacheable() -> None:
     """The ocr model declares a cache key (instruction, task, image content), so it is cached like every
     adapter."""
-    from pytest_uiground.models.ocr import OcrGrounder
+    from pytest_uiground.models.offline.ocr import OcrGrounder
     from pytest_uiground.run.predictors import cache_parts
 
     model = OcrGrounder(engine=lambda img: ([], None))
@@ -284,7 +284,7 @@ def test_summary_never_holds_nan(tmp_path: Path) -> None:
     (b'[1, 2]\n', ":1: not a replay record (expected a JSON object, got list)"),
 ])
 def test_bad_replay_lines_are_errors_naming_file_and_line(tmp_path: Path, content: bytes, expected: str) -> None:
-    from pytest_uiground.models.replay import ReplayModel
+    from pytest_uiground.models.offline.replay import ReplayModel
 
     path = tmp_path / "preds.jsonl"
     path.write_bytes(content)
@@ -294,7 +294,7 @@ def test_bad_replay_lines_are_errors_naming_file_and_line(tmp_path: Path, conten
 
 
 def test_missing_gpu_is_named_once() -> None:
-    from pytest_uiground.models.device import device_problem
+    from pytest_uiground.models.hf.device import device_problem
 
     assert device_problem("cuda:7", lambda: 2) == (
         "--uiground-device cuda:7: 2 CUDA device(s) visible (cuda:0..cuda:1); pick one of those, 'auto' (one GPU "
@@ -306,7 +306,7 @@ def test_missing_gpu_is_named_once() -> None:
 
 # -- reproducibility ----------------------------------------------------------------------------
 def test_remote_code_needs_a_pinned_revision_or_the_flag(tmp_path: Path) -> None:
-    from pytest_uiground.models.hf_setup import pretrained_kwargs
+    from pytest_uiground.models.hf.loading import pretrained_kwargs
 
     opts = ModelOptions(name="molmo")
     with pytest.raises(ModelLoadError, match="pin it with --uiground-model-revision"):
@@ -321,7 +321,7 @@ def test_remote_code_needs_a_pinned_revision_or_the_flag(tmp_path: Path) -> None
 
 
 def test_secret_repr_is_redacted(monkeypatch: pytest.MonkeyPatch) -> None:
-    from pytest_uiground.models.openai_options import api_key_from_env
+    from pytest_uiground.models.openai.settings import api_key_from_env
 
     monkeypatch.setenv("GATE_KEY", "sk-very-secret-value")
     key = api_key_from_env("GATE_KEY", who="x", option="y")

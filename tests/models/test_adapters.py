@@ -27,7 +27,7 @@ FAMILIES = {  # --model name → tiny model builder
 
 
 # What each adapter passes to generate besides the answer length, per the model's official code (see
-# pytest_uiground/models/qwen.py and florence.py for the citations): greedy for the Qwen families, no repetition
+# pytest_uiground/models/hf/qwen.py and florence.py for the citations): greedy for the Qwen families, no repetition
 # penalty for UGround (vLLM's temperature 0), nothing at all for TinyClick (its checkpoint's generation_config).
 EXPLICIT: dict[str, dict[str, object]] = {
     "uground": {"do_sample": False, "num_beams": 1, "repetition_penalty": 1.0},
@@ -144,7 +144,7 @@ def test_a_failed_weights_load_fails_each_sample_without_loading_again(tiny_mode
     import shutil
 
     from pytest_uiground.models.base import ModelLoadError, ModelOptions
-    from pytest_uiground.models.qwen import create_uground
+    from pytest_uiground.models.hf.qwen import create_uground
 
     broken = tmp_path / "broken"
     shutil.copytree(tiny_models["qwen2_vl"], broken)
@@ -176,7 +176,7 @@ def test_uitars_converts_with_the_size_the_processor_used(tiny_models: dict[str,
     from PIL import Image
 
     from pytest_uiground.models.base import ModelOptions
-    from pytest_uiground.models.qwen import create_uitars
+    from pytest_uiground.models.hf.qwen import create_uitars
     from pytest_uiground.record.geometry import Box
     from pytest_uiground.record.image import ImageRef
     from pytest_uiground.record.sample import Sample, Target
@@ -204,7 +204,7 @@ def test_a_screen_shared_by_a_batch_is_decoded_once(tiny_models: dict[str, Path]
     from PIL import Image
 
     from pytest_uiground.models.base import ModelOptions
-    from pytest_uiground.models.qwen import create_uitars
+    from pytest_uiground.models.hf.qwen import create_uitars
     from pytest_uiground.record.geometry import Box
     from pytest_uiground.record.image import ImageRef
     from pytest_uiground.record.sample import Sample, Target
@@ -236,8 +236,8 @@ def test_uitars_resize_equals_ui_tars_constants_natively_and_over_http(tiny_mode
     from PIL import Image
 
     from pytest_uiground.models.base import ModelOptions
-    from pytest_uiground.models.openai_wire import resize_rule_from_env
-    from pytest_uiground.models.qwen import create_uitars
+    from pytest_uiground.models.hf.qwen import create_uitars
+    from pytest_uiground.models.openai.wire import resize_rule_from_env
 
     model = create_uitars(ModelOptions(name="uitars", path=str(tiny_models["qwen2_5_vl"])))
     image = Image.new("RGB", wh, "white")
@@ -304,8 +304,8 @@ def test_official_generation_settings_reach_generate(tiny_models: dict[str, Path
 
 def test_given_limit_replaces_the_official_one(tiny_models: dict[str, Path]) -> None:
     from pytest_uiground.models.base import ModelOptions
-    from pytest_uiground.models.florence import create_tinyclick
-    from pytest_uiground.models.qwen import create_uground
+    from pytest_uiground.models.hf.florence import create_tinyclick
+    from pytest_uiground.models.hf.qwen import create_uground
 
     for adapter in (create_uground(ModelOptions(name="uground", path=str(tiny_models["qwen2_vl"]), max_new_tokens=3)),
                     create_tinyclick(ModelOptions(name="tinyclick", path=str(tiny_models["florence2"]),
@@ -325,7 +325,7 @@ def test_tinyclick_equals_its_main_py(tiny_models: dict[str, Path]) -> None:
     import torch
 
     from pytest_uiground.models.base import ModelOptions
-    from pytest_uiground.models.florence import create_tinyclick
+    from pytest_uiground.models.hf.florence import create_tinyclick
 
     adapter = create_tinyclick(ModelOptions(name="tinyclick", path=str(tiny_models["florence2"])))
     assert adapter.model.generation_config.num_beams == tinymodels.FLORENCE2_NUM_BEAMS
@@ -341,7 +341,7 @@ def test_tinyclick_equals_its_main_py(tiny_models: dict[str, Path]) -> None:
 
 
 def test_resolve_dtype_uses_the_official_dtype_on_a_gpu_only() -> None:
-    from pytest_uiground.models.hf_setup import resolve_dtype
+    from pytest_uiground.models.hf.loading import resolve_dtype
     from pytest_uiground.options import OPTIONS
 
     assert resolve_dtype(None, "cuda:0", "float16") == "float16"  # UGround's README
@@ -355,7 +355,7 @@ def test_resolve_dtype_uses_the_official_dtype_on_a_gpu_only() -> None:
 
 def test_openai_client_uses_the_family_limits(monkeypatch: pytest.MonkeyPatch) -> None:
     from pytest_uiground.models.base import ModelOptions
-    from pytest_uiground.models.openai_client import create
+    from pytest_uiground.models.openai.client import create
 
     monkeypatch.setenv("OPENAI_API_KEY", "EMPTY")
 
@@ -381,7 +381,7 @@ def test_cropping_wraps_a_real_adapter_and_maps_its_answers(tiny_models: dict[st
 
     from pytest_uiground.models.base import ModelOptions
     from pytest_uiground.models.cropping import CroppingModel
-    from pytest_uiground.models.qwen import create_uitars
+    from pytest_uiground.models.hf.qwen import create_uitars
     from pytest_uiground.record.geometry import Box, Point
     from pytest_uiground.record.image import ImageRef
     from pytest_uiground.record.sample import Sample, Target
@@ -405,8 +405,8 @@ def test_cropping_wraps_a_real_adapter_and_maps_its_answers(tiny_models: dict[st
 def test_molmo_family_generates_2048_tokens_as_the_elam_card(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
     """ELAM card: GenerationConfig(max_new_tokens=2048, stop_strings="<|endoftext|>"); 256 cut step-by-step
     verdicts before their point. (Molmo's remote code cannot load on this transformers, so loading is stubbed.)"""
-    from pytest_uiground.models import molmo
     from pytest_uiground.models.base import ModelOptions
+    from pytest_uiground.models.hf import molmo
 
     monkeypatch.setattr(molmo, "check_transformers", lambda version: False)
     monkeypatch.setattr(molmo.Molmo, "_load", lambda self: (None, None))
@@ -426,8 +426,8 @@ def test_molmo_prepares_in_the_background_on_a_processor_copy(monkeypatch: pytes
     import torch
     from PIL import Image
 
-    from pytest_uiground.models import molmo
     from pytest_uiground.models.base import ModelOptions
+    from pytest_uiground.models.hf import molmo
     from pytest_uiground.record.geometry import Box
     from pytest_uiground.record.image import ImageRef
     from pytest_uiground.record.sample import Sample, Target

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from pytest_uiground.models import molmo
 from pytest_uiground.models.base import ModelLoadError, ModelOptions
-from pytest_uiground.models.hf_setup import resolve_dtype, resolve_model_path
+from pytest_uiground.models.hf import molmo
+from pytest_uiground.models.hf.loading import resolve_dtype, resolve_model_path
 from pytest_uiground.record.geometry import Point
 from pytest_uiground.record.prediction import Prediction
 from pytest_uiground.run.prediction_cache import PredictionCache

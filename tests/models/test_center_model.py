@@ -1,4 +1,4 @@
-"""pytest_uiground.models.center: the image-centre baseline."""
+"""pytest_uiground.models.offline.center: the image-centre baseline."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from PIL import Image
 
 from pytest_uiground.models.base import ModelOptions
-from pytest_uiground.models.center import CenterModel, create
+from pytest_uiground.models.offline.center import CenterModel, create
 from pytest_uiground.record.geometry import Box, Point
 from pytest_uiground.record.image import ImageError, ImageRef
 from pytest_uiground.record.sample import Sample, Target

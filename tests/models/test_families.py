@@ -35,8 +35,8 @@ from PIL import Image
 
 from pytest_uiground.models import families
 from pytest_uiground.models.families import ParseContext
-from pytest_uiground.models.openai_client import OpenAIChatModel
-from pytest_uiground.models.replay import ReplayModel
+from pytest_uiground.models.offline.replay import ReplayModel
+from pytest_uiground.models.openai.client import OpenAIChatModel
 from pytest_uiground.record.geometry import Box
 from pytest_uiground.record.image import ImageRef
 from pytest_uiground.record.prediction import Prediction
@@ -497,14 +497,14 @@ def test_openai_sends_the_official_prompt_and_reads_every_case(
 def test_the_parsers_reason_reaches_the_score() -> None:
     """What ``samples.jsonl`` and the report show: the reason, not just "no point"; a point beyond
     the image is a plain miss with its note; a refusal says so."""
-    from pytest_uiground.models.parsers import parse, to_prediction
+    from pytest_uiground.models.base import to_prediction
     from pytest_uiground.scoring.rules import score_point
 
     sample = Sample("s", ImageRef.from_path("x.png"), "OK", "point", Target(box=Box(0.4, 0.4, 0.6, 0.6)))
     ctx = ParseContext(image_size=(1920, 1080))
 
     def score(family: str, text: str) -> tuple[Prediction, Any]:
-        pred = to_prediction(parse(family, text, "point", ctx), text)
+        pred = to_prediction(families.get(family).parse(text, "point", ctx), text)
         return pred, score_point(sample, pred)
 
     pred, got = score("ui-venus", "[512.5, 300]")

@@ -11,10 +11,10 @@ import pytest
 
 from pytest_uiground import registry
 from pytest_uiground.models import families
-from pytest_uiground.models.families import FAMILY_GROUP, Family
+from pytest_uiground.models.families import FAMILY_GROUP, Family, parts
 
 MODULES = sorted(p.stem for p in Path(families.__file__).parent.glob("*.py")
-                 if p.stem not in ("__init__", "reading"))  # reading: shared helpers, no family
+                 if p.stem not in ("__init__", "reading", "parts"))  # shared helpers and records, no family
 FAMILY_MODULES = {
     "elam": "pytest_uiground.models.families.elam",
     "molmo": "pytest_uiground.models.families.molmo",
@@ -48,3 +48,11 @@ def test_each_module_defines_the_family_it_is_registered_as(name: str, module: s
     assert family.sources, f"{name}: a family cites where its prompt and reading come from"
     for task, prompt in family.prompts.items():
         assert "{instruction}" in prompt.user or task == "detect", f"{name}/{task}: the instruction has a place"
+
+
+def test_the_parts_of_a_family_are_the_package_s_own() -> None:
+    """``Prompt``, ``Resize``, ``Generation`` and ``smart_resize`` live in ``families.parts`` and are
+    re-exported, so ``from pytest_uiground.models.families import Prompt`` keeps working."""
+    for name in ("Prompt", "Resize", "Generation", "SHARED_PROMPTS", "FRAMES", "smart_resize",
+                 "QWEN25_MIN_PIXELS", "QWEN25_MAX_PIXELS"):
+        assert getattr(families, name) is getattr(parts, name), name

@@ -100,10 +100,10 @@ def test_family_adapter_feeds_the_official_chat_and_reads_its_answer(
     name: str, tiny: dict[str, Path], screen: ImageRef
 ) -> None:
     from pytest_uiground.models import families
-    from pytest_uiground.models.family_hf import create
+    from pytest_uiground.models.hf.qwen import create_family
 
     arch, input_size, generation = CASES[name]
-    model = create(ModelOptions(name=name, path=str(tiny[arch])))
+    model = create_family(ModelOptions(name=name, path=str(tiny[arch])))
     family = families.get(name)
     sample = Sample("s1", screen, "Open the settings.", "point", Target(box=Box(0.4, 0.4, 0.6, 0.6)))
     for key, value in generation.items():
@@ -128,7 +128,7 @@ def test_family_adapter_feeds_the_official_chat_and_reads_its_answer(
 
 
 def test_qwen3_vl_checkpoints_get_the_computer_use_prompt(tiny: dict[str, Path], screen: ImageRef) -> None:
-    from pytest_uiground.models.qwen import create_qwen_vl
+    from pytest_uiground.models.hf.qwen import create_qwen_vl
 
     model = create_qwen_vl(ModelOptions(name="qwen-vl", path=str(tiny["qwen3_vl"]), max_new_tokens=4))
     assert model.family == "qwen3-vl"

@@ -17,8 +17,8 @@ import pytest
 from chat_server import ChatServer, Reply
 from PIL import Image
 
-from pytest_uiground.models import families, overrides, prompts
-from pytest_uiground.models.openai_client import OpenAIChatModel
+from pytest_uiground.models import families, overrides
+from pytest_uiground.models.openai.client import OpenAIChatModel
 from pytest_uiground.record.geometry import Box
 from pytest_uiground.record.image import ImageRef
 from pytest_uiground.record.sample import Sample, Target
@@ -56,10 +56,10 @@ def test_a_variant_keeps_the_placement_and_instruction_rules() -> None:
     owl = families.get("gui-owl").prompt("point", "osworld-g")
     assert owl.image_first and owl.text("Open the menu.") == "Open the menu."
     assert (owl.system or "").startswith(families.get("gui-owl").prompt("point").system or "?")
-    venus = prompts.prompt_for("ui-venus", sample(), "no-refusal")
+    venus = families.get("ui-venus").user_text(sample(), "no-refusal")
     assert venus.endswith("\nOpen the menu. \n\nThe output should just be the coordinates of a point, in the "
                           "format [x,y].")  # one final "." dropped, the refusal sentence left out
-    assert prompts.prompt_for("ui-venus", sample()).endswith("the output should be [-1,-1].")
+    assert families.get("ui-venus").user_text(sample()).endswith("the output should be [-1,-1].")
     # a task kind the variant does not name keeps the family's prompt
     assert families.get("gui-owl").prompt("option", "osworld-g") == families.get("gui-owl").prompt("option")
 
@@ -68,7 +68,7 @@ def test_an_unknown_variant_names_the_family_the_value_and_the_known_ones() -> N
     with pytest.raises(ValueError, match=r"family 'gui-owl' has no prompt variant 'osworld' \(known: osworld-g\)"):
         families.get("gui-owl").prompt("point", "osworld")
     with pytest.raises(ValueError, match=r"family 'gta1' has no prompt variant 'x' \(known: none\)"):
-        prompts.prompt_for("gta1", sample(), "x")
+        families.get("gta1").user_text(sample(), "x")
 
 
 def write_suite(tmp_path: Path, table: str) -> Path:

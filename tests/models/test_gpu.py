@@ -25,7 +25,7 @@ def qwen25(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.mark.parametrize("worker", ["gw0", "gw1", "gw2", "gw3"])
 def test_each_worker_gets_its_own_gpu_in_bf16(qwen25: Path, worker: str) -> None:
     from pytest_uiground.models.base import ModelOptions
-    from pytest_uiground.models.qwen import create_uitars
+    from pytest_uiground.models.hf.qwen import create_uitars
 
     model = create_uitars(ModelOptions(name="uitars", path=str(qwen25), device="auto", worker_id=worker))
     expected = f"cuda:{int(worker[2:]) % torch.cuda.device_count()}"
@@ -38,7 +38,7 @@ def test_batched_generation_on_gpu(qwen25: Path) -> None:
     from PIL import Image
 
     from pytest_uiground.models.base import ModelOptions
-    from pytest_uiground.models.qwen import create_uitars
+    from pytest_uiground.models.hf.qwen import create_uitars
     from pytest_uiground.record.geometry import Box
     from pytest_uiground.record.image import ImageRef
     from pytest_uiground.record.sample import Sample, Target

@@ -1,4 +1,4 @@
-"""pytest_uiground.models.hf: the shared Hugging Face adapter base (HFVisionModel).
+"""pytest_uiground.models.hf.vision: the shared Hugging Face adapter base (HFVisionModel).
 
 Most tests drive the base class with its loading hooks stubbed (no transformers needed):
 generation settings and their sources, the lazy, load-once weights, cut-off detection and
@@ -16,7 +16,7 @@ import pytest
 
 from pytest_uiground.models import families
 from pytest_uiground.models.base import ModelLoadError, ModelOptions
-from pytest_uiground.models.hf import HFVisionModel
+from pytest_uiground.models.hf.vision import HFVisionModel
 from pytest_uiground.record.geometry import Box, Point
 from pytest_uiground.record.image import ImageRef
 from pytest_uiground.record.sample import Sample, Target

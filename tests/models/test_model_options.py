@@ -14,7 +14,7 @@ pytestmark = pytest.mark.slow
 
 ADAPTER = '''
 import json, os
-from pytest_uiground.models.center import CenterModel
+from pytest_uiground.models.offline.center import CenterModel
 from pytest_uiground.options import Opt
 
 OPTIONS = (

@@ -13,7 +13,7 @@ import pytest
 
 from pytest_uiground.benchmarks.synthetic import loader as synthetic
 from pytest_uiground.models.base import Model, ModelOptions
-from pytest_uiground.models.ocr import (
+from pytest_uiground.models.offline.ocr import (
     OcrGrounder,
     OcrItem,
     create,
@@ -49,7 +49,7 @@ ITEMS = [SAVE, SAVE_AS, EMAIL, REMEMBER, item("Cancel"), item("Select"), item("B
 
 def test_import_is_cheap() -> None:
     code = (
-        "import sys, pytest_uiground.models.ocr\n"
+        "import sys, pytest_uiground.models.offline.ocr\n"
         "heavy = {'rapidocr_onnxruntime', 'torch', 'transformers', 'datasets'} & set(sys.modules)\n"
         "assert not heavy, heavy\n"
     )

@@ -25,10 +25,11 @@ from chat_server import ChatServer, Reply, image_of, prompt_of
 from conftest import SUITE_TOML, Project, needs
 from PIL import Image
 
-from pytest_uiground.models import openai_client, openai_options, openai_wire, prompts
+from pytest_uiground.models import families
 from pytest_uiground.models.base import ModelLoadError, ModelOptions
-from pytest_uiground.models.openai_client import OpenAIChatModel, create
-from pytest_uiground.models.openai_wire import ResizeRule, smart_resize
+from pytest_uiground.models.openai import client, settings, wire
+from pytest_uiground.models.openai.client import OpenAIChatModel, create
+from pytest_uiground.models.openai.wire import ResizeRule, smart_resize
 from pytest_uiground.record.geometry import Box
 from pytest_uiground.record.image import ImageRef
 from pytest_uiground.record.sample import Sample, Target
@@ -40,8 +41,8 @@ KEY = "sk-uiground-SECRET-7f3a91c2"
 def _loopback_only(monkeypatch: pytest.MonkeyPatch) -> None:
     """No proxy may route the loopback traffic elsewhere; no ambient setting may leak in."""
     for var in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy",
-                "OPENAI_BASE_URL", "OPENAI_CUSTOM_HEADERS", openai_wire.MIN_PIXELS_ENV,
-                openai_wire.MAX_PIXELS_ENV, openai_options.BACKOFF_ENV):
+                "OPENAI_BASE_URL", "OPENAI_CUSTOM_HEADERS", wire.MIN_PIXELS_ENV,
+                wire.MAX_PIXELS_ENV, settings.BACKOFF_ENV):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
 
@@ -139,15 +140,15 @@ def test_smart_resize_refuses_extreme_aspect_ratios() -> None:
 
 
 def test_resize_assumption_comes_from_env_and_is_in_the_fingerprint(monkeypatch: pytest.MonkeyPatch) -> None:
-    rule = openai_wire.resize_rule_from_env()
+    rule = wire.resize_rule_from_env()
     assert (rule.min_pixels, rule.max_pixels) == (4 * 28 * 28, 16384 * 28 * 28)
-    monkeypatch.setenv(openai_wire.MAX_PIXELS_ENV, str(1280 * 28 * 28))
-    rule = openai_wire.resize_rule_from_env()
-    assert rule.max_pixels == 1280 * 28 * 28 and openai_wire.MAX_PIXELS_ENV in rule.source
+    monkeypatch.setenv(wire.MAX_PIXELS_ENV, str(1280 * 28 * 28))
+    rule = wire.resize_rule_from_env()
+    assert rule.max_pixels == 1280 * 28 * 28 and wire.MAX_PIXELS_ENV in rule.source
     assert rule.input_size((1920, 1080)) == (1316, 728)
-    monkeypatch.setenv(openai_wire.MIN_PIXELS_ENV, "lots")
-    with pytest.raises(ModelLoadError, match=openai_wire.MIN_PIXELS_ENV):
-        openai_wire.resize_rule_from_env()
+    monkeypatch.setenv(wire.MIN_PIXELS_ENV, "lots")
+    with pytest.raises(ModelLoadError, match=wire.MIN_PIXELS_ENV):
+        wire.resize_rule_from_env()
 
 
 # --- requests --------------------------------------------------------------------------------
@@ -164,7 +165,7 @@ def test_request_carries_image_prompt_settings_and_the_key_only_in_its_header(
     assert server.count == 2
     by_prompt = {prompt_of(b): b for b in server.bodies()}
     for s in batch:
-        body = by_prompt[prompts.prompt_for("uground", s)]
+        body = by_prompt[families.get("uground").user_text(s)]
         assert (body["model"], body["temperature"], body["seed"], body["max_tokens"]) == ("m", 0, 0, 64)
         content = body["messages"][0]["content"]
         assert [p["type"] for p in content] == ["image_url", "text"]
@@ -188,7 +189,7 @@ def test_the_hand_spliced_body_is_the_json_it_stands_for(
     server: ChatServer, make_model: Callable[..., OpenAIChatModel]
 ) -> None:
     model = make_model(server, max_new_tokens=7)
-    image = openai_wire.EncodedImage(b"data:image/png;base64,iVBORw0KGgo+/=", (1, 1))
+    image = wire.EncodedImage(b"data:image/png;base64,iVBORw0KGgo+/=", (1, 1))
     prompt = 'Click "Ok"\n\tthen \\ the Ünïcode ✓ button'
     assert json.loads(model.build_body(prompt, image)) == {
         "model": "m", "temperature": 0, "max_tokens": 7, "seed": 0,
@@ -205,8 +206,8 @@ def test_rgb_png_bytes_go_out_unchanged_other_pngs_as_rgb(
     preds = make_model(server).predict([rgb, rgba])
     assert [p.error for p in preds] == [None, None]
     sent = {prompt_of(b): image_of(b) for b in server.bodies()}
-    assert sent[prompts.prompt_for("uground", rgb)] == rgb_bytes
-    assert Image.open(io.BytesIO(sent[prompts.prompt_for("uground", rgba)])).mode == "RGB"
+    assert sent[families.get("uground").user_text(rgb)] == rgb_bytes
+    assert Image.open(io.BytesIO(sent[families.get("uground").user_text(rgba)])).mode == "RGB"
 
 
 def test_a_broken_image_fails_its_sample_without_a_request(
@@ -272,7 +273,7 @@ def test_malformed_responses_are_retried_like_5xx(
 def test_exhausted_retries_fail_only_that_sample(
     make_model: Callable[..., OpenAIChatModel], samples: list[Sample]
 ) -> None:
-    doomed = prompts.prompt_for("uground", samples[1])
+    doomed = families.get("uground").user_text(samples[1])
     with ChatServer(lambda body: Reply.error(502, "bad gateway") if prompt_of(body) == doomed else None) as srv:
         preds = make_model(srv, max_retries=2).predict(samples[:3])
     assert [p.error is None for p in preds] == [True, False, True]
@@ -284,7 +285,7 @@ def test_exhausted_retries_fail_only_that_sample(
 def test_a_400_fails_that_sample_with_the_servers_message_and_no_retry(
     make_model: Callable[..., OpenAIChatModel], samples: list[Sample]
 ) -> None:
-    doomed = prompts.prompt_for("uground", samples[2])
+    doomed = families.get("uground").user_text(samples[2])
     message = "image too large: 9000000 pixels exceed the limit of 8000000"
     with ChatServer(lambda body: Reply.error(400, message) if prompt_of(body) == doomed else None) as srv:
         model = make_model(srv)
@@ -360,14 +361,14 @@ def test_an_image_shared_by_concurrent_requests_is_encoded_once(
     make_model: Callable[..., OpenAIChatModel], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     encoded: list[str] = []
-    real = openai_wire.encode_image
+    real = wire.encode_image
 
-    def counting(ref: ImageRef, preprocess: Any = None) -> openai_wire.EncodedImage:
+    def counting(ref: ImageRef, preprocess: Any = None) -> wire.EncodedImage:
         encoded.append(ref.key)
         time.sleep(0.1)  # the other requests arrive while this one encodes
         return real(ref, preprocess)
 
-    monkeypatch.setattr(openai_client, "encode_image", counting)
+    monkeypatch.setattr(client, "encode_image", counting)
     screen = Image.new("RGB", (320, 200), "white")
     ref = ImageRef.from_source("one-screen", lambda: screen.copy())
     shared = [Sample(f"q{i}", ref, f"click item {i}", "point", Target(box=Box(0.1, 0.1, 0.2, 0.2)))
@@ -387,13 +388,13 @@ def test_one_screenshot_under_two_names_is_encoded_once(
     """The encoded images are kept by content: a dataset that ships one screen under two file
     names sends one encoding; a file replaced by another screen is encoded anew."""
     encoded: list[str] = []
-    real = openai_wire.encode_image
+    real = wire.encode_image
 
-    def counting(ref: ImageRef, preprocess: Any = None) -> openai_wire.EncodedImage:
+    def counting(ref: ImageRef, preprocess: Any = None) -> wire.EncodedImage:
         encoded.append(ref.key)
         return real(ref, preprocess)
 
-    monkeypatch.setattr(openai_client, "encode_image", counting)
+    monkeypatch.setattr(client, "encode_image", counting)
     a, b, c = tmp_path / "a.png", tmp_path / "b.png", tmp_path / "c.png"
     Image.new("RGB", (64, 48), "white").save(a)
     b.write_bytes(a.read_bytes())
@@ -427,14 +428,14 @@ def test_a_missing_image_file_is_named_with_the_fix(
 def test_a_decoded_image_travels_as_a_lossless_png() -> None:
     import numpy as np
 
-    from pytest_uiground.record.image import encode_png_fast
+    from pytest_uiground.models.openai.png import encode_png_fast
 
     pixels = np.random.default_rng(0).integers(0, 256, (37, 53, 3), dtype=np.uint8)
     img = Image.fromarray(pixels)
-    out = openai_wire.encode_image(ImageRef.from_source("gen", lambda: img))
+    out = wire.encode_image(ImageRef.from_source("gen", lambda: img))
     assert out.size == (53, 37)
     png = encode_png_fast(img)
-    assert openai_wire.png_rgb8_size(png) == (53, 37)
+    assert wire.png_rgb8_size(png) == (53, 37)
     assert (np.asarray(Image.open(io.BytesIO(png))) == pixels).all()
 
 
@@ -446,18 +447,18 @@ def test_the_fast_png_is_lossless_with_either_compressor(monkeypatch: pytest.Mon
 
     import numpy as np
 
-    from pytest_uiground.record import image as image_mod
+    from pytest_uiground.models.openai import png as png_mod
 
     rng = np.random.default_rng(1)
     base = Image.fromarray(rng.integers(0, 256, (41, 67, 3), dtype=np.uint8))
     img = base.convert(mode) if mode != "P" else base.quantize(64)
     want = np.asarray(img.convert("RGB"))
-    pngs = [image_mod.encode_png_fast(img)]
-    monkeypatch.setattr(image_mod, "_compressor", lambda: zlib.compressobj(1))
-    pngs.append(image_mod.encode_png_fast(img))
-    monkeypatch.setattr(image_mod, "STRIP_ROWS", 16)  # strips that do not divide the height
+    pngs = [png_mod.encode_png_fast(img)]
+    monkeypatch.setattr(png_mod, "_compressor", lambda: zlib.compressobj(1))
+    pngs.append(png_mod.encode_png_fast(img))
+    monkeypatch.setattr(png_mod, "STRIP_ROWS", 16)  # strips that do not divide the height
     for png in pngs:
-        assert openai_wire.png_rgb8_size(png) == (67, 41)
+        assert wire.png_rgb8_size(png) == (67, 41)
         assert (np.asarray(Image.open(io.BytesIO(png))) == want).all()
 
 
@@ -466,23 +467,23 @@ def test_rows_are_read_straight_from_the_image_or_through_a_crop(monkeypatch: py
     where the encoder is missing) give the same rows, so the same PNG."""
     import numpy as np
 
-    from pytest_uiground.record import image as image_mod
+    from pytest_uiground.models.openai import png as png_mod
 
     img = Image.fromarray(np.random.default_rng(2).integers(0, 256, (70, 33, 3), dtype=np.uint8))
-    direct = image_mod._strip_reader(img)
+    direct = png_mod._strip_reader(img)
     assert direct(5, 64) == img.crop((0, 5, 33, 69)).tobytes() and direct(69, 1) == img.crop((0, 69, 33, 70)).tobytes()
-    png = image_mod.encode_png_fast(img)
-    monkeypatch.setattr(image_mod, "_raw_encoder_factory", lambda: None)
-    assert direct.__name__ == "direct" and image_mod._strip_reader(img).__name__ == "cropped"
-    assert image_mod.encode_png_fast(img) == png
+    png = png_mod.encode_png_fast(img)
+    monkeypatch.setattr(png_mod, "_raw_encoder_factory", lambda: None)
+    assert direct.__name__ == "direct" and png_mod._strip_reader(img).__name__ == "cropped"
+    assert png_mod.encode_png_fast(img) == png
 
 
 def test_isal_is_the_compressor_where_installed() -> None:
     """The openai extra installs ``isal``: a fast encoding is what it is there for."""
     pytest.importorskip("isal", reason=needs("openai"))
-    from pytest_uiground.record import image as image_mod
+    from pytest_uiground.models.openai import png as png_mod
 
-    assert type(image_mod._compressor()).__module__.startswith("isal")
+    assert type(png_mod._compressor()).__module__.startswith("isal")
 
 
 def test_the_sdk_is_imported_only_for_a_request(tmp_path: Path) -> None:
@@ -495,7 +496,7 @@ def test_the_sdk_is_imported_only_for_a_request(tmp_path: Path) -> None:
         "import sys\n"
         "from PIL import Image\n"
         "from pytest_uiground.record.image import ImageRef\n"
-        "from pytest_uiground.models.openai_client import OpenAIChatModel\n"
+        "from pytest_uiground.models.openai.client import OpenAIChatModel\n"
         "from pytest_uiground.record.geometry import Box\n"
         "from pytest_uiground.record.sample import Sample, Target\n"
         "m = OpenAIChatModel(api_base='http://127.0.0.1:9/v1', api_key='k', served_model='m', parser='uground')\n"
@@ -544,7 +545,7 @@ def _halve(image: Image.Image) -> Image.Image:
 
 
 def _read_tap(text: str, task: str, ctx: Any) -> Any:
-    from pytest_uiground.models.parsers import Parsed
+    from pytest_uiground.models.families import Parsed
     from pytest_uiground.record.geometry import Point
 
     x, y = (float(v) for v in text.removeprefix("tap ").split(","))
@@ -711,7 +712,7 @@ def test_end_to_end_concurrent_run_is_cached_and_never_shows_the_key(
 def test_end_to_end_a_400_fails_one_sample(project: Project, samples: list[Sample]) -> None:
     project.monkeypatch.setenv("OPENAI_API_KEY", KEY)
     doomed = samples[4]
-    prompt = prompts.prompt_for("uground", doomed)
+    prompt = families.get("uground").user_text(doomed)
     right = answering_targets(samples)
 
     def handler(body: dict[str, Any]) -> Reply:
@@ -728,7 +729,7 @@ def test_end_to_end_a_400_fails_one_sample(project: Project, samples: list[Sampl
 @pytest.mark.slow
 def test_end_to_end_server_dies_mid_run_and_the_rerun_resumes(project: Project, samples: list[Sample]) -> None:
     project.monkeypatch.setenv("OPENAI_API_KEY", KEY)
-    project.monkeypatch.setenv(openai_options.BACKOFF_ENV, "0.001")
+    project.monkeypatch.setenv(settings.BACKOFF_ENV, "0.001")
     arrivals = itertools.count()
     lock = threading.Lock()
     right = answering_targets(samples)
@@ -783,7 +784,7 @@ def test_served_model_identity_is_checked_and_recorded(tmp_path: Path, monkeypat
     pytest.importorskip("openai")
     from chat_server import ChatServer, Reply
 
-    from pytest_uiground.models.openai_client import OpenAIChatModel
+    from pytest_uiground.models.openai.client import OpenAIChatModel
     from pytest_uiground.record.geometry import Box
     from pytest_uiground.record.image import ImageRef
     from pytest_uiground.record.sample import Sample, Target

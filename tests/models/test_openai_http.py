@@ -1,6 +1,6 @@
-"""pytest_uiground.models.openai_http: ChatPoster's retry policy against a loopback server.
+"""pytest_uiground.models.openai.http: ChatPoster's retry policy against a loopback server.
 
-The policy (stated in :mod:`pytest_uiground.models.openai_client`): 429 and 5xx, timeouts, dropped
+The policy (stated in :mod:`pytest_uiground.models.openai.client`): 429 and 5xx, timeouts, dropped
 connections and malformed bodies are retried up to ``max_retries`` times with seeded, jittered
 exponential backoff (or the server's ``Retry-After``, capped); other HTTP errors are final; once a
 server was unreachable through all retries, later requests fail at once until one gets an answer.
@@ -19,8 +19,8 @@ import pytest
 pytest.importorskip("openai", reason="--model openai needs the [openai] extra (pip install 'pytest-uiground[openai]')")
 from chat_server import ChatServer, Reply
 
-from pytest_uiground.models.openai_http import ChatPoster
-from pytest_uiground.models.openai_options import Secret
+from pytest_uiground.models.openai.http import ChatPoster
+from pytest_uiground.models.openai.settings import Secret
 
 BODY = json.dumps({"model": "m", "messages": [{"role": "user", "content": "Point to the OK button"}]}).encode()
 KEY = "sk-test-0123456789"

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from conftest import Project
 
+from pytest_uiground.models import families
 from pytest_uiground.models.overrides import Overrides, from_table
-from pytest_uiground.models.prompts import prompt_for
 from pytest_uiground.record.geometry import Box
 from pytest_uiground.record.image import ImageRef
 from pytest_uiground.record.sample import Sample, Target
@@ -18,7 +18,7 @@ from pytest_uiground.suite.loading import load_suite
 
 CUSTOM_PARSER = '''
 from pytest_uiground.record.geometry import Point
-from pytest_uiground.models.parsers import Parsed
+from pytest_uiground.models.families import Parsed
 
 
 def parse(text, task, ctx):
@@ -34,7 +34,8 @@ def test_prompt_override_fills_the_instruction() -> None:
     sample = Sample("s", ImageRef.from_path("x.png"), "the OK button", "point", Target(box=Box(0, 0, 1, 1)))
     ov = Overrides(prompts={"point": "Click on: {instruction}"})
     assert ov.prompt(sample, "uground") == "Click on: the OK button"
-    assert Overrides().prompt(sample, "uground") == prompt_for("uground", sample)  # the family's own, by default
+    # the family's own, by default
+    assert Overrides().prompt(sample, "uground") == families.get("uground").user_text(sample)
     assert ov.key() != Overrides().key()
 
 

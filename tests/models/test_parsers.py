@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from pytest_uiground.models import families
-from pytest_uiground.models.parsers import (
-    FAMILIES,
-    FLORENCE2_LOC_OFFSET,
-    ParseContext,
-    Parsed,
-    parse,
-    parse_option,
-    parse_verdict,
-)
+from pytest_uiground.models.families import ParseContext, Parsed
+from pytest_uiground.models.families.reading import FLORENCE2_LOC_OFFSET, parse_option, parse_verdict
 from pytest_uiground.record.geometry import Box, Point
+
+FAMILIES = families.names()
+
+
+def parse(family: str, text: str, task: str, ctx: ParseContext, **switches: object) -> Parsed:
+    """``family``'s reading of ``text`` for a ``task`` kind, with the reader switches a suite may set
+    (``strict_card``, ``loc_offset``) applied to ``ctx``."""
+    return families.get(family).parse(text, task, replace(ctx, **switches))  # type: ignore[arg-type]
 
 CTX = ParseContext(image_size=(1920, 1080))
 # What Qwen2.5-VL's processor fed the model for a 1920x1080 screenshot (28-multiples).

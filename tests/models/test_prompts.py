@@ -6,11 +6,16 @@ from __future__ import annotations
 import pytest
 
 from pytest_uiground.models import families
-from pytest_uiground.models.parsers import FAMILIES
-from pytest_uiground.models.prompts import prompt_for
 from pytest_uiground.record.geometry import Box
 from pytest_uiground.record.image import ImageRef
 from pytest_uiground.record.sample import TASK_KINDS, Sample, Target
+
+FAMILIES = families.names()
+
+
+def user_text(family: str, sample: Sample, variant: str | None = None) -> str:
+    """The text ``family`` asks for ``sample`` (what every adapter sends, before any suite override)."""
+    return families.get(family).user_text(sample, variant)
 
 # Copied from the AutomotiveUI card's ``preprocess_prompt_elam`` (seed 000, lines 105-112).
 CARD_TEST_ACTION = "Identify and point to the UI element that corresponds to this test action:\n{user_request}"
@@ -53,67 +58,67 @@ def sample(task: str, instruction: str = "Tap the Navigation icon") -> Sample:
 def test_elam_prompts_equal_the_card() -> None:
     action = "Open the climate menu {with braces}"
     statement = "The seat heating is shown as 'on'"
-    assert prompt_for("elam", sample("point", action)) == CARD_TEST_ACTION.format(user_request=action)
-    assert prompt_for("elam", sample("verdict", statement)) == CARD_EXPECTED_RESULT.format(user_request=statement)
+    assert user_text("elam", sample("point", action)) == CARD_TEST_ACTION.format(user_request=action)
+    assert user_text("elam", sample("verdict", statement)) == CARD_EXPECTED_RESULT.format(user_request=statement)
 
 
 def test_molmo_points_natively_and_uses_the_card_verdict_prompt() -> None:
-    assert prompt_for("molmo", sample("point", "the Save button")) == "Point to the Save button"
-    assert prompt_for("molmo", sample("verdict", "X")) == CARD_EXPECTED_RESULT.format(user_request="X")
+    assert user_text("molmo", sample("point", "the Save button")) == "Point to the Save button"
+    assert user_text("molmo", sample("verdict", "X")) == CARD_EXPECTED_RESULT.format(user_request="X")
 
 
 def test_tinyclick_is_lowercased_command_template() -> None:
-    got = prompt_for("tinyclick", sample("point", "Click the SAVE Button"))
+    got = user_text("tinyclick", sample("point", "Click the SAVE Button"))
     assert got == "what to do to execute the command? click the save button"
 
 
 @pytest.mark.parametrize("command", ["  Click OK  ", "Click the SAVE Button", "\ttap\n", "Öffnen Sie das Menü"])
 def test_tinyclick_equals_its_reference_and_strips_the_command(command: str) -> None:
     for task in ("point", "detect", "verdict"):
-        assert prompt_for("tinyclick", sample(task, command)) == tinyclick_reference(command)
-    assert prompt_for("tinyclick", sample("point", "  Click OK  ")) == "what to do to execute the command? click ok"
+        assert user_text("tinyclick", sample(task, command)) == tinyclick_reference(command)
+    assert user_text("tinyclick", sample("point", "  Click OK  ")) == "what to do to execute the command? click ok"
 
 
 @pytest.mark.parametrize("instruction", ["the gear icon", "  spaces kept  ", "braces {x} and 'quotes'"])
 def test_uground_equals_the_serve_script_prompt(instruction: str) -> None:
-    got = prompt_for("uground", sample("point", instruction))
+    got = user_text("uground", sample("point", instruction))
     assert got == UGROUND_SERVE.format(description=instruction)
     assert got.startswith("\nYour task is")  # the leading newline is part of it
 
 
 @pytest.mark.parametrize("instruction", ["open settings", "  Spaces kept  ", "braces {x} and 'quotes'"])
 def test_uitars_equals_grounding_doubao(instruction: str) -> None:
-    got = prompt_for("uitars", sample("point", instruction))
+    got = user_text("uitars", sample("point", instruction))
     assert got == UITARS_GROUNDING_DOUBAO.format(instruction=instruction)
     # the two details a retyped copy loses: the space before the blank line, the doubled quote
     assert "complete the task. \n\n## Output Format" in got and "</point>'')" in got
 
 
 def test_uitars_verdict_reuses_the_official_header_and_action() -> None:
-    got = prompt_for("uitars", sample("verdict", "The radio shows FM"))
+    got = user_text("uitars", sample("verdict", "The radio shows FM"))
     header = UITARS_GROUNDING_DOUBAO.split("## Output Format")[0]
     assert got.startswith(header) and "click(point='<point>x1 y1</point>'')" in got
 
 
 def test_qwen_families_ask_for_point_2d_json() -> None:
-    assert '"point_2d"' in prompt_for("qwen-vl", sample("point"))
+    assert '"point_2d"' in user_text("qwen-vl", sample("point"))
     for family in ("qwen-vl", "qwen3-vl"):
-        assert '"point_2d"' in prompt_for(family, sample("verdict"))
+        assert '"point_2d"' in user_text(family, sample("verdict"))
     # Qwen3-VL grounds with its cookbook's computer_use tool: the instruction alone, after the tool's system text
     qwen3 = families.get("qwen3-vl").prompt("point")
-    assert prompt_for("qwen3-vl", sample("point")) == "Tap the Navigation icon"
+    assert user_text("qwen3-vl", sample("point")) == "Tap the Navigation icon"
     assert qwen3.system is not None and '"name": "computer_use"' in qwen3.system
 
 
 @pytest.mark.parametrize("family", [f for f in FAMILIES if "verdict" in families.get(f).prompts and f != "tinyclick"])
 def test_verdict_prompts_ask_for_passed_or_failed(family: str) -> None:
-    got = prompt_for(family, sample("verdict", "The radio shows FM 101.1"))
+    got = user_text(family, sample("verdict", "The radio shows FM 101.1"))
     assert "'PASSED' or 'FAILED'" in got and "The radio shows FM 101.1" in got
 
 
 def test_option_prompt_asks_for_the_letter_only() -> None:
     question = "Which screen is this?\nA. Rings\nB. Summary"
-    got = prompt_for("qwen3-vl", sample("option", question))
+    got = user_text("qwen3-vl", sample("option", question))
     assert got.startswith(question) and "letter" in got
 
 
@@ -121,7 +126,7 @@ def test_option_prompt_asks_for_the_letter_only() -> None:
 @pytest.mark.parametrize("task", TASK_KINDS)
 def test_every_family_and_task_contains_the_instruction(family: str, task: str) -> None:
     instruction = "Select the Media tab"
-    got = prompt_for(family, sample(task, instruction))
+    got = user_text(family, sample(task, instruction))
     assert got.strip()
     # TinyClick's template legitimately lowercases everything.
     assert (instruction.lower() if family == "tinyclick" else instruction) in got
@@ -133,9 +138,9 @@ def test_prompts_and_parsers_cover_the_same_families() -> None:
 
 def test_unknown_family_lists_known_ones() -> None:
     with pytest.raises(ValueError, match="unknown model family 'elma'; known: elam, molmo"):
-        prompt_for("elma", sample("point"))
+        user_text("elma", sample("point"))
 
 
 def test_unknown_task_kind() -> None:
     with pytest.raises(ValueError, match="unknown task kind"):
-        prompt_for("elam", sample("click"))
+        user_text("elam", sample("click"))

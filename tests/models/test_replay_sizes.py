@@ -11,14 +11,14 @@ from conftest import header_only_png
 from pytest_uiground.benchmarks.screenspot import loader as screenspot
 from pytest_uiground.benchmarks.screenspot.lookalike import write_screenspot_pro
 from pytest_uiground.benchmarks.screenspot.parsers import parse_pro_normalized
-from pytest_uiground.models import parsers
-from pytest_uiground.models.replay import ReplayModel
+from pytest_uiground.models import families
+from pytest_uiground.models.offline.replay import ReplayModel
 from pytest_uiground.record.geometry import Box
 from pytest_uiground.record.image import ImageError, ImageRef
 from pytest_uiground.record.sample import Sample, Target
 from pytest_uiground.suite.loading import LoaderContext
 
-CTX = parsers.ParseContext(image_size=(3840, 2160))
+CTX = families.ParseContext(image_size=(3840, 2160))
 
 
 

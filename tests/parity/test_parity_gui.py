@@ -28,7 +28,7 @@ from PIL import Image  # noqa: F401
 from pytest_uiground import registry
 from pytest_uiground.benchmarks.mmbench_gui import loader as mmbench_gui
 from pytest_uiground.benchmarks.screenspot import loader as screenspot
-from pytest_uiground.models import parsers
+from pytest_uiground.models import families
 from pytest_uiground.suite.loading import LoaderContext
 
 from . import messy_outputs as mo
@@ -396,7 +396,7 @@ def test_screenspot_pro_qwen2vl_every_table(project: Project, tmp_path: Path, xd
 
 
 # -- the suites' parsers against the reference parsers, case by case -----------------------------
-def _xy(parsed: parsers.Parsed) -> tuple[float, float] | None:
+def _xy(parsed: families.Parsed) -> tuple[float, float] | None:
     return (parsed.point.x, parsed.point.y) if parsed.point is not None else None
 
 
@@ -405,7 +405,7 @@ def test_point_parsers_read_every_messy_output_as_the_reference(case: str, text:
     from pytest_uiground.benchmarks.mmbench_gui.parsers import parse_uitars
     from pytest_uiground.benchmarks.screenspot.parsers import parse_pro_qwen2vl, parse_seeclick
 
-    ctx720 = parsers.ParseContext(image_size=(1280, 720), model_input_size=(9, 9))  # the input size is not used
+    ctx720 = families.ParseContext(image_size=(1280, 720), model_input_size=(9, 9))  # the input size is not used
     pairs = {"l2": (parse_uitars, lambda t: rm.uitars_parse(t, 1280, 720), mo.L2_UITARS_TEXTS),
              "pro": (parse_pro_qwen2vl, rs.qwen2vl_parse, mo.PRO_QWEN2VL_TEXTS),
              "v2": (parse_seeclick, rs.seeclick_parse, mo.V2_SEECLICK_TEXTS)}
@@ -420,7 +420,7 @@ def test_point_parsers_read_every_messy_output_as_the_reference(case: str, text:
 def test_l1_parser_is_the_reference_but_for_pattern_4(case: str, text: str) -> None:
     from pytest_uiground.benchmarks.mmbench_gui.parsers import parse_l1
 
-    got = parse_l1(text, "option", parsers.ParseContext(image_size=(1, 1)))
+    got = parse_l1(text, "option", families.ParseContext(image_size=(1, 1)))
     assert got.option == rm.intended_parse_option(text)
     if case not in ("based_on_sentence", "clicking_sentence"):
         assert got.option == rm.parse_option(text)
@@ -429,7 +429,7 @@ def test_l1_parser_is_the_reference_but_for_pattern_4(case: str, text: str) -> N
 # -- the override tables, the replay, and records in the wrong layout -----------------------------
 def test_l1_reads_every_text_answering_model_with_the_reference_parser() -> None:
     tables = tomllib.loads((SUITES / "mmbench_gui" / "l1" / "suite.toml").read_text())["models"]
-    names = (set(registry.known(registry.MODEL_GROUP)) | set(parsers.FAMILIES)) - {"ocr", "center", "replay"}
+    names = (set(registry.known(registry.MODEL_GROUP)) | set(families.names())) - {"ocr", "center", "replay"}
     assert names <= set(tables), f"models without the MMBench-GUI option parser: {sorted(names - set(tables))}"
     assert {t["parser"] for t in tables.values()} == {"pytest_uiground.benchmarks.mmbench_gui.parsers:parse_l1"}
 

@@ -224,7 +224,7 @@ def test_ui_vision_every_figure_and_sample(project: Project, tmp_path: Path, xdi
 # -- deviations from other scorers and reference bugs (each listed in the suite's README) ----------------
 def test_osworld_g_deviations() -> None:
     from pytest_uiground.benchmarks.osworld_g.parsers import parse_qwen3vl
-    from pytest_uiground.models.parsers import ParseContext
+    from pytest_uiground.models.families import ParseContext
     from pytest_uiground.scoring.rules import score_point
 
     size = ParseContext((1920, 1080))
@@ -244,7 +244,7 @@ def test_osworld_g_deviations() -> None:
     assert garbled.format_error and garbled.point is None
     assert rg.official_eval([0, 0, 0, 0], "bbox", [5, 5], [0, 0], [1920, 1080]) is True
     from pytest_uiground.benchmarks.osworld_g.loader import target_of
-    from pytest_uiground.models.parsers import to_prediction
+    from pytest_uiground.models.base import to_prediction
     from pytest_uiground.record.image import ImageRef
     from pytest_uiground.record.sample import Sample
 
@@ -257,7 +257,7 @@ def test_osworld_g_deviations() -> None:
 
 def test_ui_vision_deviations() -> None:
     from pytest_uiground.benchmarks.ui_vision.parsers import parse_uground_v1
-    from pytest_uiground.models.parsers import ParseContext
+    from pytest_uiground.models.families import ParseContext
 
     size = ParseContext((1280, 720))
     # U1: arithmetic. The reference's eval("500+20, 3") gives (520, 3): a point (0.52, 0.003); a

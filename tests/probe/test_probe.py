@@ -30,8 +30,9 @@ from conftest import Project
 from PIL import Image
 
 from pytest_uiground import probe
-from pytest_uiground.models import families, openai_wire
-from pytest_uiground.models.openai_client import OpenAIChatModel
+from pytest_uiground.models import families
+from pytest_uiground.models.openai import wire
+from pytest_uiground.models.openai.client import OpenAIChatModel
 from pytest_uiground.probe import calibration
 
 KEY = "sk-probe"
@@ -119,7 +120,7 @@ def blind(family: str = "uground") -> Callable[[dict[str, Any]], Reply]:
 
 @pytest.fixture(autouse=True)
 def _env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for var in (openai_wire.MIN_PIXELS_ENV, openai_wire.MAX_PIXELS_ENV):
+    for var in (wire.MIN_PIXELS_ENV, wire.MAX_PIXELS_ENV):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
 
@@ -132,7 +133,7 @@ def probed() -> Iterator[Callable[[Callable[[dict[str, Any]], Reply], str], tupl
         with ChatServer(script) as srv:
             model = OpenAIChatModel(api_base=srv.url, api_key=KEY, served_model="m", parser=family,
                                     request_timeout=10.0, max_retries=0,
-                                    resize=openai_wire.resize_rule_from_env(parser=family))
+                                    resize=wire.resize_rule_from_env(parser=family))
             made.append(model)
             from pytest_uiground.models.base import ModelOptions
 

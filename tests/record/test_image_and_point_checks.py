@@ -54,7 +54,7 @@ def test_truncated_png_is_refused_before_it_is_sent(tmp_path: Path) -> None:
     scored."""
     from PIL import Image
 
-    from pytest_uiground.models.openai_wire import encode_image
+    from pytest_uiground.models.openai.wire import encode_image
     from pytest_uiground.record.image import ImageError, ImageRef
 
     path = tmp_path / "screen.png"

@@ -29,7 +29,7 @@ from __future__ import annotations
 import math
 import re
 
-from pytest_uiground.models.parsers import ParseContext, Parsed
+from pytest_uiground.models.families import ParseContext, Parsed
 from pytest_uiground.record.geometry import Point
 
 # utils/misc.py: parser_answers_into_option, in its order; pattern 4 as intended (see above).

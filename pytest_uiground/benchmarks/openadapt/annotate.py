@@ -321,7 +321,7 @@ def load_detector(spec: str) -> Detector:
     """``ocr`` (RapidOCR through the ``ocr`` model) or a ``module:function`` callable."""
     if spec == "ocr":
         from pytest_uiground.models.base import ModelOptions
-        from pytest_uiground.models.ocr import OcrGrounder
+        from pytest_uiground.models.offline.ocr import OcrGrounder
 
         try:
             return OcrGrounder(ModelOptions(name="ocr")).read

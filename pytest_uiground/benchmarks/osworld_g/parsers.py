@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 import re
 
-from pytest_uiground.models.parsers import ParseContext, Parsed
+from pytest_uiground.models.families import ParseContext, Parsed
 from pytest_uiground.record.geometry import Point
 
 _NUMBER = re.compile(r"-?\d+\.?\d*")

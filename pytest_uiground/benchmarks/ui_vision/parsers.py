@@ -17,7 +17,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from pytest_uiground.models.parsers import ParseContext, Parsed
+from pytest_uiground.models.families import ParseContext, Parsed
 from pytest_uiground.record.geometry import Point
 
 

@@ -24,10 +24,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_uiground.models import families, parsers
-from pytest_uiground.models.base import ModelAdapter, ModelLoadError, ModelOptions
-from pytest_uiground.models.device import resolve_device
-from pytest_uiground.models.hf_setup import pretrained_kwargs, resolve_dtype, resolve_model_path, sha
+from pytest_uiground.models import families
+from pytest_uiground.models.base import ModelAdapter, ModelLoadError, ModelOptions, to_prediction
+from pytest_uiground.models.hf.device import resolve_device
+from pytest_uiground.models.hf.loading import pretrained_kwargs, resolve_dtype, resolve_model_path, sha
 from pytest_uiground.models.overrides import NONE, Overrides
 from pytest_uiground.record.prediction import Prediction
 from pytest_uiground.record.sample import Sample
@@ -169,8 +169,8 @@ class Molmo(ModelAdapter):
             t0 = time.perf_counter()
             with self._shared_lock if self._prep_copy is None else contextlib.nullcontext():
                 text = self._generate(p.inputs)
-            parsed = p.overrides.parse(self.family, text, p.sample.task, parsers.ParseContext(image_size=p.image_size))
-            preds.append(parsers.to_prediction(parsed, text,
+            parsed = p.overrides.parse(self.family, text, p.sample.task, families.ParseContext(image_size=p.image_size))
+            preds.append(to_prediction(parsed, text,
                                                latency_ms=p.processor_ms + (time.perf_counter() - t0) * 1000))
         return preds
 

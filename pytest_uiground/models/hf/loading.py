@@ -1,9 +1,9 @@
 """Where a Hugging Face model comes from and how it is loaded: path, dtype, remote code.
 
-Shared by the vision adapters (:mod:`.hf`), Molmo/ELAM (:mod:`.molmo`) and the ``hf``
+Shared by the vision adapters (:mod:`.vision`), Molmo/ELAM (:mod:`.molmo`) and the ``hf``
 judge, which load differently but must agree on what ``--model-path``, ``--uiground-dtype``,
 ``--uiground-model-revision`` and ``--uiground-trust-remote-code`` mean. Kept apart from
-:mod:`.hf` so that the judge need not import the adapter machinery.
+:mod:`.vision` so that the judge need not import the adapter machinery.
 """
 
 from __future__ import annotations

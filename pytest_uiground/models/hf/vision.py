@@ -27,10 +27,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
-from pytest_uiground.models import families, parsers
-from pytest_uiground.models.base import ModelAdapter, ModelLoadError, ModelOptions
-from pytest_uiground.models.device import resolve_device
-from pytest_uiground.models.hf_setup import WEIGHT_SUFFIXES, pretrained_kwargs, resolve_dtype, resolve_model_path, sha
+from pytest_uiground.models import families
+from pytest_uiground.models.base import ModelAdapter, ModelLoadError, ModelOptions, to_prediction
+from pytest_uiground.models.hf.device import resolve_device
+from pytest_uiground.models.hf.loading import WEIGHT_SUFFIXES, pretrained_kwargs, resolve_dtype, resolve_model_path, sha
 from pytest_uiground.models.overrides import NONE, Overrides
 from pytest_uiground.record.prediction import Prediction
 from pytest_uiground.record.sample import Sample
@@ -329,14 +329,14 @@ class HFVisionModel(ModelAdapter):
                       truncated: bool, overrides: Overrides | None = None) -> Prediction:
         """``image``: the image the model saw, or its (width, height)."""
         image_size = image if isinstance(image, tuple) else image.size
-        ctx = parsers.ParseContext(image_size=image_size, model_input_size=size)
+        ctx = families.ParseContext(image_size=image_size, model_input_size=size)
         parsed = (overrides or self.overrides).parse(self.family, text, sample.task, ctx)
         raw = text
         if parsed.format_error and truncated:
             limit = self.token_limit()
             where = f"--uiground-max-new-tokens {limit}" if limit is not None else "the checkpoint's max_length"
             raw = f"{text} [cut off at {where} without an answer]"
-        return parsers.to_prediction(parsed, raw)
+        return to_prediction(parsed, raw)
 
     def cache_key(self, sample: Sample) -> dict[str, Any]:
         key: dict[str, Any] = {"sample": sample.id, "image": sample.image.key, "task": sample.task,

@@ -1,10 +1,10 @@
 """HTTP for OpenAI-compatible servers: one POST per attempt, the retry policy, a lazy SDK client.
 
-Split from :mod:`.openai_client` (whose docstring states the retry policy) so that the
+Split from :mod:`.client` (whose docstring states the retry policy) so that the
 model class there holds what is sent and in which order, and this class how it is
 sent: the SDK client, built on the first request (importing ``openai`` costs ~0.7 s
 that a rerun answered from the prediction cache never needs), the key (only inside a
-:class:`~.openai_options.Secret`), backoff with seeded jitter, ``Retry-After`` and the
+:class:`~.settings.Secret`), backoff with seeded jitter, ``Retry-After`` and the
 "server unreachable" state shared by all requests of a model.
 """
 
@@ -16,8 +16,8 @@ import threading
 from typing import TYPE_CHECKING, Any
 
 from pytest_uiground.models.base import ModelLoadError
-from pytest_uiground.models.openai_options import BACKOFF_BASE_S, Secret
-from pytest_uiground.models.openai_wire import parse_retry_after, public_url, read_completion
+from pytest_uiground.models.openai.settings import BACKOFF_BASE_S, Secret
+from pytest_uiground.models.openai.wire import parse_retry_after, public_url, read_completion
 
 if TYPE_CHECKING:
     import openai
@@ -110,7 +110,7 @@ class ChatPoster:
         raise ModelLoadError(f"could not create the client for {self.endpoint}: {message}")
 
     def request(self, sample_id: str, body: bytes) -> Attempt:
-        """One chat request with the retry policy of :mod:`.openai_client`; never raises for HTTP trouble."""
+        """One chat request with the retry policy of :mod:`.client`; never raises for HTTP trouble."""
         rng = random.Random(f"{self.seed}:{sample_id}")
         attempts = 0
         while True:

@@ -12,9 +12,9 @@ import math
 import os
 from urllib.parse import urlsplit
 
-from pytest_uiground.models import families, parsers
+from pytest_uiground.models import families
 from pytest_uiground.models.base import ModelLoadError, ModelOptions
-from pytest_uiground.models.openai_wire import public_url
+from pytest_uiground.models.openai.wire import public_url
 
 BACKOFF_ENV = "UIGROUND_OPENAI_BACKOFF_S"
 """Overrides :data:`BACKOFF_BASE_S` (tests use a few milliseconds)."""
@@ -79,7 +79,7 @@ def check_options(options: ModelOptions) -> None:
     """The settings ``--model openai`` needs, checked once at start-up (``options.check_model``)
     and again by :func:`create`; the key's environment variable is checked too, so a missing
     key stops the run once instead of failing every sample."""
-    known = ", ".join(parsers.FAMILIES)
+    known = ", ".join(families.names())
     if not options.api_base:
         raise ModelLoadError(
             "--model openai needs --uiground-api-base URL: the server's OpenAI-compatible base URL, "

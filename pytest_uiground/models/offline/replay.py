@@ -20,8 +20,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from pytest_uiground.models import families, parsers
-from pytest_uiground.models.base import ModelAdapter, ModelLoadError, ModelOptions
+from pytest_uiground.models import families
+from pytest_uiground.models.base import ModelAdapter, ModelLoadError, ModelOptions, to_prediction
 from pytest_uiground.models.overrides import NONE, Overrides
 from pytest_uiground.record.image import ImageError
 from pytest_uiground.record.prediction import Prediction
@@ -110,7 +110,7 @@ class ReplayModel(ModelAdapter):
             why += f" (nor under the dataset's own id: {', '.join(own)})"
         return why
 
-    def _context(self, sample: Sample, rec: dict[str, Any]) -> parsers.ParseContext:
+    def _context(self, sample: Sample, rec: dict[str, Any]) -> families.ParseContext:
         size = rec.get("image_size")
         if not (isinstance(size, list | tuple) and len(size) == 2):
             size = sample.image.dimensions()  # the annotation's size or the header: no pixel decoded
@@ -126,7 +126,7 @@ class ReplayModel(ModelAdapter):
                 "pixels of the resized image the model saw, and the plugin never guesses that size; add "
                 "model_input_size [w, h] (image_grid_thw[1:] * 14) to each record"
             )
-        return parsers.ParseContext(
+        return families.ParseContext(
             image_size=(int(size[0]), int(size[1])),
             model_input_size=(int(input_size[0]), int(input_size[1])) if input_size is not None else None,
         )
@@ -141,7 +141,7 @@ class ReplayModel(ModelAdapter):
             text = rec["output"]
             if not families.is_family(self.parser) and not self.overrides.parser:
                 out.append(Prediction(raw=text, error=(
-                    f"--uiground-replay-parser {self.parser!r} is not a model family ({', '.join(parsers.FAMILIES)}) "
+                    f"--uiground-replay-parser {self.parser!r} is not a model family ({', '.join(families.names())}) "
                     f"and this suite has no [models.{self.parser}] parser to read it; use a family, or a suite "
                     "that declares that parser")))
                 continue
@@ -150,7 +150,7 @@ class ReplayModel(ModelAdapter):
             except (ValueError, ImageError) as exc:  # one sample's bad record or image fails only it
                 out.append(Prediction(raw=text, error=str(exc)))
                 continue
-            out.append(parsers.to_prediction(parsed, text))
+            out.append(to_prediction(parsed, text))
         return out
 
     def fingerprint(self) -> dict[str, Any]:
@@ -169,11 +169,11 @@ def check_options(options: ModelOptions) -> None:
     if not options.replay_parser:
         raise ModelLoadError(
             f"--model replay needs --uiground-replay-parser NAME, the family whose parser reads the outputs; "
-            f"known: {', '.join(parsers.FAMILIES)}"
+            f"known: {', '.join(families.names())}"
         )
     if not families.is_family(options.replay_parser) and not _NAME.fullmatch(options.replay_parser):
         raise ModelLoadError(
-            f"--uiground-replay-parser {options.replay_parser!r} is unknown; known: {', '.join(parsers.FAMILIES)}, "
+            f"--uiground-replay-parser {options.replay_parser!r} is unknown; known: {', '.join(families.names())}, "
             "or a name a suite declares a parser for in [models.<name>] (letters, digits, - and _)"
         )
 

@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from pytest_uiground.models.base import ModelLoadError, ModelOptions
-from pytest_uiground.models.hf import HFVisionModel
-from pytest_uiground.models.hf_setup import pretrained_kwargs
+from pytest_uiground.models.hf.loading import pretrained_kwargs
+from pytest_uiground.models.hf.vision import HFVisionModel
 
 #: the extra these models need, and the modules it brings (checked at start-up: options.missing_extra)
 EXTRA = ("hf", ("torch", "transformers"))
@@ -35,7 +35,7 @@ class TinyClick(HFVisionModel):
     settings, so the checkpoint's generation_config (beam search) decides everything;
     only ``--uiground-max-new-tokens``, when given, is passed. The decoder output is
     decoded with its special tokens (``batch_decode(..., skip_special_tokens=False)``) and
-    read by TinyClick's ``postprocess`` rule (:mod:`.parsers`).
+    read by TinyClick's ``postprocess`` rule (:mod:`pytest_uiground.models.families.tinyclick`).
     """
 
     name = "tinyclick"

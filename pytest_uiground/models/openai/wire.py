@@ -1,6 +1,6 @@
 """What travels to and from an OpenAI-compatible server: images, sizes, responses, addresses.
 
-Split from :mod:`.openai_client` so that the model class there holds only the request
+Split from :mod:`.client` so that the model class there holds only the request
 schedule and the retry policy; everything here is a pure function of its inputs and is
 tested without a server.
 
@@ -13,7 +13,7 @@ Qwen2.5-VL's ``smart_resize`` rule and the processor defaults (factor 28, min_pi
 
 Images go out as ``data:image/png;base64`` URLs: RGB PNG bytes as they are (checked from
 the header, nothing decoded), anything else decoded exactly as ``ImageRef.load()`` would
-and encoded with :func:`pytest_uiground.record.image.encode_png_fast`.
+and encoded with :func:`.png.encode_png_fast`.
 """
 
 from __future__ import annotations
@@ -33,7 +33,8 @@ from urllib.parse import urlsplit, urlunsplit
 from pytest_uiground.models import families
 from pytest_uiground.models.base import ModelLoadError
 from pytest_uiground.models.families import smart_resize
-from pytest_uiground.record.image import ImageError, ImageRef, encode_png_fast
+from pytest_uiground.models.openai.png import encode_png_fast
+from pytest_uiground.record.image import ImageError, ImageRef
 
 if TYPE_CHECKING:
     from PIL import Image

@@ -27,7 +27,7 @@ Options and why:
   generated image's stable key), however many samples and
   concurrent requests use them: the first request encodes, the others wait for it.
   RGB PNG bytes go out as they are; a decoded image (a generator's) is encoded with
-  :func:`pytest_uiground.record.image.encode_png_fast`.
+  :func:`.png.encode_png_fast`.
 * Greedy and seeded (``temperature=0``, ``seed=0``, ``max_tokens=--uiground-max-new-tokens``, by
   default the family's official limit, e.g. 400 for ``uitars`` as UI-TARS' README_deploy.md):
   the settings are part of the fingerprint and of every cache key.
@@ -47,7 +47,7 @@ later connection errors are not retried (one attempt each) until any request get
 HTTP answer again, so a dead server costs seconds, not retries x backoff per sample.
 
 Absolute-pixel families (``uitars``, ``qwen-vl``) answer in pixels of the image as the
-server resized it; :mod:`.openai_wire` computes that size (Qwen2.5-VL's ``smart_resize``,
+server resized it; :mod:`.wire` computes that size (Qwen2.5-VL's ``smart_resize``,
 overridable with ``UIGROUND_OPENAI_MIN_PIXELS``/``UIGROUND_OPENAI_MAX_PIXELS``), and the
 assumption is written into the fingerprint, never silently guessed.
 
@@ -68,17 +68,17 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
-from pytest_uiground.models import families, parsers
-from pytest_uiground.models.base import ModelAdapter, ModelLoadError, ModelOptions
-from pytest_uiground.models.openai_http import BACKOFF_CAP_S, MAX_RETRY_AFTER_S, ChatPoster
-from pytest_uiground.models.openai_options import (
+from pytest_uiground.models import families
+from pytest_uiground.models.base import ModelAdapter, ModelLoadError, ModelOptions, to_prediction
+from pytest_uiground.models.openai.http import BACKOFF_CAP_S, MAX_RETRY_AFTER_S, ChatPoster
+from pytest_uiground.models.openai.settings import (
     BACKOFF_BASE_S,
     Secret,
     api_key_from_env,
     backoff_from_env,
     check_options,
 )
-from pytest_uiground.models.openai_wire import (
+from pytest_uiground.models.openai.wire import (
     EncodedImage,
     ResizeRule,
     default_resize_rule,
@@ -136,7 +136,7 @@ class OpenAIChatModel(ModelAdapter):
             raise ModelLoadError("--model openai and --uiground-judge openai need the openai package: "
                                  "pip install 'pytest-uiground[openai]'")
         if parser is not None and not families.is_family(parser):
-            raise ModelLoadError(f"--uiground-parser {parser!r} is unknown; known: {', '.join(parsers.FAMILIES)}")
+            raise ModelLoadError(f"--uiground-parser {parser!r} is unknown; known: {', '.join(families.names())}")
         # Held only inside a Secret (whose repr redacts it): a traceback shown with ``pytest -l``
         # prints every local of every frame, so no frame may hold the key as a plain string.
         secret = api_key if isinstance(api_key, Secret) else Secret(api_key)
@@ -362,12 +362,12 @@ class OpenAIChatModel(ModelAdapter):
 
     def to_prediction(self, sample: Sample, text: str, finish: str | None, image_size: tuple[int, int],
                       input_size: tuple[int, int] | None, overrides: Overrides | None = None) -> Prediction:
-        ctx = parsers.ParseContext(image_size=image_size, model_input_size=input_size)
+        ctx = families.ParseContext(image_size=image_size, model_input_size=input_size)
         parsed = (overrides or self.overrides).parse(self._family(), text, sample.task, ctx)
         raw = text
         if parsed.format_error and finish == "length":
             raw = f"{text} [cut off at --uiground-max-new-tokens {self.generation['max_tokens']} without an answer]"
-        return parsers.to_prediction(parsed, raw)
+        return to_prediction(parsed, raw)
 
 def create(options: ModelOptions) -> OpenAIChatModel:
     """Validate the options and the key's environment variable; no request is made here."""
