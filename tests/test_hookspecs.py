@@ -6,6 +6,7 @@ the baseline and the summary, which carry one provenance."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from conftest import Project
 
@@ -82,3 +83,16 @@ def test_a_built_in_writer_can_be_switched_off_like_any_plugin(project: Project)
     assert "uiground verdict for mini: PASS" in result.stdout.str()
     with_it = project.run("--uiground-markdown", "summary.md")
     assert with_it.ret == 0 and (project.root / "summary.md").is_file()
+
+
+def test_the_writers_name_each_suites_files_and_their_failures(tmp_path: Path) -> None:
+    from pytest_uiground.report import writers
+
+    assert writers.artifacts(None, "mini", 1) == []
+    assert writers.artifacts(tmp_path, "mini", 1) == [tmp_path / "samples.jsonl", tmp_path / "summary.json",
+                                                      tmp_path / "report.html"]
+    assert writers.artifacts(tmp_path, "mini", 2)[1] == tmp_path / "mini" / "summary.json"
+    failures = writers.Failures()
+    failures.add(tmp_path / "x", OSError(28, "No space left on device"), "the report")
+    assert failures == [f"uiground: could not write the report at {tmp_path / 'x'}: No space left on device "
+                        "(errno 28)"]

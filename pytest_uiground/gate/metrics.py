@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from pytest_uiground.gate import stats
+from pytest_uiground.gate import stats, units
 from pytest_uiground.record.result import SampleResult
 from pytest_uiground.record.sample import MULTI_VALUE_SEP
 from pytest_uiground.record.score import Score
@@ -75,8 +75,8 @@ def selects(spec: MetricSpec, r: SampleResult, score_of: ScoreOf = current) -> b
     return all(r.meta.get(k) == v for k, v in spec.where.items())
 
 
-#: The pseudo-component that reads each sample's latency (ms) instead of its score.
-LATENCY = "latency_ms"
+LATENCY = units.LATENCY
+"""The pseudo-component that reads each sample's latency (ms) instead of its score (:mod:`.units`)."""
 
 
 def _numeric(v: object) -> bool:

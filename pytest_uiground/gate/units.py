@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from pytest_uiground.gate.metrics import LATENCY
+#: The pseudo-component that reads each sample's latency (ms), not its score.
+LATENCY = "latency_ms"
 
 __all__ = ["LATENCY", "by_name", "infer"]
 

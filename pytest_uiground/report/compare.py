@@ -24,7 +24,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from pytest_uiground.gate.paired import Paired
+from pytest_uiground.gate.checks import Paired
 from pytest_uiground.record.files import atomic_write_text
 from pytest_uiground.report import units
 from pytest_uiground.report.markup import fmt, is_number

@@ -12,8 +12,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pytest_uiground.gate import paired as paired_mod
-from pytest_uiground.gate.paired import Paired
+from pytest_uiground.gate import checks
+from pytest_uiground.gate.checks import Paired
 from pytest_uiground.record.result import SampleResult
 from pytest_uiground.report import summary as summary_mod
 from pytest_uiground.report import units
@@ -172,8 +172,8 @@ def spec_of(name: str, entry: MetricSummary) -> MetricSpec | None:
 def paired(spec: MetricSpec, label: str | None, a: Sequence[SampleResult], b: Sequence[SampleResult],
            unit: str) -> Paired | None:
     """Run B against run A on the samples both scored: the gate's own paired comparison
-    (:func:`pytest_uiground.gate.paired.paired`), with the unit the runs' summary recorded."""
-    return paired_mod.paired(spec, label, b, a, unit)
+    (:func:`pytest_uiground.gate.checks.paired`), with the unit the runs' summary recorded."""
+    return checks.paired(spec, label, b, a, unit)
 
 
 @dataclass(frozen=True)

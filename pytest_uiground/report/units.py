@@ -9,7 +9,7 @@ when the run knows each metric's score component (:func:`infer`), stored in the
 summary record (``MetricSummary.unit``), and read back by every page
 (:func:`unit_of`), with a fallback on the metric's name for older summaries. The decision itself
 (:func:`~pytest_uiground.gate.units.infer`) lives in the gate, which needs it too: the paired
-comparison counts flips only where a sample is right or wrong (:mod:`pytest_uiground.gate.paired`).
+comparison counts flips only where a sample is right or wrong (:func:`pytest_uiground.gate.checks.paired`).
 """
 
 from __future__ import annotations

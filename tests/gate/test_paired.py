@@ -1,4 +1,4 @@
-"""The one paired comparison (pytest_uiground.gate.paired): the unit decides what "right" means, the gate's
+"""The one paired comparison (pytest_uiground.gate.checks.paired): the unit decides what "right" means, the gate's
 checks and ``compare`` read the same numbers, and a count has no flips (its copy in the gate once called a
 sample right when its count was at least 50, so every report said "0 regressed, 0 fixed, p = 1")."""
 
@@ -10,9 +10,8 @@ import pytest
 
 from pytest_uiground.gate import stats
 from pytest_uiground.gate.baseline import Baseline, BaselineEntry
-from pytest_uiground.gate.checks import build_checks
+from pytest_uiground.gate.checks import build_checks, paired, right_of
 from pytest_uiground.gate.metrics import compute_all
-from pytest_uiground.gate.paired import paired, right_of
 from pytest_uiground.record.result import SampleResult
 from pytest_uiground.record.score import Score
 from pytest_uiground.report import junit, runs
@@ -67,3 +66,13 @@ def test_the_gate_and_compare_read_one_comparison() -> None:
     props = dict(junit.check_properties(checks[1]))
     assert props["regressed"] == props["fixed"] == props["p_value"] == "", "JUnit says no flips for a count"
     assert "no McNemar test" in checks[1].explain() and "0 regressed" not in checks[1].explain()
+
+
+def test_the_unit_is_decided_in_the_gate_and_read_by_the_pages() -> None:
+    from pytest_uiground.gate import units as gate_units
+    from pytest_uiground.report import units as page_units
+
+    assert gate_units.infer("attempts_to_success", "attempts", [1, 3]) == "count"
+    assert gate_units.infer("mean_iou", "iou", [55.0]) == "iou"
+    assert gate_units.infer("detection_rate", "detected", [True]) == "rate"
+    assert page_units.infer is gate_units.infer and page_units.LATENCY == gate_units.LATENCY == "latency_ms"
