@@ -151,7 +151,7 @@ class ModelAdapter:
         try:
             future.set_result(self.predict([sample])[0])
         except Exception as exc:
-            future.set_result(Prediction(error=f"{type(exc).__name__}: {exc}"))
+            future.set_result(Prediction.failed(exc))
         return future
 
     def prepare(self, samples: Sequence[Sample]) -> Any:

@@ -185,7 +185,7 @@ class CroppingModel(DelegatingAdapter):
         try:
             preds = self.inner.predict(batch)
         except Exception as exc:  # a failed call is an empty answer for each sample in it
-            preds = [Prediction(error=f"{type(exc).__name__}: {exc}") for _ in batch]
+            preds = [Prediction.failed(exc) for _ in batch]
         for st, pred in zip(states, preds, strict=True):
             st.attempts += 1
             self.log.append((st.sample.id, st.region))

@@ -39,12 +39,24 @@ class Prediction:
     # the parser's reason: why a format error, or what was odd (a point beyond the image); absent when empty
     note: str = field(default="", metadata=json_field(omit="empty"))
 
+    @classmethod
+    def failed(cls, exc: BaseException, latency_ms: float = 0.0) -> Prediction:
+        """The prediction of a sample whose model call raised: the sample's error, named by the
+        exception's type and message (one wording wherever a call can fail: the adapters, the
+        cropping search, the request window and the prepare/generate pipeline)."""
+        return cls(error=error_text(exc), latency_ms=latency_ms)
+
     def to_json(self) -> dict[str, Any]:
         return codec.to_json(self)
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Prediction:
         return codec.from_json(cls, data)
+
+
+def error_text(exc: BaseException) -> str:
+    """``TypeName: message``, the one wording of a failure on a record."""
+    return f"{type(exc).__name__}: {exc}"
 
 
 def finite(pred: Prediction) -> Prediction:

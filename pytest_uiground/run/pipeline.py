@@ -56,7 +56,7 @@ Todo = Callable[[Sequence[Sample]], list[Sample]]
 
 
 def _error(exc: BaseException, t0: float) -> Prediction:
-    return Prediction(error=f"{type(exc).__name__}: {exc}", raw="", latency_ms=(time.perf_counter() - t0) * 1000)
+    return Prediction.failed(exc, latency_ms=(time.perf_counter() - t0) * 1000)
 
 
 class InFlight:
@@ -276,7 +276,7 @@ def predict_isolated(model: ModelAdapter, batch: Sequence[Sample]) -> list[Predi
     except Exception as exc:
         if len(batch) > 1:
             return [p for s in batch for p in predict_isolated(model, [s])]
-        return [Prediction(error=f"{type(exc).__name__}: {exc}", raw="", latency_ms=(time.perf_counter() - t0) * 1000)]
+        return [Prediction.failed(exc, latency_ms=(time.perf_counter() - t0) * 1000)]
     per = (time.perf_counter() - t0) * 1000 / len(batch)
     for p in preds:
         if not p.latency_ms:  # keep a per-sample time the model measured itself (e.g. per request)

@@ -17,7 +17,7 @@ import pytest
 
 from pytest_uiground.judges.base import JudgeSetupError
 from pytest_uiground.record.outcome import Outcome, classify
-from pytest_uiground.record.prediction import Prediction, finite
+from pytest_uiground.record.prediction import Prediction, error_text, finite
 from pytest_uiground.record.result import PROPERTY, SampleResult, property_value, right_of, sample_line
 from pytest_uiground.record.sample import Sample
 from pytest_uiground.record.score import Score
@@ -28,10 +28,6 @@ if TYPE_CHECKING:  # types only: the worker is handed these, it never builds the
     from pytest_uiground.models.base import Model
     from pytest_uiground.run.state import WorkerState
     from pytest_uiground.suite.loading import LoadedSuite
-
-
-def _error_text(exc: BaseException) -> str:
-    return f"{type(exc).__name__}: {exc}"
 
 
 @dataclass
@@ -55,7 +51,7 @@ def _judged(state: WorkerState, loaded: LoadedSuite, sample: Sample, pred: Predi
             assert loaded.scorer.rule is not None
             return _Scored(pred, loaded.scorer.rule(sample, pred))
         except Exception as exc:
-            return _Scored(pred, error=f"sample {sample.id!r}: scoring failed: {_error_text(exc)}\n"
+            return _Scored(pred, error=f"sample {sample.id!r}: scoring failed: {error_text(exc)}\n"
                                        f"{traceback.format_exc(limit=3)}")
     try:
         judged = state.judged_scorer(loaded).result(sample, pred)

@@ -63,3 +63,12 @@ def test_a_new_field_travels_without_a_hand_written_reader() -> None:
     data = codec.to_json(value)
     assert data == {"name": "a", "point": [1.0, 2.0], "tags": {"t": "v"}, "kind": "regression", "n": 7}
     assert codec.from_json(Extended, data) == value
+
+
+def test_a_failed_call_is_one_prediction_wording() -> None:
+    from pytest_uiground.record.prediction import Prediction, error_text
+
+    pred = Prediction.failed(MemoryError("CUDA out of memory"), latency_ms=12.5)
+    assert pred.error == "MemoryError: CUDA out of memory" == error_text(MemoryError("CUDA out of memory"))
+    assert pred.latency_ms == 12.5 and pred.point is None and pred.raw == ""
+    assert Prediction.from_json(pred.to_json()) == pred

@@ -252,7 +252,7 @@ class OpenAIChatModel(ModelAdapter):
         try:
             pred = self._predict_unguarded(sample, overrides)
         except Exception as exc:  # the worker must never crash
-            pred = Prediction(error=f"{type(exc).__name__}: {exc}")
+            pred = Prediction.failed(exc)
         if pred.error is not None:
             pred.error = self._http.redact(pred.error)
             self._http.count("errors")
