@@ -12,8 +12,6 @@ hooks' implementations (:mod:`.report.writers`), never here.
 
 from __future__ import annotations
 
-import contextlib
-import signal
 import warnings
 from collections.abc import Generator
 from pathlib import Path
@@ -47,15 +45,8 @@ class Controller:
             if busy:
                 self.lock = None
                 raise pytest.UsageError(busy)
-        self._previous_sigterm: Any = None
-        if not hasattr(config, "workerinput"):
-            with contextlib.suppress(ValueError):  # pytest.main() run from another thread: no handler there
-                self._previous_sigterm = signal.signal(signal.SIGTERM, _sigterm)
 
     def pytest_unconfigure(self) -> None:
-        if self._previous_sigterm is not None:
-            signal.signal(signal.SIGTERM, self._previous_sigterm)
-            self._previous_sigterm = None
         if self.lock is not None:
             self.lock.release()
 
@@ -86,7 +77,7 @@ class Controller:
         for item in items:
             item.ihook.pytest_runtest_protocol(item=item, nextitem=None)
             if session.shouldstop:
-                break
+                raise session.Interrupted(str(session.shouldstop))
         return result
 
     def _assemble(self, path: Path) -> SuiteOutcome:
@@ -117,9 +108,3 @@ class Controller:
                                                      interrupted=interrupted)
         if session.exitstatus == pytest.ExitCode.OK and any(o.verdict and not o.verdict.passed for o in self.outcomes):
             session.exitstatus = pytest.ExitCode.TESTS_FAILED  # the exit status reads the verdict too
-
-
-def _sigterm(signum: int, frame: Any) -> None:
-    """SIGTERM (``timeout``, ``docker stop``, a cancelled CI job) ends the run like Ctrl-C: pytest then
-    writes what finished, marked interrupted, the JUnit XML, and exits 2."""
-    raise KeyboardInterrupt(f"signal {signum} (SIGTERM)")

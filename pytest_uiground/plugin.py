@@ -22,6 +22,7 @@ from pytest_uiground.run import STATE
 from pytest_uiground.run.build import build_model
 from pytest_uiground.run.collect import SLICE_MARKER, SuiteFile, add_slice_keywords, slice_mark, stratified_subset
 from pytest_uiground.run.state import WorkerState
+from pytest_uiground.run.stop import StopOnSigterm
 from pytest_uiground.suite.config import SuiteConfigError
 from pytest_uiground.suite.items import SAMPLE_ARG, SUITE_ATTR, SUITE_FILE
 from pytest_uiground.suite.loading import SuiteLoadError
@@ -43,6 +44,7 @@ def pytest_configure(config: pytest.Config) -> None:
     workerinput = getattr(config, "workerinput", None)
     worker_id = workerinput["workerid"] if workerinput else "master"
     config.stash[STATE] = WorkerState(options=opts, worker_id=worker_id)
+    config.pluginmanager.register(StopOnSigterm(config), "uiground-sigterm")
     config.addinivalue_line("markers", f"{SLICE_MARKER}(**metadata): a sample's metadata (slices), set by "
                             f"pytest-uiground; select with -m \"{SLICE_MARKER}(theme='dark')\"")
     if workerinput is None:

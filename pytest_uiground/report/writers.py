@@ -12,6 +12,8 @@ status.
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 from collections.abc import Generator, Sequence
 from pathlib import Path
@@ -27,6 +29,7 @@ from pytest_uiground.record.result import SampleResult
 from pytest_uiground.report import details, junit
 from pytest_uiground.report import summary as summary_mod
 from pytest_uiground.report.samples_log import SampleLog
+from pytest_uiground.suite.config import SAFE_NAME
 
 if TYPE_CHECKING:  # types only: the writers are handed outcomes, they never build them
     from pytest_uiground.gate.outcome import SuiteOutcome
@@ -83,6 +86,7 @@ class ReportFolder:
         path = self.root / "samples.jsonl"
         try:
             if self.log is None:
+                self._invalidate()
                 self.log = SampleLog(path)
             self.log.write(result.to_json())
         except OSError as exc:  # the run goes on; samples.jsonl keeps the whole lines written so far
@@ -117,6 +121,19 @@ class ReportFolder:
         htmlreport.write_reports(self.root, [
             htmlreport.SuitePage(docs[o.name], o.results, {s.id: s for s in o.loaded.samples}.get) for o in outcomes
         ], warn=say, progress=say)
+
+    def _invalidate(self) -> None:
+        """Remove the previous run's summaries and pages before this run's records replace its
+        ``samples.jsonl``: a run stopped at any moment (``kill -9`` included) then leaves its own
+        records and no summary, never its records beside another run's summary."""
+        suites: list[str] = []
+        with contextlib.suppress(OSError, ValueError, TypeError, AttributeError):  # a damaged one names none
+            previous = json.loads((self.root / "summary.json").read_text(encoding="utf-8"))
+            suites = [str(name) for name in previous.get("suites", {})]
+        named = [self.root / name for name in suites if SAFE_NAME.fullmatch(name) and ".." not in name]
+        for folder in (self.root, *named):
+            for name in ("summary.json", "report.html"):
+                (folder / name).unlink(missing_ok=True)
 
     def _close(self) -> None:
         if self.log is not None:
