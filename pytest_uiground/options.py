@@ -121,6 +121,8 @@ class RunOptions:
     progress_s: float = 30.0
     latency_benchmark: bool = False
     markdown: Path | None = None
+    regressions: str | None = None  # None: each suite's [baseline] regressions
+    significant_level: float | None = None  # None: each suite's [baseline] significant_level
 
 
 def model_options(opts: RunOptions, worker_id: str) -> ModelOptions:
@@ -214,6 +216,18 @@ def _or_benchmark_asked(on: object, config: pytest.Config) -> bool:
                            for a in config.invocation_params.args)
 
 
+def _level(value: object, config: pytest.Config) -> float | None:
+    """``--uiground-significant-level``: a level above 0 and below 0.5 (a one-sided test's level of 0.5
+    or more would fail on a coin flip)."""
+    if value is None:
+        return None
+    level = float(str(value))
+    if not level < 0.5:
+        raise pytest.UsageError(f"--uiground-significant-level: expected a number between 0 and 0.5, got {level:g}; "
+                                "give e.g. 0.05")
+    return level
+
+
 PARSE_ERRORS_HELP = ("an unparseable judge reply: 'error' (default: the sample errors, counted) or 'zero' (the "
                      "reference's silent 0, still counted as a format error)")
 
@@ -293,6 +307,13 @@ OPTIONS: tuple[Opt, ...] = (
         "(default 20)", positive_int, "N", field="judge.repeat_samples"),
     Opt("--uiground-judge-parse-errors", "error", PARSE_ERRORS_HELP, choice(*PARSE_ERROR_MODES),
         field="judge.parse_errors"),
+    Opt("--uiground-regressions", None, "how regressed samples fail the run: 'each' (every one; for deterministic "
+        "and replayed models) or 'significant' (only when regressions outnumber fixes significantly, exact "
+        "one-sided McNemar; for GPU and served models, whose answers flip on noise); default: each suite's "
+        "[baseline] regressions, else each", choice("each", "significant"), "RULE", field="regressions"),
+    Opt("--uiground-significant-level", None, "--uiground-regressions significant: the test's level (default: "
+        "each suite's [baseline] significant_level, else 0.05)", number(float, above=0.0), "ALPHA",
+        field="significant_level", convert=_level),
     Opt("--uiground-keep-errored", False, "--snapshot-update: keep the previous baseline entries of samples that "
         "errored in this run (without it, an update from a run with sample errors is refused)", boolean,
         switch=True, field="keep_errored"),

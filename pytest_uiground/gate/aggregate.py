@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from pytest_uiground.gate.verdict import SIGNIFICANT
 from pytest_uiground.suite.items import SuiteModule
 
 if TYPE_CHECKING:  # types only: the items run checks they are handed
@@ -34,6 +35,9 @@ def aggregate_items(session: pytest.Session, out: SuiteOutcome) -> list[pytest.F
         items.append(item)
     if out.latency is not None:
         items.append(pytest.Function.from_parent(module, name="test_aggregate[latency]", callobj=_latency_check(out)))
+    if out.flips is not None and out.flips.rule == SIGNIFICANT and (out.flips.regressed or out.flips.fixed):
+        items.append(pytest.Function.from_parent(module, name="test_aggregate[regressions]",
+                                                 callobj=_flips_check(out)))
     return items
 
 
@@ -48,6 +52,18 @@ def _metric_check(check: Check, out: SuiteOutcome) -> Callable[[], None]:
             pytest.fail(verdict.fate_text.removeprefix("baseline NOT updated: "), pytrace=False)
         if check.label in verdict.failed_checks:
             pytest.fail("\n".join(check.problems()) + "\n" + check.explain(), pytrace=False)
+
+    return test_aggregate
+
+
+def _flips_check(out: SuiteOutcome) -> Callable[[], None]:
+    """``--uiground-regressions significant``: the regressed samples did not fail their own tests; this
+    item fails when the verdict finds them significant (:mod:`.flips`)."""
+    def test_aggregate() -> None:
+        if out.flips is not None and out.flips.fails:
+            pytest.fail(out.flips.reason() + "\nregressed: " + ", ".join(out.flips.regressed[:20])
+                        + (f" and {len(out.flips.regressed) - 20} more" if len(out.flips.regressed) > 20 else ""),
+                        pytrace=False)
 
     return test_aggregate
 

@@ -88,7 +88,7 @@ def paired(spec: MetricSpec, label: str | None, current: Sequence[SampleResult],
     if spec.mean_of:
         return None
     base_by = {r.id: r for r in baseline}
-    shared = [r for r in current if r.id in base_by]
+    shared = sorted((r for r in current if r.id in base_by), key=lambda r: r.id)  # the bootstrap's seeded order
     if not shared:
         return None
     cur_m, base_m = compute(spec, shared), compute(spec, [base_by[r.id] for r in shared])
@@ -143,6 +143,9 @@ class Check:
     damaged: str | None = None
     stored: Mapping[str, Any] | None = None
     snapshot_file: str = ""
+    # --uiground-regressions significant: a drop beyond the tolerance fails only when its paired test is
+    # significant at this level too (the suite's level; divided by the slice count for a slice); None: each.
+    significance: float | None = None
 
     @property
     def worse_by(self) -> float:
@@ -177,13 +180,39 @@ class Check:
         if self.ceiling is not None and (math.isnan(v) or v > self.ceiling):
             out.append(f"{self.label} = {v:.2f} is above its ceiling {self.ceiling:.2f} (set in {self.suite_file})")
         p = self.paired
-        if p is not None and not self.updating and self.worse_by > self.tolerance:
+        if p is not None and not self.updating and self.worse_by > self.tolerance and not self.within_noise:
             moved = "dropped" if self.higher_is_better else "rose (lower is better)"
             out.append(
                 f"{self.label} {moved} from {p.baseline_value:.2f} to {p.current_value:.2f} "
                 f"({p.delta:+.2f}, tolerance {self.tolerance:.2f}) on {p.n} paired samples"
+                + (f"; significant: {self.evidence()}" if self.significance is not None else "")
             )
         return out + self._baseline_problems()
+
+    def evidence(self) -> str:
+        """The paired test that judges a drop under ``significant``, in words."""
+        p = self.paired
+        if p is None:
+            return "no paired comparison"
+        if p.regressed is not None and p.fixed is not None:
+            return (f"{p.regressed} regressed, {p.fixed} fixed, one-sided McNemar p = "
+                    f"{stats.mcnemar_one_sided(p.regressed, p.fixed):.3g}, level {self.significance:g}")
+        return f"95% bootstrap interval of the delta [{p.delta_low:+.2f}, {p.delta_high:+.2f}]"
+
+    @property
+    def within_noise(self) -> bool:
+        """Under ``significant``: the paired test finds no evidence that the metric got worse, so a drop
+        beyond the tolerance is noise (a 19-sample slice moving 10 points on flips alone). Flips are
+        tested with the exact one-sided McNemar test; a count, which has no flips, by whether its 95%
+        bootstrap interval of the delta excludes 0 on the worse side."""
+        p = self.paired
+        if self.significance is None or p is None:
+            return False
+        if p.regressed is not None and p.fixed is not None:
+            return not stats.mcnemar_one_sided(p.regressed, p.fixed) < self.significance
+        if p.delta_low is None or p.delta_high is None:
+            return False  # timings: no per-sample baseline, the tolerance alone decides
+        return not (p.delta_high < 0 if self.higher_is_better else p.delta_low > 0)
 
     def _baseline_problems(self) -> list[str]:
         """The stored baseline against this check: damaged, its snapshot missing, its two halves
@@ -205,7 +234,9 @@ class Check:
                     f"samples.json gives {p.baseline_value:.2f} on the same samples (a hand edit, or files "
                     f"from two runs); {fix}"]
         dropped = p is not None and self.worse_by > self.tolerance  # said once, by the paired comparison
-        if not dropped and not snapshot_mod.matches(now, self.stored, self.tolerance):
+        judged = (self.significance is not None and p is not None and p.n == self.current.n
+                  and now["samples"] == self.stored.get("samples"))  # the paired test decides on these samples
+        if not dropped and not judged and not snapshot_mod.matches(now, self.stored, self.tolerance):
             worse = "fell below" if self.higher_is_better else "rose above"
             return [f"{self.label} = {self.current.value:.2f} {worse} its stored snapshot {then} by more than the "
                     f"allowed {self.tolerance:.2f} ({self.snapshot_file})"]
@@ -240,6 +271,8 @@ class Check:
     def verdict(self) -> str:
         if self.problems():
             return "FAIL"
+        if self.paired is not None and not self.updating and self.worse_by > self.tolerance and self.within_noise:
+            return "within noise"
         if self.paired is not None and -self.worse_by > self.tolerance:
             return "improved"
         return "ok"
@@ -286,9 +319,13 @@ def build_checks(
     incomparable: str | None = None,
     mismatch: str | None = None,
     snapshot_dir: str = "snapshots",
+    significance: float | None = None,
 ) -> list[Check]:
     """One check per metric and slice; ``baseline`` (None for a new suite) brings both halves:
-    the per-sample entries for the paired comparison and the stored snapshots."""
+    the per-sample entries for the paired comparison and the stored snapshots. ``significance``
+    (``--uiground-regressions significant``'s level) makes a drop beyond the tolerance fail only when
+    its paired test is significant too: at the level for a metric, at the level divided by the
+    metric's slice count for each slice (Bonferroni)."""
     checks: list[Check] = []
     # The stored snapshots are compared with when they were read (a baseline built in memory has none).
     compared = baseline is not None and baseline.snapshots is not None and incomparable is None
@@ -318,7 +355,9 @@ def build_checks(
                                 mr.spec.ceiling if label is None else None, mismatch, compared=compared,
                                 damaged=baseline.damaged if baseline is not None else None,
                                 stored=snapshot,
-                                snapshot_file=f"{snapshot_dir}/{snapshot_mod.file_name(name)}"))
+                                snapshot_file=f"{snapshot_dir}/{snapshot_mod.file_name(name)}",
+                                significance=None if significance is None else
+                                significance if label is None else significance / max(1, len(mr.slices))))
     return checks
 
 

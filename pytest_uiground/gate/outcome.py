@@ -17,9 +17,10 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_uiground.gate import baseline as baseline_mod
 from pytest_uiground.gate.checks import Check, LatencyCheck, build_checks, latency_check
+from pytest_uiground.gate.flips import FlipTest, judge_flips, slice_keys
 from pytest_uiground.gate.metrics import MetricResult, compute_all
-from pytest_uiground.gate.rules import dataset_provenance, provenance, update_refusal
-from pytest_uiground.gate.verdict import BaselineFate, Verdict, baseline_fate, decide
+from pytest_uiground.gate.rules import dataset_provenance, provenance, regression_rule, update_refusal
+from pytest_uiground.gate.verdict import SIGNIFICANT, BaselineFate, Verdict, baseline_fate, decide
 from pytest_uiground.judges.base import incomparable
 from pytest_uiground.options import RunOptions
 from pytest_uiground.record.result import SampleResult
@@ -49,6 +50,7 @@ class SuiteOutcome:
     updating: bool = False
     write_error: str | None = None  # --snapshot-update could not write the baseline (the previous pair is kept)
     provenance: dict[str, Any] = field(default_factory=dict)
+    flips: FlipTest | None = None  # the per-sample flips and how they are judged (gate/flips.py)
     verdict: Verdict | None = None
 
     @property
@@ -77,14 +79,16 @@ def assemble(loaded: LoadedSuite, path: Path, results: list[SampleResult], optio
     mismatch = (baseline_mod.provenance_mismatch(base, dataset_provenance(loaded), {s.id for s in loaded.samples})
                 if usable and base is not None and not options.updating else None)
     snapshot_dir = baseline_mod.suite_dir(options.baselines_dir, loaded.config.name) / baseline_mod.SNAPSHOT_DIR
+    rule, level = regression_rule(options, loaded.config)
     out = SuiteOutcome(
         loaded=loaded, path=path, results=results, metric_results=metric_results, partial=partial,
         baseline=base, model=model, judge=judge, incomparable=why, mismatch=mismatch,
         checks=build_checks(loaded.config, metric_results, results, None if why else base, partial=partial,
                             updating=options.updating, suite_file=rel, incomparable=why, mismatch=mismatch,
-                            snapshot_dir=str(snapshot_dir)),
+                            snapshot_dir=str(snapshot_dir), significance=level if rule == SIGNIFICANT else None),
         latency=latency_check(loaded.config, results, parallel=parallel, suite_file=rel),
         updating=options.updating,
+        flips=judge_flips(results, slice_keys(loaded.config), rule, level),
     )
     out.provenance = provenance(out, options)
     if options.updating:
@@ -118,5 +122,6 @@ def conclude(out: SuiteOutcome, *, interrupted: bool = False) -> Verdict:
                                write_error=out.write_error, interrupted=interrupted)
     if interrupted and out.updating and out.verdict is not None and out.verdict.fate is BaselineFate.UPDATED:
         fate, text = out.verdict.fate, out.verdict.fate_text  # written before the interruption: it stands
-    out.verdict = decide(out.checks, out.latency, out.results, fate=fate, fate_text=text, interrupted=interrupted)
+    out.verdict = decide(out.checks, out.latency, out.results, fate=fate, fate_text=text, interrupted=interrupted,
+                         flips=out.flips)
     return out.verdict

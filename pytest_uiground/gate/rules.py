@@ -19,6 +19,7 @@ from pytest_uiground.record.result import id_list
 
 if TYPE_CHECKING:  # types only: the rules read checks and suites built elsewhere
     from pytest_uiground.gate.outcome import SuiteOutcome
+    from pytest_uiground.suite.config import SuiteConfig
     from pytest_uiground.suite.loading import LoadedSuite
 
 
@@ -81,6 +82,13 @@ def update_refusal(out: SuiteOutcome, options: RunOptions) -> str | None:
     if not reasons:
         return None
     return f"refusing to update the baseline of {name!r}: " + " Also, ".join(reasons)
+
+
+def regression_rule(options: RunOptions, config: SuiteConfig) -> tuple[str, float]:
+    """How this run judges a suite's per-sample flips (:mod:`.flips`) and at which level: the command
+    line (or ini key) when given, else the suite's ``[baseline]`` table."""
+    return (options.regressions or config.regressions,
+            options.significant_level if options.significant_level is not None else config.significant_level)
 
 
 def check_start(config: pytest.Config, options: RunOptions) -> None:

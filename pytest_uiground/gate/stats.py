@@ -119,6 +119,22 @@ def mcnemar_exact(b: int, c: int) -> float:
     return min(1.0, float(p))
 
 
+def mcnemar_one_sided(b: int, c: int) -> float:
+    """Exact one-sided McNemar p-value that regressions outnumber fixes: ``P(X >= b)`` for
+    ``X ~ Binomial(b + c, 1/2)``, the chance of ``b`` or more of the discordant samples going the
+    bad way when each is a fair coin (no change). It is half the two-sided value when ``b > c``
+    (:func:`mcnemar_exact` sums the lower tail of the same symmetric binomial), and at least 1/2
+    otherwise: more fixes than regressions is never evidence of a regression."""
+    if b < 0 or c < 0:
+        raise ValueError(f"discordant counts must be non-negative, got b={b!r}, c={c!r}")
+    if b > c:
+        return mcnemar_exact(b, c) / 2
+    if b == 0:
+        return 1.0
+    # P(X >= b) = 1 - P(X <= b - 1), and P(X <= b - 1) is the lower tail at b - 1 < (b + c) / 2.
+    return 1.0 - mcnemar_exact(c + 1, b - 1) / 2
+
+
 def _check_bootstrap_args(n_resamples: int, confidence: float) -> None:
     """Validate up front so bad arguments fail even on inputs that skip resampling."""
     _check_confidence(confidence)

@@ -23,9 +23,15 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_uiground.record.outcome import Outcome
 
-if TYPE_CHECKING:  # types only: the verdict reads checks and records built elsewhere
+if TYPE_CHECKING:  # types only: the verdict reads checks, flips and records built elsewhere
     from pytest_uiground.gate.checks import Check, LatencyCheck
+    from pytest_uiground.gate.flips import FlipTest
     from pytest_uiground.record.result import SampleResult
+
+
+EACH, SIGNIFICANT = "each", "significant"
+"""How per-sample flips fail a run (``--uiground-regressions``, ``[baseline] regressions``): every
+regressed sample, or only significant evidence (:mod:`.flips`)."""
 
 
 class BaselineFate(str, enum.Enum):
@@ -89,6 +95,10 @@ class Verdict:
     interrupted: bool = False
     fate: BaselineFate = BaselineFate.NOT_ASKED
     fate_text: str = ""
+    rule: str = EACH  # how per-sample flips were judged: "each" or "significant" (gate/flips.py)
+    fixed: int = 0
+    flips_text: str = ""  # the flip test in words (counts, one-sided McNemar p, level, slices tested)
+    flips_p: float | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)
 
     @property
@@ -97,6 +107,9 @@ class Verdict:
 
     @property
     def text(self) -> str:
+        if self.passed and self.regressed and self.rule != EACH:
+            return (f"PASS ({self.n_checks} checks ok; {self.regressed} regressed and {self.fixed} fixed samples "
+                    f"within noise, one-sided McNemar p = {self.flips_p:.3g})")
         if self.passed:
             return f"PASS ({self.n_checks} checks ok, no regressed sample)"
         return "FAIL: " + "; ".join(self.reasons)
@@ -108,7 +121,8 @@ class Verdict:
         return {"status": self.status, "text": self.text, "reasons": list(self.reasons),
                 "failed_checks": list(self.failed_checks), "n_checks": self.n_checks, "regressed": self.regressed,
                 "errors": self.errors, "latency_over_budget": self.latency_over, "interrupted": self.interrupted,
-                "baseline": self.fate.value}
+                "baseline": self.fate.value, "rule": self.rule, "fixed": self.fixed, "flips": self.flips_text,
+                "flips_p_value": self.flips_p}
 
     @classmethod
     def from_json(cls, d: Any) -> Verdict | None:
@@ -132,16 +146,21 @@ class Verdict:
         return cls(passed=d["status"] == "PASS", reasons=strings("reasons"), n_checks=count("n_checks"),
                    failed_checks=strings("failed_checks"), regressed=count("regressed"), errors=count("errors"),
                    latency_over=d.get("latency_over_budget") is True, interrupted=d.get("interrupted") is True,
-                   fate=fate)
+                   fate=fate, rule=str(d.get("rule") or EACH), fixed=count("fixed"),
+                   flips_text=str(d.get("flips") or ""),
+                   flips_p=p if isinstance(p := d.get("flips_p_value"), float) else None)
 
 
 def decide(checks: Sequence[Check], latency: LatencyCheck | None, results: Sequence[SampleResult], *,
-           fate: BaselineFate = BaselineFate.NOT_ASKED, fate_text: str = "", interrupted: bool = False) -> Verdict:
+           fate: BaselineFate = BaselineFate.NOT_ASKED, fate_text: str = "", interrupted: bool = False,
+           flips: FlipTest | None = None) -> Verdict:
     """The one decision: a suite fails when the baseline update it asked for was not done, a check
-    fails, latency is over budget, a sample regressed or errored, or the run was interrupted."""
+    fails, latency is over budget, the flips fail it (any regressed sample under the rule ``each``,
+    significant evidence under ``significant``: :mod:`.flips`), a sample errored, or the run was
+    interrupted."""
     failed = tuple(c.label for c in checks if c.problems())
     slow = bool(latency is not None and latency.problems())
-    regressed = sum(r.outcome == Outcome.REGRESSION for r in results)
+    regressed = len(flips.regressed) if flips is not None else sum(r.outcome == Outcome.REGRESSION for r in results)
     errors = sum(r.error is not None for r in results)
     why: list[str] = []
     if interrupted:
@@ -152,10 +171,14 @@ def decide(checks: Sequence[Check], latency: LatencyCheck | None, results: Seque
         why.append(f"{len(failed)} of {len(checks)} checks failed")
     if slow:
         why.append("latency over budget")
-    if regressed:
+    if flips is not None and flips.fails:
+        why.append(flips.reason())
+    elif flips is None and regressed:
         why.append(f"{regressed} sample{'s' * (regressed != 1)} regressed")
     if errors:
         why.append(f"{errors} sample error{'s' * (errors != 1)}")
     return Verdict(passed=not why, reasons=tuple(why), n_checks=len(checks), failed_checks=failed,
                    regressed=regressed, errors=errors, latency_over=slow, interrupted=interrupted, fate=fate,
-                   fate_text=fate_text)
+                   fate_text=fate_text, rule=flips.rule if flips is not None else EACH,
+                   fixed=len(flips.fixed) if flips is not None else 0, flips_text=flips.text() if flips else "",
+                   flips_p=flips.p_value if flips is not None else None)

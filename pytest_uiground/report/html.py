@@ -148,6 +148,8 @@ def banner(summary: SuiteSummary) -> str:
         extra.append(f"{summary.format_errors} format error(s)")
     if summary.fixed:
         extra.append(f"{len(summary.fixed)} fixed")
+    if summary.verdict is not None and summary.verdict.rule != "each":
+        extra.append(f"regressions judged by rule '{summary.verdict.rule}': {summary.verdict.flips_text}")
     tail = f'<div class="extra">{esc("; ".join(extra))}</div>' if extra else ""
     return (f'<div id="verdict" class="banner {cls}"><div class="headline">{esc(headline)}</div>{failed_line(summary)}'
             f'<div>suite <b>{esc(summary.suite)}</b> \u00b7 model {run}</div>'

@@ -8,7 +8,8 @@
 * the test suite carries ``uiground.<suite>.model``, ``.model_fingerprint`` (JSON) and the
   baseline's provenance (``.baseline_model``, ``.baseline_date``, ``.baseline_fingerprint``),
   as ``record_testsuite_property`` would write them, and the suite's verdict (``.verdict``: PASS or
-  FAIL, ``.verdict_text``: the verdict line's wording).
+  FAIL, ``.verdict_text``: the verdict line's wording, ``.regressions_rule``: each or significant,
+  ``.flips`` and ``.flips_p_value``: the flips and their one-sided McNemar test).
 """
 
 from __future__ import annotations
@@ -59,7 +60,10 @@ def suite_properties(suite: str, model: Mapping[str, Any] | None, baseline: Mapp
         (f"{pre}.baseline_date", str(base.get("date", ""))),
         (f"{pre}.baseline_fingerprint", json.dumps(base.get("model_fingerprint"), sort_keys=True)),
         (f"{pre}.baseline_packages", json.dumps(base.get("packages"), sort_keys=True)),
-        *([(f"{pre}.verdict", verdict.status), (f"{pre}.verdict_text", verdict.text)] if verdict is not None else []),
+        *([(f"{pre}.verdict", verdict.status), (f"{pre}.verdict_text", verdict.text),
+           (f"{pre}.regressions_rule", verdict.rule), (f"{pre}.flips", verdict.flips_text),
+           (f"{pre}.flips_p_value", "" if verdict.flips_p is None else f"{verdict.flips_p:.6g}")]
+          if verdict is not None else []),
     ]
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_uiground.gate.checks import Check, LatencyCheck
-from pytest_uiground.gate.verdict import Verdict
+from pytest_uiground.gate.verdict import SIGNIFICANT, Verdict
 from pytest_uiground.record.outcome import Outcome
 from pytest_uiground.record.result import SampleResult
 from pytest_uiground.record.score import refusals
@@ -64,6 +64,7 @@ def code(text: object) -> str:
 def _f(v: float | None, signed: bool = False) -> str:
     if v is None or not math.isfinite(v):
         return "–"
+    v = round(v, 4)  # as summary.json stores it, so that the two never differ in the last digit
     return f"{v:+.2f}" if signed else f"{v:.2f}"
 
 
@@ -108,6 +109,8 @@ def render(sections: Sequence[SuiteSection], env: Mapping[str, str] | None = Non
         out.append(f"## {'❌' if failed else '✅'} uiground: {cell(s.suite)} — {status}")
         out.append("")
         out.append(cell(s.verdict.text if s.verdict is not None else "no verdict was decided for this suite"))
+        if s.verdict is not None and s.verdict.rule == SIGNIFICANT:
+            out += ["", "regressions judged by rule `significant`: " + cell(s.verdict.flips_text)]
         out.append("")
         base = (f"baseline {code(s.baseline.get('model'))} ({cell(s.baseline.get('date', '?'))})" if s.baseline
                 else "no baseline yet (run with `--snapshot-update` to record one)")

@@ -30,6 +30,7 @@ if TYPE_CHECKING:  # types only: the terminal formats checks and metrics the gat
 def _fmt(v: float | None, signed: bool = False) -> str:
     if v is None or (isinstance(v, float) and math.isnan(v)):
         return "-"
+    v = round(v, 4)  # as summary.json stores it, so that the two never differ in the last digit
     return f"{v:+.2f}" if signed else f"{v:.2f}"
 
 

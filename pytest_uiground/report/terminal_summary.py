@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_uiground.gate import baseline as baseline_mod
 from pytest_uiground.gate.stats import judge_stability as stability
-from pytest_uiground.gate.verdict import BaselineFate
+from pytest_uiground.gate.verdict import SIGNIFICANT, BaselineFate
 from pytest_uiground.options import RunOptions
 from pytest_uiground.record.outcome import Outcome
 from pytest_uiground.record.result import SampleResult, id_list
@@ -66,6 +66,10 @@ def write_suite(tr: Any, o: SuiteOutcome, options: RunOptions, load: str, artifa
     lookup = {s.id: s for s in o.loaded.samples}.get
     where = ("all of them: samples.jsonl and report.html" if options.report_dir
              else "all of them: rerun with --uiground-report DIR")
+    verdict = o.verdict
+    assert verdict is not None, "the controller concludes every suite before the terminal summary"
+    if verdict.rule == SIGNIFICANT:
+        tr.write_line(f"regressions judged by rule 'significant': {verdict.flips_text}")
     regressed = [r for r in o.results if r.outcome == Outcome.REGRESSION]
     if regressed:
         for line in sample_lines("regressed (right in the baseline, wrong now)", regressed, lookup,
@@ -76,8 +80,6 @@ def write_suite(tr: Any, o: SuiteOutcome, options: RunOptions, load: str, artifa
         tr.write_line(id_list("fixed", fixed))
     if errs:
         tr.write_line(id_list("errors", errs))
-    verdict = o.verdict
-    assert verdict is not None, "the controller concludes every suite before the terminal summary"
     if verdict.fate_text:
         shown = (verdict.fate_text + ": " + str(baseline_mod.suite_dir(options.baselines_dir, o.name))
                  if verdict.fate is BaselineFate.UPDATED else verdict.fate_text)

@@ -53,6 +53,10 @@ class MetricSpec:
     ceiling: float | None = None  # for lower-is-better metrics: the highest acceptable value
 
 
+REGRESSION_RULES = ("each", "significant")
+"""``[baseline] regressions`` and ``--uiground-regressions``: how per-sample flips fail a run."""
+
+
 @dataclass(frozen=True)
 class LatencySpec:
     p50_ms: float | None = None
@@ -70,6 +74,10 @@ class SuiteConfig:
     metrics: tuple[MetricSpec, ...]
     tolerance: float = 2.0
     slice_tolerance: float = 5.0
+    # How per-sample flips fail the run: "each" (every regressed sample) or "significant" (only when
+    # regressions outnumber fixes significantly at ``significant_level``; see gate/verdict.py).
+    regressions: str = "each"
+    significant_level: float = 0.05
     latency: LatencySpec = LatencySpec()
     stratify: tuple[str, ...] = ()
     description: str = ""
@@ -227,7 +235,15 @@ def load_suite_config(path: Path) -> SuiteConfig:
                     f"{path}: metrics[{i}].mean_of: {ref!r} is not a metric declared before {m.name!r}"
                 )
     baseline = _Fields(path, "baseline", top.get("baseline", dict, {}))
-    baseline.unknown({"tolerance", "slice_tolerance"})
+    baseline.unknown({"tolerance", "slice_tolerance", "regressions", "significant_level"})
+    regressions = baseline.get("regressions", str, "each")
+    if regressions not in REGRESSION_RULES:
+        raise baseline.fail("regressions", f"{regressions!r} is not one of {', '.join(REGRESSION_RULES)}: 'each' "
+                            "fails the run for every regressed sample, 'significant' only when regressions "
+                            "outnumber fixes significantly")
+    level = baseline.number("significant_level", default=0.05)
+    if level is None or not 0.0 < level < 0.5:
+        raise baseline.fail("significant_level", f"must be a number between 0 and 0.5 (e.g. 0.05), got {level!r}")
     latency = _Fields(path, "latency", top.get("latency", dict, {}))
     latency.unknown({"p50_ms", "p95_ms", "benchmark_samples"})
     scorer = _Fields(path, "scorer", top.get("scorer", dict, {}))
@@ -252,6 +268,8 @@ def load_suite_config(path: Path) -> SuiteConfig:
         metrics=metrics,
         tolerance=baseline.number("tolerance", default=2.0) or 0.0,
         slice_tolerance=baseline.number("slice_tolerance", default=5.0) or 0.0,
+        regressions=regressions,
+        significant_level=level,
         latency=LatencySpec(
             p50_ms=p50,
             p95_ms=p95,

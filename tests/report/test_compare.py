@@ -119,7 +119,7 @@ def test_deltas_paired_statistics_and_flips_against_the_first_run(tmp_path: Path
     assert p.p_value == stats.mcnemar_exact(10, 4)
     a, b = sorted(a, key=lambda r: r.id), sorted(b, key=lambda r: r.id)  # the order the metric reads them in
     delta, low, high = stats.paired_bootstrap_delta([r.value for r in b], [r.value for r in a])
-    assert (p.delta, p.low, p.high) == pytest.approx((delta, low, high))
+    assert (p.delta, p.delta_low, p.delta_high) == pytest.approx((delta, low, high))
     assert [s.label for s in slices] == ["size=gt100", "size=lt32"]
     lt = [i for i in range(40) if i % 2]
     sp = slices[1].paired[1]
