@@ -54,7 +54,8 @@ def posters() -> Iterator[list[ChatPoster]]:
 
 def _poster(made: list[ChatPoster], server: ChatServer, *, max_retries: int = 3, key: str = KEY,
             record_waits: bool = True, **kw: Any) -> ChatPoster:
-    poster = ChatPoster(api_base=server.url, secret=Secret(key), request_timeout=10.0, max_retries=max_retries,
+    kw.setdefault("request_timeout", 10.0)
+    poster = ChatPoster(api_base=server.url, secret=Secret(key), max_retries=max_retries,
                         api_key_env="MY_KEY", backoff_base_s=0.001, **kw)
     if record_waits:
         poster.closing = Waits()  # type: ignore[assignment]
@@ -119,6 +120,19 @@ def test_retry_after_is_obeyed_up_to_its_cap(posters: list[ChatPoster]) -> None:
         poster = _poster(posters, server, retry_after_cap_s=30.0)
         assert poster.request("s1", BODY).text == "ok"
     assert poster.closing.waits == [2.0, 30.0]  # type: ignore[attr-defined]
+
+
+def test_the_timeout_bounds_the_whole_request_not_each_read(posters: list[ChatPoster]) -> None:
+    """Issue 34 item 2: a body dribbled one byte every 0.2 s satisfies a 1 s per-read
+    timeout forever (the reply is ~300 bytes: a minute); the request must end near 1 s."""
+    with ChatServer([Reply.dribbling("(500, 500)", every=0.2)]) as server:
+        poster = _poster(posters, server, max_retries=0, request_timeout=1.0)
+        started = time.monotonic()
+        got = poster.request("s1", BODY)
+        elapsed = time.monotonic() - started
+    assert got.text is None
+    assert "within --uiground-request-timeout 1s" in got.error and "whole request" in got.error
+    assert elapsed < 5.0, f"the request ran {elapsed:.1f}s with a 1 s timeout"
 
 
 def test_client_errors_are_final_with_a_hint(posters: list[ChatPoster]) -> None:
