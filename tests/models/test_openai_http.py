@@ -162,6 +162,14 @@ def test_an_unreachable_server_is_not_retried_again_until_it_answers(posters: li
     assert time.monotonic() - t0 < 5
 
 
+def test_a_deeply_nested_body_is_a_malformed_response(posters: list[ChatPoster]) -> None:
+    """Issue 34 item 12: 100,000 ``[`` made json.loads raise RecursionError, which became the reason."""
+    with ChatServer([Reply(body=b"[" * 100_000)]) as server:
+        got = _poster(posters, server, max_retries=0).request("s1", BODY)
+    assert "malformed response" in got.error and "nests JSON too deeply" in got.error
+    assert "RecursionError" not in got.error
+
+
 def test_closing_stops_retrying(posters: list[ChatPoster]) -> None:
     with ChatServer(handler=lambda body: Reply.error(500)) as server:
         poster = _poster(posters, server, max_retries=5)
