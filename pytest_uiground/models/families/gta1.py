@@ -19,7 +19,11 @@ SYSTEM_PROMPT = (
     '(x,y)'
 )
 
-_PAIR_RE = re.compile(r"\((-?\d*\.?\d+),\s*(-?\d*\.?\d+)\)")
+# extract_coordinates' pattern r"\((-?\d*\.?\d+),\s*(-?\d*\.?\d+)\)", with each number written
+# ``\d+(?:\.\d+)?|\.\d+``: the same strings, but ``\d*\.?\d+`` can split a run of digits between its
+# two repeats every way, O(n^2) on "(" and 100 kB of digits (issue 34 item 3).
+_NUMBER = r"-?(?:\d+(?:\.\d+)?|\.\d+)"
+_PAIR_RE = re.compile(rf"\(({_NUMBER}),\s*({_NUMBER})\)")
 
 
 def read_first_paren(text: str, ctx: ParseContext) -> Coords:

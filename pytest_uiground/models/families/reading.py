@@ -72,8 +72,10 @@ class Coords:
 NUM = r"-?\d+(?:\.\d+)?"
 # A 2- or 4-number tuple in () or [] (Qwen2-VL, UI-TARS, plain answers).
 _TUPLE = rf"[\(\[]\s*{NUM}\s*,\s*{NUM}(?:\s*,\s*{NUM}\s*,\s*{NUM})?\s*[\)\]]"
-# Optionally followed by a second tuple: Qwen2-VL's "(x1,y1),(x2,y2)" box.
-_TUPLE_PAIR_RE = re.compile(rf"({_TUPLE})(?:\s*,?\s*({_TUPLE}))?")
+# Optionally followed by a second tuple: Qwen2-VL's "(x1,y1),(x2,y2)" box. The separator is
+# written ``\s*(?:,\s*)?`` rather than ``\s*,?\s*`` (the same strings): with two ``\s*`` side by
+# side a tuple followed by 100 kB of spaces was split every possible way, O(n^2) (issue 34 item 3).
+_TUPLE_PAIR_RE = re.compile(rf"({_TUPLE})(?:\s*(?:,\s*)?({_TUPLE}))?")
 _POINT_TAG_RE = re.compile(rf"<point>\s*({NUM})[\s,]+({NUM})\s*</point>")
 _BBOX_TAG_RE = re.compile(rf"<bbox>\s*({NUM})[\s,]+({NUM})[\s,]+({NUM})[\s,]+({NUM})\s*</bbox>")
 _JSON_KEY_RE = re.compile(r"\"(?:bbox_2d|point_2d)\"\s*:\s*\[([^\[\]]*)\]")
@@ -189,10 +191,16 @@ _LETTER = r"([A-F])(?![A-Za-z0-9])"
 _BOXED_RE = re.compile(rf"\\boxed\{{\s*\(?{_LETTER}")
 _STATEMENT_RES = (
     # "the answer is C", "Answer: (C)", "**Final answer:** C", "correct option is B"
+    # Written so that no two neighbouring repeats can take the same character: the plain form
+    # ``[\s:\-\*]* (option\s*)? [\(\[\*"']* \s*`` (the same strings) tried every split of a run of
+    # spaces or asterisks between its three repeats, O(n^2) per "answer" (270 s on 100 kB, issue 34
+    # item 3). After the keyword's run, the quote/bracket run must start with a character that run
+    # cannot take; after "option" it may start with any of its characters.
     re.compile(
         r"(?i:\b(?:final\s+answer|correct\s+answer|answer|correct\s+option|correct\s+choice))"
-        r"[\s:\-\*]*(?:(?i:is|would\s+be|should\s+be)[\s:\-\*]*)?(?:(?i:option|choice)\s*)?"
-        rf"[\(\[\*\"']*\s*{_LETTER}"
+        r"[\s:\-\*]*(?:(?i:is|would\s+be|should\s+be)[\s:\-\*]*)?"
+        r"(?:(?i:option|choice)\s*(?:[\(\[\*\"'][\(\[\*\"']*\s*)?|(?:[\(\[\"'][\(\[\*\"']*\s*)?)"
+        rf"{_LETTER}"
     ),
     # "C is correct", "(C) is the right answer"
     re.compile(rf"[\(\[]?\b{_LETTER}[\)\]]?\.?\s+(?i:is\s+(?:the\s+)?(?:correct|right|best))"),
