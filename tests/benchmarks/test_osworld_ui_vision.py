@@ -247,3 +247,21 @@ def test_osworld_g_replay_file_keyed_by_the_datasets_own_id(tmp_path: Path) -> N
                              for s in samples))
     got = ReplayModel(preds, "uground").predict(samples)
     assert [g.error for g in got] == [None] * len(samples) and all(g.point is not None for g in got)
+
+
+@pytest.mark.parametrize(("text", "why"), [
+    ("9" * 400 + ", 500", "not a finite number"),
+    ('<tool_call>{"name": "computer_use", "arguments": {"action": "left_click", "coordinate": [NaN, 3]}}'
+     "</tool_call>", "not a finite number"),
+    ('<tool_call>{"name": "computer_use", "arguments": {"action": "left_click", "coordinate": [1e999, 3]}}'
+     "</tool_call>", "not a finite number"),
+    ("<tool_call>" + "[" * 5000 + "]" * 5000 + "</tool_call>", "nests too deeply"),
+])
+def test_osworld_g_answers_the_reference_would_crash_on_are_format_errors(text: str, why: str) -> None:
+    """Issue 34 item 6: int() of inf/NaN and a RecursionError escaped the parser as the sample's error."""
+    from pytest_uiground.benchmarks.osworld_g.parsers import parse_qwen3vl
+    from pytest_uiground.models.families import ParseContext
+
+    parsed = parse_qwen3vl(text, "point", ParseContext(image_size=(1920, 1080)))
+    assert parsed.format_error and parsed.point is None and not parsed.refused
+    assert why in parsed.note

@@ -82,6 +82,22 @@ _JSON_KEY_RE = re.compile(r"\"(?:bbox_2d|point_2d)\"\s*:\s*\[([^\[\]]*)\]")
 _NUM_RE = re.compile(NUM)
 
 
+def whole_number(digits: str) -> int | None:
+    """``int(digits)``, or None where Python refuses it: more digits than
+    ``sys.get_int_max_str_digits()`` (4,300 by default) raise ValueError, which a reader must turn
+    into a format error naming it, never let escape as the sample's error (issue 34 item 6)."""
+    try:
+        return int(digits)
+    except ValueError:
+        return None
+
+
+def brief(value: object, limit: int = 80) -> str:
+    """``repr(value)`` cut to ``limit`` characters, for notes about answers that may be megabytes."""
+    text = repr(value) if not isinstance(value, str) or len(value) <= limit * 4 else repr(value[:limit * 4])
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
+
+
 def numbers(text: str) -> list[float]:
     return [float(v) for v in _NUM_RE.findall(text)]
 
@@ -270,7 +286,7 @@ def tool_calls(text: str) -> list[dict[str, object] | None]:
     for m in _TOOL_CALL_RE.finditer(text):
         try:
             value = json.loads(m.group(1).strip())
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested past the interpreter's limit
             value = None
         out.append(value if isinstance(value, dict) else None)
     return out

@@ -12,6 +12,7 @@ from pytest_uiground.models.families.reading import (
     ParseContext,
     mixup_hint,
     to_coords,
+    whole_number,
 )
 from pytest_uiground.record.geometry import Point, clip_point
 
@@ -69,7 +70,9 @@ def read_tinyclick(text: str, ctx: ParseContext) -> Coords:
     pair = TINYCLICK_POINT_RE.search(text)
     if pair is None:
         return Coords(error="no adjacent <loc_x><loc_y> pair (TinyClick's postprocess: (0, 0))")
-    bx, by = int(pair.group(1)), int(pair.group(2))
+    bx, by = whole_number(pair.group(1)), whole_number(pair.group(2))
+    if bx is None or by is None:  # TinyClick's int() raises on it: no click
+        return Coords(error="a <loc_N> with more than 4,300 digits (int() refuses it; TinyClick's postprocess fails)")
     w, h = ctx.image_size
     px, py = int(bx / LOC_BINS * w), int(by / LOC_BINS * h)  # TinyClick's pixel, as it computes it
     if max(bx, by) > LOC_BINS:  # the last bin is 999; 1000 is within the rounding tolerance
@@ -85,7 +88,10 @@ def read_florence2(text: str, ctx: ParseContext) -> Coords:
     m = _LOC_RUN_RE.search(text)
     if m is None:
         return Coords(error="no <loc_N> tokens found")
-    bins = [int(v) for v in re.findall(r"<loc_(\d+)>", m.group(0))]
+    found = [whole_number(v) for v in re.findall(r"<loc_(\d+)>", m.group(0))]
+    bins = [b for b in found if b is not None]
+    if len(bins) < len(found):
+        return Coords(error="a <loc_N> with more than 4,300 digits (int() refuses it)")
     if len(bins) not in (2, 4):
         return Coords(error=f"{len(bins)} adjacent <loc_N> tokens: expected 2 (point) or 4 (box)")
     if max(bins) > LOC_BINS:
