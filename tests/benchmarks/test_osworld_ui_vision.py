@@ -265,3 +265,35 @@ def test_osworld_g_answers_the_reference_would_crash_on_are_format_errors(text: 
     parsed = parse_qwen3vl(text, "point", ParseContext(image_size=(1920, 1080)))
     assert parsed.format_error and parsed.point is None and not parsed.refused
     assert why in parsed.note
+
+
+def test_ui_vision_uground_reader_memory_is_bounded_on_a_2mb_answer() -> None:
+    """Issue 34 item 7: literal_eval of "[1, 1, ...]" (2 MB) built a syntax tree of ~650 MB
+    (tracemalloc peak); the answer is now refused unparsed, as a format error that says why."""
+    import tracemalloc
+
+    from pytest_uiground.benchmarks.ui_vision.parsers import parse_uground_v1
+    from pytest_uiground.models.families import ParseContext
+
+    text = "[" + "1, " * 700_000 + "]"
+    tracemalloc.start()
+    try:
+        parsed = parse_uground_v1(text, "point", ParseContext(image_size=(1920, 1080)))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert parsed.format_error and "more than 1000 tokens" in parsed.note
+    assert peak < 50_000_000, f"peak {peak / 1e6:.0f} MB"
+
+
+@pytest.mark.parametrize("text", ["(1." + "0" * 2_000_000 + ", 2)", "(1, 2)  # " + "x" * 2_000_000,
+                                  "(\n 500,\n 20  # the button\n)", "[-3, +1002.5]"])
+def test_ui_vision_uground_reader_still_reads_long_texts_that_are_pairs(text: str) -> None:
+    """The bound counts tokens, not characters: a long number or comment is still read as the
+    reference's eval reads it (tests/parity/ref_ui_vision.py uground_v1_point)."""
+    from parity.ref_ui_vision import uground_v1_point
+
+    from pytest_uiground.benchmarks.ui_vision.parsers import read_point
+
+    want = uground_v1_point(text)
+    assert want is not None and read_point(text) == tuple(want)
