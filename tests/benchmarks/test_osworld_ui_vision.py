@@ -297,3 +297,20 @@ def test_ui_vision_uground_reader_still_reads_long_texts_that_are_pairs(text: st
 
     want = uground_v1_point(text)
     assert want is not None and read_point(text) == tuple(want)
+
+
+def test_osworld_g_fallback_ids_never_equal_a_real_id(tmp_path: Path) -> None:
+    """Issue 34 item 10: record 1 repeats an id, so its fallback would be osworld-g-record1, which a
+    later real record is called: the suite failed to load ("duplicate sample id")."""
+    good = {"id": "A-0", "image_path": "A.png", "image_size": [64, 48], "instruction": "x", "box_type": "bbox",
+            "box_coordinates": [1, 2, 3, 4]}
+    records = [good, {**good}, {**good, "id": "record1"}, {**good, "id": "record3-2"}, {**good, "id": True},
+               {**good, "id": "record3"}]
+    write_osworld_g(tmp_path, records=records, groups={})
+    samples = og.load({}, ctx(tmp_path))
+    ids = [s.id for s in samples]
+    assert len(set(ids)) == len(ids)
+    assert ids == ["osworld-g-A-0", "osworld-g-record1-2", "osworld-g-record1", "osworld-g-record3-2",
+                   "osworld-g-record4", "osworld-g-record3"]
+    assert [s.invalid is None for s in samples] == [True, False, True, True, False, True]
+

@@ -23,7 +23,9 @@ counts in each slice); a record in no group is ``unclassified``. Loader option `
 differ, so the option is part of the run's provenance (the dataset fingerprint).
 
 A malformed record becomes an ``invalid`` sample naming the record and the field; only that
-sample fails.
+sample fails. Its id is ``osworld-g-record<i>`` (``i``: its index in the file), or, should a real
+record already be called that, the first of ``osworld-g-record<i>-2``, ``-3``, ... that is free:
+a fallback id equal to a real one made the whole suite fail to load ("duplicate sample id").
 """
 
 from __future__ import annotations
@@ -186,7 +188,9 @@ def load(options: Mapping[str, Any], ctx: LoaderContext) -> list[Sample]:
     sizes: dict[Path, tuple[int, int] | str] = {}
     samples: list[Sample] = []
     seen: dict[str, int] = {}
-    for i, record in enumerate(read_records(folder / file)):
+    records = read_records(folder / file)
+    problems: list[RecordError | None] = []
+    for i, record in enumerate(records):
         rid = record.get("id") if isinstance(record, dict) else None
         problem = None
         if isinstance(rid, bool) or not isinstance(rid, (str, int)) or str(rid) == "":
@@ -195,6 +199,15 @@ def load(options: Mapping[str, Any], ctx: LoaderContext) -> list[Sample]:
             problem = RecordError("id", f"{rid!r} repeats the id of record {seen[safe_id(str(rid))]}")
         else:
             seen[safe_id(str(rid))] = i
-        sid = f"osworld-g-{safe_id(str(rid))}" if problem is None else f"osworld-g-record{i}"
+        problems.append(problem)
+    taken = {f"osworld-g-{sid}" for sid in seen}  # every real id first, so no fallback can take one
+    for i, (record, problem) in enumerate(zip(records, problems, strict=True)):
+        if problem is None:
+            sid = f"osworld-g-{safe_id(str(record['id']))}"
+        else:
+            sid, n = f"osworld-g-record{i}", 2
+            while sid in taken:
+                sid, n = f"osworld-g-record{i}-{n}", n + 1
+            taken.add(sid)
         samples.append(record_to_sample(folder, file, i, record, sid, groups, sizes, problem))
     return samples
