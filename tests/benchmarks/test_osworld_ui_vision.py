@@ -314,3 +314,24 @@ def test_osworld_g_fallback_ids_never_equal_a_real_id(tmp_path: Path) -> None:
                    "osworld-g-record4", "osworld-g-record3"]
     assert [s.invalid is None for s in samples] == [True, False, True, True, False, True]
 
+
+def test_osworld_g_a_group_name_holding_the_separator_stays_one_slice(tmp_path: Path) -> None:
+    """Issue 34 item 11: a group "text|icon" was split by the slicing into group=text and group=icon."""
+    from pytest_uiground.gate.metrics import compute
+    from pytest_uiground.record.result import SampleResult
+    from pytest_uiground.record.score import Score
+    from pytest_uiground.suite.config import MetricSpec
+
+    write_osworld_g(tmp_path, records=4, groups={})
+    raw = json.loads((tmp_path / "benchmark" / og.FILES["original"]).read_text())
+    groups = {"text|icon": [{"id": raw[0]["id"]}], "text": [{"id": raw[1]["id"]}]}
+    (tmp_path / "benchmark" / "classification_result.json").write_text(json.dumps({"classified": groups}))
+    samples = og.load({}, ctx(tmp_path))
+    assert samples[0].meta["group"] == "text\u00a6icon" and samples[1].meta["group"] == "text"
+    results = [SampleResult("s", s.id, "point", s.meta, score=Score(100.0, True)) for s in samples[:2]]
+    m = compute(MetricSpec(name="accuracy", slices=("group",)), results)
+    assert set(m.slices) == {"group=text\u00a6icon", "group=text"}
+    groups = {"a|b": [{"id": raw[0]["id"]}], "a\u00a6b": [{"id": raw[1]["id"]}]}
+    (tmp_path / "benchmark" / "classification_result.json").write_text(json.dumps({"classified": groups}))
+    with pytest.raises(ValueError, match=r"groups 'a\|b' and 'a¦b' both become the slice value"):
+        og.load({}, ctx(tmp_path))

@@ -18,7 +18,10 @@ differs is an invalid sample, since the official runners click in the PNG's pixe
 
 ``meta``: ``box_type`` and ``group``, the ``classified`` keys whose lists hold the record's id
 (the runner's ``accuracy_dict_group``), joined by ``|`` when there are several (the sample then
-counts in each slice); a record in no group is ``unclassified``. Loader option ``instructions``:
+counts in each slice); a record in no group is ``unclassified``. A group name holding the
+separator itself (``text|icon``) would be split into phantom slices, so its ``|`` is replaced by
+:data:`GROUP_SEP_STANDIN` (``text¦icon``: one slice, still readable); two names that become the same
+this way fail the suite. Loader option ``instructions``:
 ``original`` (default, ``OSWorld-G.json``) or ``refined`` (``OSWorld-G_refined.json``); papers
 differ, so the option is part of the run's provenance (the dataset fingerprint).
 
@@ -85,6 +88,10 @@ def locate(data_path: Path | None, annotation: str) -> Path:
                       f"To get it: {HOW_TO_GET}")
 
 
+GROUP_SEP_STANDIN = "\u00a6"
+"""Stands in for :data:`MULTI_VALUE_SEP` inside a group's own name (the broken bar, ``¦``)."""
+
+
 def read_groups(path: Path) -> dict[str, list[str]]:
     """Record id → the groups listing it, from ``{"classified": {group: [entry, ...]}}``.
 
@@ -101,7 +108,13 @@ def read_groups(path: Path) -> dict[str, list[str]]:
         raise ValueError(f"{path}: expected {{\"classified\": {{group: [entry, ...]}}}}, got "
                          f"{type(data).__name__} without a 'classified' object")
     groups: dict[str, list[str]] = {}
-    for group, entries in classified.items():
+    renamed: dict[str, str] = {}
+    for raw_group, entries in classified.items():
+        group = raw_group.replace(MULTI_VALUE_SEP, GROUP_SEP_STANDIN)
+        if renamed.setdefault(group, raw_group) != raw_group:
+            raise ValueError(f"{path}: groups {renamed[group]!r} and {raw_group!r} both become the slice value "
+                             f"{group!r} ({MULTI_VALUE_SEP!r} joins a sample's groups, so it is replaced by "
+                             f"{GROUP_SEP_STANDIN!r} in a name); rename one of them")
         if not isinstance(entries, list):
             raise ValueError(f"{path}: classified[{group!r}]: expected a list of entries, got {entries!r:.80}")
         for k, entry in enumerate(entries):
