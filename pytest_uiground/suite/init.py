@@ -5,7 +5,10 @@ Copies the named built-in suites into ``./suites/<name>/`` with their committed 
 ``.github/workflows/model-upgrade-gate.yml`` and the model file it watches
 (``uiground-model.toml``, naming the copied suites). Nothing that exists is overwritten: a
 suite or baseline folder already there stops the whole command before anything is copied;
-an existing workflow or model file is kept (so a second ``init`` can add a suite).
+an existing workflow or model file is kept (so a second ``init`` can add a suite), except that
+the new suites are added to the model file's ``suites`` list: left out, the gate would never
+run them (issue 34 item 5). Where that list cannot be rewritten safely (the file does not parse,
+or the rewrite would change anything else), the exact line to write is printed instead.
 ``init --list`` lists the built-in suites, one line each.
 """
 
@@ -51,6 +54,48 @@ def _model_file(text: str, suite_dirs: Sequence[str]) -> str:
     return re.sub(r"(?m)^suites = \[.*\]$", lambda _: f"suites = [{listed}]", text, count=1)
 
 
+def _add_suites(path: Path, suite_dirs: Sequence[str]) -> str:
+    """Add ``suite_dirs`` to the ``suites`` list of an existing model file; what was done, for the user.
+
+    The file is the user's (comments, other keys), so only the ``suites = [...]`` text is
+    replaced, and the result must parse to the same document with the new suites appended;
+    otherwise nothing is written and the message says exactly what to add.
+    """
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python 3.10
+        import tomli as tomllib
+
+    text = path.read_text(encoding="utf-8")
+    try:
+        before = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        before, why = {}, f"it does not parse as TOML ({exc})"
+    else:
+        why = "its suites = [...] is not a list of folder names"
+    listed = before.get("suites")
+    if isinstance(listed, list) and all(isinstance(d, str) for d in listed):
+        new = [d for d in suite_dirs if d not in listed]
+        if not new:
+            return f"kept {path} (its suites already lists {', '.join(suite_dirs)})"
+        wanted = [*listed, *new]
+        line = "suites = [" + ", ".join(f'"{d}"' for d in wanted) + "]"
+        rewritten = re.sub(r"(?ms)^suites\s*=\s*\[[^\]]*\]", lambda _: line, text, count=1)
+        try:
+            after = tomllib.loads(rewritten)
+        except tomllib.TOMLDecodeError:
+            after = {}
+        if after == {**before, "suites": wanted}:
+            path.write_text(rewritten, encoding="utf-8")
+            return f"added {', '.join(new)} to the suites of {path}"
+        why = "its suites = [...] could not be rewritten alone"
+    else:
+        wanted = list(suite_dirs)
+    want = "suites = [" + ", ".join(f'"{d}"' for d in wanted) + "]"
+    return (f"kept {path}, but {why}: write the line {want} in it (listing every suite folder the gate should "
+            "run), or the gate will not run the new suites")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
@@ -89,6 +134,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     extras = [(where.path("workflow"), project / ".github" / "workflows" / "model-upgrade-gate.yml", None),
               (where.path("model_file"), project / "uiground-model.toml", suite_dirs)]
     for src, dest, dirs in extras:
+        if dest.exists() and dirs is not None:
+            print(_add_suites(dest, dirs))
+            continue
         if dest.exists():
             print(f"kept {dest} (exists; compare it with {src})")
             continue

@@ -263,3 +263,27 @@ def test_the_shipped_workflow_is_this_repository_s_example() -> None:
     where = builtin.locate()
     assert where.path("workflow").read_bytes() == WORKFLOW.read_bytes()
     assert where.path("model_file").read_bytes() == (ROOT / "uiground-model.toml").read_bytes()
+
+
+def test_a_second_init_adds_its_suites_to_the_model_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 34 item 5: ``init detection`` after ``init synthetic`` left ``suites = ["suites/synthetic"]``,
+    so the gate never ran the new suite."""
+    model = tmp_path / "uiground-model.toml"
+    assert init.main(["synthetic", "--dir", str(tmp_path)]) == 0
+    model.write_text(model.read_text().replace('model = "ocr"', 'model = "ocr"  # mine'))
+    capsys.readouterr()
+    assert init.main(["detection", "--dir", str(tmp_path)]) == 0
+    spec = tomllib.loads(model.read_text())
+    assert spec["suites"] == ["suites/synthetic", "suites/detection"]
+    assert '# mine' in model.read_text()  # the rest of the user's file is untouched
+    assert f"added suites/detection to the suites of {model}" in capsys.readouterr().out
+
+
+def test_init_says_exactly_what_to_add_when_the_model_file_cannot_be_rewritten(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    model = tmp_path / "uiground-model.toml"
+    model.write_text('model = "ocr"\nsuites = [\n  "suites/synthetic", # the first\n  "x]y",\n]\n')
+    assert init.main(["detection", "--dir", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert model.read_text().startswith('model = "ocr"\nsuites = [\n')  # not rewritten
+    assert 'write the line suites = ["suites/synthetic", "x]y", "suites/detection"]' in out
