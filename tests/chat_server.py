@@ -53,6 +53,8 @@ class Reply:
     body: bytes | None = None
     die: bool = False
     finish_reason: str = "stop"
+    dribble: float = 0.0
+    """Seconds between bytes of the body (a server that answers one byte at a time)."""
 
     @classmethod
     def ok(cls, text: str, *, delay: float = 0.0, finish_reason: str = "stop") -> Reply:
@@ -73,6 +75,12 @@ class Reply:
     def no_choices(cls) -> Reply:
         """A 200 with valid JSON but no choices."""
         return cls(body=json.dumps({"id": "chatcmpl-x", "object": "chat.completion", "choices": []}).encode())
+
+    @classmethod
+    def dribbling(cls, text: str, *, every: float) -> Reply:
+        """A normal answer whose body is sent one byte every ``every`` seconds: each socket
+        read gets a byte in time, so only a deadline on the whole request ends it."""
+        return cls(text=text, dribble=every)
 
     @classmethod
     def dying(cls, *, delay: float = 0.0) -> Reply:
@@ -198,15 +206,23 @@ class _Handler(BaseHTTPRequestHandler):
         finally:
             self.server.owner._track(self.connection, add=False)
 
-    def _send(self, status: int, payload: bytes, headers: Mapping[str, str] = {}) -> None:
+    def _send(self, status: int, payload: bytes, headers: Mapping[str, str] = {}, dribble: float = 0.0) -> None:
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(payload)))
         for k, v in headers.items():
             self.send_header(k, v)
         self.end_headers()
-        self.wfile.write(payload)
+        if dribble <= 0:
+            self.wfile.write(payload)
+            self.wfile.flush()
+            return
         self.wfile.flush()
+        for i in range(len(payload)):
+            if self.server.owner._stopping.wait(dribble):
+                raise OSError("the server stopped mid-answer")
+            self.wfile.write(payload[i:i + 1])
+            self.wfile.flush()
 
     def _drop(self) -> None:
         """Close the connection without an answer (the client sees a protocol error)."""
@@ -251,7 +267,7 @@ class _Handler(BaseHTTPRequestHandler):
             else:
                 payload = _completion(owner._next_id(), str(body.get("model", "")), reply.text, reply.finish_reason)
             try:
-                self._send(reply.status, payload, reply.headers)
+                self._send(reply.status, payload, reply.headers, reply.dribble)
             except OSError:  # the client gave up (timeout) before the answer
                 return self._drop()
             if reply.status == 200:

@@ -5,13 +5,22 @@ Copies the named built-in suites into ``./suites/<name>/`` with their committed 
 ``.github/workflows/model-upgrade-gate.yml`` and the model file it watches
 (``uiground-model.toml``, naming the copied suites). Nothing that exists is overwritten: a
 suite or baseline folder already there stops the whole command before anything is copied;
-an existing workflow or model file is kept (so a second ``init`` can add a suite).
+an existing workflow or model file is kept (so a second ``init`` can add a suite), except that
+the new suites are added to the model file's ``suites`` list: left out, the gate would never
+run them (issue 34 item 5). Where that list cannot be rewritten safely (the file does not parse,
+or the rewrite would change anything else), the exact line to write is printed instead.
+
+Every destination is checked before anything is copied (issue 34 item 9): ``--dir`` naming a
+file, a folder init cannot write into, or a file where init needs a folder (``.github/workflows``
+as a file) each end in one error naming the path, the problem and the fix, never in a traceback
+after half the project was written (which the rerun then refused: "nothing was copied").
 ``init --list`` lists the built-in suites, one line each.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import shutil
 import sys
@@ -51,6 +60,80 @@ def _model_file(text: str, suite_dirs: Sequence[str]) -> str:
     return re.sub(r"(?m)^suites = \[.*\]$", lambda _: f"suites = [{listed}]", text, count=1)
 
 
+def _add_suites(path: Path, suite_dirs: Sequence[str]) -> str:
+    """Add ``suite_dirs`` to the ``suites`` list of an existing model file; what was done, for the user.
+
+    The file is the user's (comments, other keys), so only the ``suites = [...]`` text is
+    replaced, and the result must parse to the same document with the new suites appended;
+    otherwise nothing is written and the message says exactly what to add.
+    """
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python 3.10
+        import tomli as tomllib
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        text = ""
+    try:
+        if not text:
+            raise tomllib.TOMLDecodeError("empty, or not UTF-8 text")
+        before = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        before, why = {}, f"it does not parse as TOML ({exc})"
+    else:
+        why = "its suites = [...] is not a list of folder names"
+    listed = before.get("suites")
+    if isinstance(listed, list) and all(isinstance(d, str) for d in listed):
+        new = [d for d in suite_dirs if d not in listed]
+        if not new:
+            return f"kept {path} (its suites already lists {', '.join(suite_dirs)})"
+        wanted = [*listed, *new]
+        line = "suites = [" + ", ".join(f'"{d}"' for d in wanted) + "]"
+        rewritten = re.sub(r"(?ms)^suites\s*=\s*\[[^\]]*\]", lambda _: line, text, count=1)
+        try:
+            after = tomllib.loads(rewritten)
+        except tomllib.TOMLDecodeError:
+            after = {}
+        if after == {**before, "suites": wanted}:
+            path.write_text(rewritten, encoding="utf-8")
+            return f"added {', '.join(new)} to the suites of {path}"
+        why = "its suites = [...] could not be rewritten alone"
+    else:
+        wanted = list(suite_dirs)
+    want = "suites = [" + ", ".join(f'"{d}"' for d in wanted) + "]"
+    return (f"kept {path}, but {why}: write the line {want} in it (listing every suite folder the gate should "
+            "run), or the gate will not run the new suites")
+
+
+def _unwritable(project: Path, files: Sequence[Path], folders: Sequence[Path]) -> list[str]:
+    """Why init cannot write what it means to (``files`` it writes, ``folders`` it copies), or ``[]``.
+
+    For each destination, the nearest part of its path that exists must be a folder init may write
+    into, and an existing destination must be a file it may write (the model file it updates).
+    """
+    if project.exists() and not project.is_dir():
+        return [f"--dir {project} is a file, not a folder: pass the project's folder (a missing one is created)"]
+    problems: dict[str, None] = {}
+    for dest in [*files, *folders]:
+        if dest.exists():
+            if dest in files and dest.is_dir():
+                problems[f"{dest} is a folder where init writes a file: move or rename it"] = None
+            elif dest in files and not os.access(dest, os.W_OK):
+                problems[f"{dest} is not writable: make it writable (chmod u+w {dest})"] = None
+            continue
+        part = dest.parent
+        while not part.exists() and part != part.parent:
+            part = part.parent
+        if not part.is_dir():
+            problems[f"{part} is a file where init needs a folder (for {dest}): move or rename it"] = None
+        elif not os.access(part, os.W_OK | os.X_OK):
+            problems[f"{part} is not writable (init writes {dest}): run init in a folder you may write to "
+                     f"(--dir), or make it writable (chmod u+w {part})"] = None
+    return list(problems)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
@@ -83,12 +166,36 @@ def main(argv: Sequence[str] | None = None) -> int:
               + "\n".join(f"  {p}" for p in taken)
               + "\nremove or rename it, or init other suites", file=sys.stderr)
         return 1
+    extras = [(where.path("workflow"), project / ".github" / "workflows" / "model-upgrade-gate.yml", None),
+              (where.path("model_file"), project / "uiground-model.toml", suite_dirs)]
+    workflow, model_file = (dest for _, dest, _ in extras)
+    files = [model_file] + ([workflow] if not workflow.exists() else [])
+    problems = _unwritable(project, files, [dest for _, dest in copies])
+    if problems:
+        print("init: cannot write the project (nothing was copied):\n" + "\n".join(f"  {p}" for p in problems),
+              file=sys.stderr)
+        return 1
+    try:
+        _write(copies, extras)
+    except OSError as exc:  # checked above; what is left is the disk (full, gone) or a race
+        print(f"init: could not write {exc.filename or project}: {exc.strerror or exc}; fix that and remove what "
+              "init copied above, then rerun it", file=sys.stderr)
+        return 1
+    offline = [n for n in names if found[n].offline]
+    print("next: " + (f"pytest {' '.join(f'suites/{n}' for n in offline)}" if offline else
+                      "give the suites their data (see each suite's README.md), then pytest suites/<name>")
+          + "; commit suites/, baselines/, uiground-model.toml and .github/workflows/")
+    return 0
+
+
+def _write(copies: Sequence[tuple[Path, Path]], extras: Sequence[tuple[Path, Path, Sequence[str] | None]]) -> None:
     for src, dest in copies:
         shutil.copytree(src, dest, ignore=shutil.ignore_patterns("__pycache__", "*.pyc", ".*.lock"))
         print(f"copied {dest}")
-    extras = [(where.path("workflow"), project / ".github" / "workflows" / "model-upgrade-gate.yml", None),
-              (where.path("model_file"), project / "uiground-model.toml", suite_dirs)]
     for src, dest, dirs in extras:
+        if dest.exists() and dirs is not None:
+            print(_add_suites(dest, dirs))
+            continue
         if dest.exists():
             print(f"kept {dest} (exists; compare it with {src})")
             continue
@@ -96,8 +203,3 @@ def main(argv: Sequence[str] | None = None) -> int:
         text = src.read_text(encoding="utf-8")
         dest.write_text(_model_file(text, dirs) if dirs is not None else text, encoding="utf-8")
         print(f"wrote {dest}")
-    offline = [n for n in names if found[n].offline]
-    print("next: " + (f"pytest {' '.join(f'suites/{n}' for n in offline)}" if offline else
-                      "give the suites their data (see each suite's README.md), then pytest suites/<name>")
-          + "; commit suites/, baselines/, uiground-model.toml and .github/workflows/")
-    return 0

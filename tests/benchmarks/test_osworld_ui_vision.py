@@ -247,3 +247,91 @@ def test_osworld_g_replay_file_keyed_by_the_datasets_own_id(tmp_path: Path) -> N
                              for s in samples))
     got = ReplayModel(preds, "uground").predict(samples)
     assert [g.error for g in got] == [None] * len(samples) and all(g.point is not None for g in got)
+
+
+@pytest.mark.parametrize(("text", "why"), [
+    ("9" * 400 + ", 500", "not a finite number"),
+    ('<tool_call>{"name": "computer_use", "arguments": {"action": "left_click", "coordinate": [NaN, 3]}}'
+     "</tool_call>", "not a finite number"),
+    ('<tool_call>{"name": "computer_use", "arguments": {"action": "left_click", "coordinate": [1e999, 3]}}'
+     "</tool_call>", "not a finite number"),
+    ("<tool_call>" + "[" * 5000 + "]" * 5000 + "</tool_call>", "nests too deeply"),
+])
+def test_osworld_g_answers_the_reference_would_crash_on_are_format_errors(text: str, why: str) -> None:
+    """Issue 34 item 6: int() of inf/NaN and a RecursionError escaped the parser as the sample's error."""
+    from pytest_uiground.benchmarks.osworld_g.parsers import parse_qwen3vl
+    from pytest_uiground.models.families import ParseContext
+
+    parsed = parse_qwen3vl(text, "point", ParseContext(image_size=(1920, 1080)))
+    assert parsed.format_error and parsed.point is None and not parsed.refused
+    assert why in parsed.note
+
+
+def test_ui_vision_uground_reader_memory_is_bounded_on_a_2mb_answer() -> None:
+    """Issue 34 item 7: literal_eval of "[1, 1, ...]" (2 MB) built a syntax tree of ~650 MB
+    (tracemalloc peak); the answer is now refused unparsed, as a format error that says why."""
+    import tracemalloc
+
+    from pytest_uiground.benchmarks.ui_vision.parsers import parse_uground_v1
+    from pytest_uiground.models.families import ParseContext
+
+    text = "[" + "1, " * 700_000 + "]"
+    tracemalloc.start()
+    try:
+        parsed = parse_uground_v1(text, "point", ParseContext(image_size=(1920, 1080)))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert parsed.format_error and "more than 1000 tokens" in parsed.note
+    assert peak < 50_000_000, f"peak {peak / 1e6:.0f} MB"
+
+
+@pytest.mark.parametrize("text", ["(1." + "0" * 2_000_000 + ", 2)", "(1, 2)  # " + "x" * 2_000_000,
+                                  "(\n 500,\n 20  # the button\n)", "[-3, +1002.5]"])
+def test_ui_vision_uground_reader_still_reads_long_texts_that_are_pairs(text: str) -> None:
+    """The bound counts tokens, not characters: a long number or comment is still read as the
+    reference's eval reads it (tests/parity/ref_ui_vision.py uground_v1_point)."""
+    from parity.ref_ui_vision import uground_v1_point
+
+    from pytest_uiground.benchmarks.ui_vision.parsers import read_point
+
+    want = uground_v1_point(text)
+    assert want is not None and read_point(text) == tuple(want)
+
+
+def test_osworld_g_fallback_ids_never_equal_a_real_id(tmp_path: Path) -> None:
+    """Issue 34 item 10: record 1 repeats an id, so its fallback would be osworld-g-record1, which a
+    later real record is called: the suite failed to load ("duplicate sample id")."""
+    good = {"id": "A-0", "image_path": "A.png", "image_size": [64, 48], "instruction": "x", "box_type": "bbox",
+            "box_coordinates": [1, 2, 3, 4]}
+    records = [good, {**good}, {**good, "id": "record1"}, {**good, "id": "record3-2"}, {**good, "id": True},
+               {**good, "id": "record3"}]
+    write_osworld_g(tmp_path, records=records, groups={})
+    samples = og.load({}, ctx(tmp_path))
+    ids = [s.id for s in samples]
+    assert len(set(ids)) == len(ids)
+    assert ids == ["osworld-g-A-0", "osworld-g-record1-2", "osworld-g-record1", "osworld-g-record3-2",
+                   "osworld-g-record4", "osworld-g-record3"]
+    assert [s.invalid is None for s in samples] == [True, False, True, True, False, True]
+
+
+def test_osworld_g_a_group_name_holding_the_separator_stays_one_slice(tmp_path: Path) -> None:
+    """Issue 34 item 11: a group "text|icon" was split by the slicing into group=text and group=icon."""
+    from pytest_uiground.gate.metrics import compute
+    from pytest_uiground.record.result import SampleResult
+    from pytest_uiground.record.score import Score
+    from pytest_uiground.suite.config import MetricSpec
+
+    write_osworld_g(tmp_path, records=4, groups={})
+    raw = json.loads((tmp_path / "benchmark" / og.FILES["original"]).read_text())
+    groups = {"text|icon": [{"id": raw[0]["id"]}], "text": [{"id": raw[1]["id"]}]}
+    (tmp_path / "benchmark" / "classification_result.json").write_text(json.dumps({"classified": groups}))
+    samples = og.load({}, ctx(tmp_path))
+    assert samples[0].meta["group"] == "text\u00a6icon" and samples[1].meta["group"] == "text"
+    results = [SampleResult("s", s.id, "point", s.meta, score=Score(100.0, True)) for s in samples[:2]]
+    m = compute(MetricSpec(name="accuracy", slices=("group",)), results)
+    assert set(m.slices) == {"group=text\u00a6icon", "group=text"}
+    groups = {"a|b": [{"id": raw[0]["id"]}], "a\u00a6b": [{"id": raw[1]["id"]}]}
+    (tmp_path / "benchmark" / "classification_result.json").write_text(json.dumps({"classified": groups}))
+    with pytest.raises(ValueError, match=r"groups 'a\|b' and 'a¦b' both become the slice value"):
+        og.load({}, ctx(tmp_path))

@@ -59,3 +59,34 @@ def test_model_input_size_is_never_guessed() -> None:
     with pytest.raises(ValueError, match="model_input_size"):
         reading.model_input_size(reading.ParseContext(image_size=(100, 100)))
     assert reading.model_input_size(reading.ParseContext(image_size=(100, 100), model_input_size=(56, 28))) == (56, 28)
+
+
+DEEP = "[" * 5000 + "]" * 5000
+HUGE = "9" * 5000
+
+
+@pytest.mark.parametrize(("family", "text", "why"), [
+    ("qwen3-vl", "<tool_call>\n" + DEEP + "\n</tool_call>", "nests JSON too deeply"),
+    ("gui-owl", "<tool_call>" + DEEP + "</tool_call>", "no '(x, y)'"),
+    ("holo", '{"x": ' + DEEP + ', "y": 3}', "nested too deeply"),
+    ("holo", DEEP, "nested too deeply"),
+    ("holo", '{"x": "' + HUGE + '", "y": 3}', "at most 4,300 digits"),
+    ("gta1", f"({HUGE},3)", "more than 4,300 digits"),
+    ("tinyclick", f"<s>click <loc_{HUGE}><loc_3>", "more than 4,300 digits"),
+])
+def test_unreadable_answers_are_format_errors_naming_why(family: str, text: str, why: str) -> None:
+    """Issue 34 item 6: JSON nested 5,000 deep and numbers Python's int() refuses raised out of
+    the reader (RecursionError, ValueError), a sample error that blocks --snapshot-update."""
+    from pytest_uiground.models import families
+
+    ctx = reading.ParseContext(image_size=(1000, 800), model_input_size=(1008, 812))
+    parsed = families.get(family).parse(text, "point", ctx)
+    assert parsed.format_error and parsed.point is None
+    assert why in parsed.note
+    assert len(parsed.note) < 400  # a 5,000-digit value is not echoed whole
+
+
+def test_whole_number_refuses_what_int_refuses_and_brief_cuts_long_values() -> None:
+    assert reading.whole_number("12") == 12 and reading.whole_number("9" * 5000) is None
+    assert reading.brief("9" * 5000).endswith("characters)") and len(reading.brief("9" * 5000)) < 120
+    assert reading.brief(12) == "12"

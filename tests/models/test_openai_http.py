@@ -54,7 +54,8 @@ def posters() -> Iterator[list[ChatPoster]]:
 
 def _poster(made: list[ChatPoster], server: ChatServer, *, max_retries: int = 3, key: str = KEY,
             record_waits: bool = True, **kw: Any) -> ChatPoster:
-    poster = ChatPoster(api_base=server.url, secret=Secret(key), request_timeout=10.0, max_retries=max_retries,
+    kw.setdefault("request_timeout", 10.0)
+    poster = ChatPoster(api_base=server.url, secret=Secret(key), max_retries=max_retries,
                         api_key_env="MY_KEY", backoff_base_s=0.001, **kw)
     if record_waits:
         poster.closing = Waits()  # type: ignore[assignment]
@@ -121,6 +122,19 @@ def test_retry_after_is_obeyed_up_to_its_cap(posters: list[ChatPoster]) -> None:
     assert poster.closing.waits == [2.0, 30.0]  # type: ignore[attr-defined]
 
 
+def test_the_timeout_bounds_the_whole_request_not_each_read(posters: list[ChatPoster]) -> None:
+    """Issue 34 item 2: a body dribbled one byte every 0.2 s satisfies a 1 s per-read
+    timeout forever (the reply is ~300 bytes: a minute); the request must end near 1 s."""
+    with ChatServer([Reply.dribbling("(500, 500)", every=0.2)]) as server:
+        poster = _poster(posters, server, max_retries=0, request_timeout=1.0)
+        started = time.monotonic()
+        got = poster.request("s1", BODY)
+        elapsed = time.monotonic() - started
+    assert got.text is None
+    assert "within --uiground-request-timeout 1s" in got.error and "whole request" in got.error
+    assert elapsed < 5.0, f"the request ran {elapsed:.1f}s with a 1 s timeout"
+
+
 def test_client_errors_are_final_with_a_hint(posters: list[ChatPoster]) -> None:
     with ChatServer([Reply.error(404, "no such model"), Reply.error(401, "bad key")]) as server:
         poster = _poster(posters, server)
@@ -146,6 +160,14 @@ def test_an_unreachable_server_is_not_retried_again_until_it_answers(posters: li
     assert second.unreachable and "not retrying until a request gets an answer" in second.error
     assert poster.counters["requests"] == before + 1 and poster.counters["skipped_retries"] == 1
     assert time.monotonic() - t0 < 5
+
+
+def test_a_deeply_nested_body_is_a_malformed_response(posters: list[ChatPoster]) -> None:
+    """Issue 34 item 12: 100,000 ``[`` made json.loads raise RecursionError, which became the reason."""
+    with ChatServer([Reply(body=b"[" * 100_000)]) as server:
+        got = _poster(posters, server, max_retries=0).request("s1", BODY)
+    assert "malformed response" in got.error and "nests JSON too deeply" in got.error
+    assert "RecursionError" not in got.error
 
 
 def test_closing_stops_retrying(posters: list[ChatPoster]) -> None:

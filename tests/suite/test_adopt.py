@@ -263,3 +263,68 @@ def test_the_shipped_workflow_is_this_repository_s_example() -> None:
     where = builtin.locate()
     assert where.path("workflow").read_bytes() == WORKFLOW.read_bytes()
     assert where.path("model_file").read_bytes() == (ROOT / "uiground-model.toml").read_bytes()
+
+
+def test_a_second_init_adds_its_suites_to_the_model_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 34 item 5: ``init detection`` after ``init synthetic`` left ``suites = ["suites/synthetic"]``,
+    so the gate never ran the new suite."""
+    model = tmp_path / "uiground-model.toml"
+    assert init.main(["synthetic", "--dir", str(tmp_path)]) == 0
+    model.write_text(model.read_text().replace('model = "ocr"', 'model = "ocr"  # mine'))
+    capsys.readouterr()
+    assert init.main(["detection", "--dir", str(tmp_path)]) == 0
+    spec = tomllib.loads(model.read_text())
+    assert spec["suites"] == ["suites/synthetic", "suites/detection"]
+    assert '# mine' in model.read_text()  # the rest of the user's file is untouched
+    assert f"added suites/detection to the suites of {model}" in capsys.readouterr().out
+
+
+def test_init_says_exactly_what_to_add_when_the_model_file_cannot_be_rewritten(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    model = tmp_path / "uiground-model.toml"
+    model.write_text('model = "ocr"\nsuites = [\n  "suites/synthetic", # the first\n  "x]y",\n]\n')
+    assert init.main(["detection", "--dir", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert model.read_text().startswith('model = "ocr"\nsuites = [\n')  # not rewritten
+    assert 'write the line suites = ["suites/synthetic", "x]y", "suites/detection"]' in out
+
+
+def _refused(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    assert init.main(argv) == 1
+    return capsys.readouterr().err
+
+
+def test_init_into_a_file_or_past_a_file_is_one_clear_error_and_copies_nothing(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 34 item 9: ``--dir FILE`` and ``.github/workflows`` as a file ended in tracebacks, the
+    second after the suites were copied (so the rerun refused: "nothing was copied")."""
+    file = tmp_path / "notes.txt"
+    file.write_text("x")
+    err = _refused(["--dir", str(file)], capsys)
+    assert f"--dir {file} is a file, not a folder" in err and "Traceback" not in err
+
+    (tmp_path / ".github").mkdir()
+    (tmp_path / ".github" / "workflows").write_text("not a folder")
+    err = _refused(["--dir", str(tmp_path)], capsys)
+    assert f"{tmp_path / '.github' / 'workflows'} is a file where init needs a folder" in err
+    assert "move or rename it" in err
+    assert not (tmp_path / "suites").exists() and not (tmp_path / "uiground-model.toml").exists()
+    (tmp_path / ".github" / "workflows").unlink()  # the fix the message names: then init works
+    assert init.main(["--dir", str(tmp_path)]) == 0
+
+
+def test_init_into_a_read_only_folder_is_one_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    project = tmp_path / "ro"
+    project.mkdir()
+    if os.geteuid() != 0:  # a real read-only folder (root writes into one regardless)
+        project.chmod(0o555)
+    else:
+        real = os.access
+        monkeypatch.setattr(init.os, "access", lambda p, mode: False if Path(p) == project else real(p, mode))
+    try:
+        err = _refused(["--dir", str(project)], capsys)
+    finally:
+        project.chmod(0o755)
+    assert f"{project} is not writable" in err and f"chmod u+w {project}" in err and "Traceback" not in err
+    assert not any(project.iterdir())

@@ -18,12 +18,17 @@ differs is an invalid sample, since the official runners click in the PNG's pixe
 
 ``meta``: ``box_type`` and ``group``, the ``classified`` keys whose lists hold the record's id
 (the runner's ``accuracy_dict_group``), joined by ``|`` when there are several (the sample then
-counts in each slice); a record in no group is ``unclassified``. Loader option ``instructions``:
+counts in each slice); a record in no group is ``unclassified``. A group name holding the
+separator itself (``text|icon``) would be split into phantom slices, so its ``|`` is replaced by
+:data:`GROUP_SEP_STANDIN` (``text¦icon``: one slice, still readable); two names that become the same
+this way fail the suite. Loader option ``instructions``:
 ``original`` (default, ``OSWorld-G.json``) or ``refined`` (``OSWorld-G_refined.json``); papers
 differ, so the option is part of the run's provenance (the dataset fingerprint).
 
 A malformed record becomes an ``invalid`` sample naming the record and the field; only that
-sample fails.
+sample fails. Its id is ``osworld-g-record<i>`` (``i``: its index in the file), or, should a real
+record already be called that, the first of ``osworld-g-record<i>-2``, ``-3``, ... that is free:
+a fallback id equal to a real one made the whole suite fail to load ("duplicate sample id").
 """
 
 from __future__ import annotations
@@ -83,6 +88,10 @@ def locate(data_path: Path | None, annotation: str) -> Path:
                       f"To get it: {HOW_TO_GET}")
 
 
+GROUP_SEP_STANDIN = "\u00a6"
+"""Stands in for :data:`MULTI_VALUE_SEP` inside a group's own name (the broken bar, ``¦``)."""
+
+
 def read_groups(path: Path) -> dict[str, list[str]]:
     """Record id → the groups listing it, from ``{"classified": {group: [entry, ...]}}``.
 
@@ -99,7 +108,13 @@ def read_groups(path: Path) -> dict[str, list[str]]:
         raise ValueError(f"{path}: expected {{\"classified\": {{group: [entry, ...]}}}}, got "
                          f"{type(data).__name__} without a 'classified' object")
     groups: dict[str, list[str]] = {}
-    for group, entries in classified.items():
+    renamed: dict[str, str] = {}
+    for raw_group, entries in classified.items():
+        group = raw_group.replace(MULTI_VALUE_SEP, GROUP_SEP_STANDIN)
+        if renamed.setdefault(group, raw_group) != raw_group:
+            raise ValueError(f"{path}: groups {renamed[group]!r} and {raw_group!r} both become the slice value "
+                             f"{group!r} ({MULTI_VALUE_SEP!r} joins a sample's groups, so it is replaced by "
+                             f"{GROUP_SEP_STANDIN!r} in a name); rename one of them")
         if not isinstance(entries, list):
             raise ValueError(f"{path}: classified[{group!r}]: expected a list of entries, got {entries!r:.80}")
         for k, entry in enumerate(entries):
@@ -186,7 +201,9 @@ def load(options: Mapping[str, Any], ctx: LoaderContext) -> list[Sample]:
     sizes: dict[Path, tuple[int, int] | str] = {}
     samples: list[Sample] = []
     seen: dict[str, int] = {}
-    for i, record in enumerate(read_records(folder / file)):
+    records = read_records(folder / file)
+    problems: list[RecordError | None] = []
+    for i, record in enumerate(records):
         rid = record.get("id") if isinstance(record, dict) else None
         problem = None
         if isinstance(rid, bool) or not isinstance(rid, (str, int)) or str(rid) == "":
@@ -195,6 +212,15 @@ def load(options: Mapping[str, Any], ctx: LoaderContext) -> list[Sample]:
             problem = RecordError("id", f"{rid!r} repeats the id of record {seen[safe_id(str(rid))]}")
         else:
             seen[safe_id(str(rid))] = i
-        sid = f"osworld-g-{safe_id(str(rid))}" if problem is None else f"osworld-g-record{i}"
+        problems.append(problem)
+    taken = {f"osworld-g-{sid}" for sid in seen}  # every real id first, so no fallback can take one
+    for i, (record, problem) in enumerate(zip(records, problems, strict=True)):
+        if problem is None:
+            sid = f"osworld-g-{safe_id(str(record['id']))}"
+        else:
+            sid, n = f"osworld-g-record{i}", 2
+            while sid in taken:
+                sid, n = f"osworld-g-record{i}-{n}", n + 1
+            taken.add(sid)
         samples.append(record_to_sample(folder, file, i, record, sid, groups, sizes, problem))
     return samples

@@ -17,6 +17,11 @@ also reads refusals, is ClawGUI's (``ZJU-REAL/ClawGUI`` @d990d3e ``clawgui-eval/
    when both coordinates are negative (``all(c < 0)``), else a point, never clipped (a click
    beyond the image is a plain miss).
 
+Where ClawGUI's code would raise (a tool call nested past the recursion limit; ``int()`` of a
+coordinate that is not finite: a 400-digit number, ``NaN``, ``1e999``) its sample is lost, a miss;
+here it is a format error naming why (issue 34 item 6), so one such answer never becomes a
+sample *error* that blocks ``--snapshot-update``.
+
 The point is stored normalized, ``X / W``; :func:`pytest_uiground.record.geometry.to_frame` brings
 it back to whole pixels for the polygon test.
 """
@@ -24,6 +29,7 @@ it back to whole pixels for the polygon test.
 from __future__ import annotations
 
 import json
+import math
 import re
 
 from pytest_uiground.models.families import ParseContext, Parsed
@@ -43,6 +49,10 @@ def is_refusal_text(text: str) -> bool:
     return len(nums) >= 2 and all(float(n) == -1 for n in nums[:2])
 
 
+class Unreadable(ValueError):
+    """An answer the reference's code would crash on; the message says why (a format error here)."""
+
+
 def _tool_call_coordinate(text: str) -> list[float] | None:
     if "<tool_call>" not in text or "</tool_call>" not in text:
         return None
@@ -54,6 +64,9 @@ def _tool_call_coordinate(text: str) -> list[float] | None:
             return [float(coordinate[0]), float(coordinate[1])]
     except (ValueError, KeyError, TypeError, AttributeError):
         pass
+    except RecursionError:
+        raise Unreadable("the <tool_call> JSON nests too deeply to parse (the reference's json.loads raises "
+                         "RecursionError)") from None
     return None
 
 
@@ -64,6 +77,10 @@ def click_pixels(text: str, size: tuple[int, int]) -> tuple[int, int] | None:
         coords = [float(n) for n in _NUMBER.findall(text)] or None
     if not coords:
         return None
+    used = coords[:2] if len(coords) == 2 or len(coords) >= 4 else []  # what the reference converts with int()
+    if bad := [v for v in used if not math.isfinite(v)]:
+        raise Unreadable(f"coordinate {bad[0]!r} is not a finite number (too many digits, NaN or 1e999): the "
+                         "reference's int() of it raises")
     w, h = size
     if len(coords) == 2:
         return int(coords[0] / 1000 * w), int(coords[1] / 1000 * h)
@@ -80,7 +97,10 @@ def parse_qwen3vl(text: str, task: str, ctx: ParseContext) -> Parsed:
         return Parsed(format_error=True, note="empty output")
     if is_refusal_text(text):
         return Parsed(refused=True, note="refusal ([-1, -1] or a terminate action)")
-    click = click_pixels(text, ctx.image_size)
+    try:
+        click = click_pixels(text, ctx.image_size)
+    except Unreadable as exc:
+        return Parsed(format_error=True, note=str(exc))
     if click is None:
         n = len(_NUMBER.findall(text))
         return Parsed(format_error=True, note=f"{n} numbers and no tool-call coordinate; a point needs 2 (or 4+)")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from pytest_uiground.models.families import Family, Generation, Prompt, Resize
-from pytest_uiground.models.families.reading import Coords, ParseContext, in_frame, model_input_size
+from pytest_uiground.models.families.reading import Coords, ParseContext, in_frame, model_input_size, whole_number
 
 README = "Yan98/GTA1@81f0c4c README.md 'Inference' (written for HelloKKMe/GTA1-7B-2507)"
 
@@ -19,7 +19,11 @@ SYSTEM_PROMPT = (
     '(x,y)'
 )
 
-_PAIR_RE = re.compile(r"\((-?\d*\.?\d+),\s*(-?\d*\.?\d+)\)")
+# extract_coordinates' pattern r"\((-?\d*\.?\d+),\s*(-?\d*\.?\d+)\)", with each number written
+# ``\d+(?:\.\d+)?|\.\d+``: the same strings, but ``\d*\.?\d+`` can split a run of digits between its
+# two repeats every way, O(n^2) on "(" and 100 kB of digits (issue 34 item 3).
+_NUMBER = r"-?(?:\d+(?:\.\d+)?|\.\d+)"
+_PAIR_RE = re.compile(rf"\(({_NUMBER}),\s*({_NUMBER})\)")
 
 
 def read_first_paren(text: str, ctx: ParseContext) -> Coords:
@@ -35,6 +39,9 @@ def read_first_paren(text: str, ctx: ParseContext) -> Coords:
     if any(not re.fullmatch(r"-?\d+", v) for pair in matches for v in pair):
         return Coords(error="a decimal coordinate: GTA1's extract_coordinates converts every match with int(), "
                             "which fails, and returns (0, 0)")
+    if any(whole_number(v) is None for pair in matches for v in pair):
+        return Coords(error="a coordinate of more than 4,300 digits: GTA1's extract_coordinates converts every "
+                            "match with int(), which refuses it, and returns (0, 0)")
     w, h = model_input_size(ctx, "gta1")
     x, y = (float(int(v)) for v in matches[0])
     return in_frame(x, y, float(w), float(h), f"pixels of the {w}x{h} model input")

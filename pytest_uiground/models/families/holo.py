@@ -6,7 +6,14 @@ import json
 import re
 
 from pytest_uiground.models.families import Family, Generation, Prompt, Resize
-from pytest_uiground.models.families.reading import Coords, ParseContext, in_frame, model_input_size
+from pytest_uiground.models.families.reading import (
+    Coords,
+    ParseContext,
+    brief,
+    in_frame,
+    model_input_size,
+    whole_number,
+)
 
 COOKBOOK = "hcompai/hai-cookbook@2ba8961 holo1_5/holo_1_5_quickstart.ipynb (get_chat_messages)"
 
@@ -44,7 +51,7 @@ def _integer(value: object) -> int | None:
     if isinstance(value, str):
         text = value.strip(_JSON_STR_SPACE)
         if _LAX_INT_STR.fullmatch(text):
-            return int(text.split(".")[0])
+            return whole_number(text.split(".")[0])  # None past Python's 4,300 digits
     return None
 
 
@@ -60,13 +67,17 @@ def read_click_absolute(text: str, ctx: ParseContext) -> Coords:
         data = json.loads(text)
     except ValueError:
         return Coords(error="not a JSON object (ClickAbsoluteAction.model_validate_json fails)")
+    except RecursionError:
+        return Coords(error="JSON nested too deeply to parse (json.loads raises RecursionError; "
+                            "ClickAbsoluteAction.model_validate_json fails on it too)")
     if not isinstance(data, dict):
         return Coords(error=f"a JSON {type(data).__name__}, not an object (ClickAbsoluteAction fails)")
     if data.get("action", "click_absolute") != "click_absolute":
         return Coords(error=f"action {data.get('action')!r} is not 'click_absolute'")
     x, y = _integer(data.get("x")), _integer(data.get("y"))
     if x is None or y is None:
-        return Coords(error=f"x={data.get('x')!r}, y={data.get('y')!r}: ClickAbsoluteAction needs integers")
+        return Coords(error=f"x={brief(data.get('x'))}, y={brief(data.get('y'))}: ClickAbsoluteAction needs integers "
+                            "(of at most 4,300 digits, Python's limit for int())")
     return in_frame(float(x), float(y), float(w), float(h), f"pixels of the {w}x{h} model input")
 
 

@@ -103,6 +103,9 @@ def read_tool_call_or_plain(text: str, ctx: ParseContext) -> Coords:
         first = json.loads(text.split("<tool_call>\n")[1].split("\n</tool_call>")[0])
     except ValueError:
         first = None
+    except RecursionError:  # the cookbook's json.loads raises too: its sample is lost, a format error here
+        return Coords(error="the first <tool_call> nests JSON too deeply to parse (json.loads raises "
+                            "RecursionError)")
     if not isinstance(first, dict):
         return Coords(error="the first <tool_call> is not valid JSON (cut off, or '</tool_call>' without the "
                             "newline before it): the cookbook's json.loads fails")

@@ -72,12 +72,30 @@ class Coords:
 NUM = r"-?\d+(?:\.\d+)?"
 # A 2- or 4-number tuple in () or [] (Qwen2-VL, UI-TARS, plain answers).
 _TUPLE = rf"[\(\[]\s*{NUM}\s*,\s*{NUM}(?:\s*,\s*{NUM}\s*,\s*{NUM})?\s*[\)\]]"
-# Optionally followed by a second tuple: Qwen2-VL's "(x1,y1),(x2,y2)" box.
-_TUPLE_PAIR_RE = re.compile(rf"({_TUPLE})(?:\s*,?\s*({_TUPLE}))?")
+# Optionally followed by a second tuple: Qwen2-VL's "(x1,y1),(x2,y2)" box. The separator is
+# written ``\s*(?:,\s*)?`` rather than ``\s*,?\s*`` (the same strings): with two ``\s*`` side by
+# side a tuple followed by 100 kB of spaces was split every possible way, O(n^2) (issue 34 item 3).
+_TUPLE_PAIR_RE = re.compile(rf"({_TUPLE})(?:\s*(?:,\s*)?({_TUPLE}))?")
 _POINT_TAG_RE = re.compile(rf"<point>\s*({NUM})[\s,]+({NUM})\s*</point>")
 _BBOX_TAG_RE = re.compile(rf"<bbox>\s*({NUM})[\s,]+({NUM})[\s,]+({NUM})[\s,]+({NUM})\s*</bbox>")
 _JSON_KEY_RE = re.compile(r"\"(?:bbox_2d|point_2d)\"\s*:\s*\[([^\[\]]*)\]")
 _NUM_RE = re.compile(NUM)
+
+
+def whole_number(digits: str) -> int | None:
+    """``int(digits)``, or None where Python refuses it: more digits than
+    ``sys.get_int_max_str_digits()`` (4,300 by default) raise ValueError, which a reader must turn
+    into a format error naming it, never let escape as the sample's error (issue 34 item 6)."""
+    try:
+        return int(digits)
+    except ValueError:
+        return None
+
+
+def brief(value: object, limit: int = 80) -> str:
+    """``repr(value)`` cut to ``limit`` characters, for notes about answers that may be megabytes."""
+    text = repr(value) if not isinstance(value, str) or len(value) <= limit * 4 else repr(value[:limit * 4])
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
 
 
 def numbers(text: str) -> list[float]:
@@ -189,10 +207,16 @@ _LETTER = r"([A-F])(?![A-Za-z0-9])"
 _BOXED_RE = re.compile(rf"\\boxed\{{\s*\(?{_LETTER}")
 _STATEMENT_RES = (
     # "the answer is C", "Answer: (C)", "**Final answer:** C", "correct option is B"
+    # Written so that no two neighbouring repeats can take the same character: the plain form
+    # ``[\s:\-\*]* (option\s*)? [\(\[\*"']* \s*`` (the same strings) tried every split of a run of
+    # spaces or asterisks between its three repeats, O(n^2) per "answer" (270 s on 100 kB, issue 34
+    # item 3). After the keyword's run, the quote/bracket run must start with a character that run
+    # cannot take; after "option" it may start with any of its characters.
     re.compile(
         r"(?i:\b(?:final\s+answer|correct\s+answer|answer|correct\s+option|correct\s+choice))"
-        r"[\s:\-\*]*(?:(?i:is|would\s+be|should\s+be)[\s:\-\*]*)?(?:(?i:option|choice)\s*)?"
-        rf"[\(\[\*\"']*\s*{_LETTER}"
+        r"[\s:\-\*]*(?:(?i:is|would\s+be|should\s+be)[\s:\-\*]*)?"
+        r"(?:(?i:option|choice)\s*(?:[\(\[\*\"'][\(\[\*\"']*\s*)?|(?:[\(\[\"'][\(\[\*\"']*\s*)?)"
+        rf"{_LETTER}"
     ),
     # "C is correct", "(C) is the right answer"
     re.compile(rf"[\(\[]?\b{_LETTER}[\)\]]?\.?\s+(?i:is\s+(?:the\s+)?(?:correct|right|best))"),
@@ -262,7 +286,7 @@ def tool_calls(text: str) -> list[dict[str, object] | None]:
     for m in _TOOL_CALL_RE.finditer(text):
         try:
             value = json.loads(m.group(1).strip())
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested past the interpreter's limit
             value = None
         out.append(value if isinstance(value, dict) else None)
     return out

@@ -6,6 +6,13 @@ sent: the SDK client, built on the first request (importing ``openai`` costs ~0.
 that a rerun answered from the prediction cache never needs), the key (only inside a
 :class:`~.settings.Secret`), backoff with seeded jitter, ``Retry-After`` and the
 "server unreachable" state shared by all requests of a model.
+
+``--uiground-request-timeout`` bounds the whole attempt, not each socket read: the SDK's
+(httpx's) timeout restarts on every byte received, so a server dribbling its answer one
+byte per second never tripped it (issue 34, item 2: a 3 s timeout still waiting at 90 s).
+Each attempt therefore runs in its own daemon thread and the caller waits for it at most
+``request_timeout`` seconds; a late attempt is abandoned (its answer, if any, is dropped)
+and reported as a timeout, which is retried like any other.
 """
 
 from __future__ import annotations
@@ -140,6 +147,33 @@ class ChatPoster:
             self.closing.wait(wait)
 
     def _attempt(self, body: bytes) -> Attempt:
+        """One POST, over within ``request_timeout`` seconds whatever the server does.
+
+        The POST runs in a daemon thread because a blocking socket read cannot be
+        interrupted from Python; the SDK's own timeout still ends that read within
+        ``request_timeout`` of the server's last byte, so an abandoned thread lives
+        only as long as the server keeps sending (and :meth:`close` drops its connection).
+        """
+        box: list[Attempt | BaseException] = []
+
+        def post() -> None:
+            try:
+                box.append(self._post(body))
+            except BaseException as exc:  # re-raised in the caller's thread, as before the thread existed
+                box.append(exc)
+
+        worker = threading.Thread(target=post, name="uiground-openai-post", daemon=True)
+        worker.start()
+        worker.join(self.request_timeout)
+        if box:
+            if isinstance(box[0], BaseException):
+                raise box[0]
+            return box[0]
+        return Attempt(error=f"no complete answer from {self.endpoint} within --uiground-request-timeout "
+                              f"{self.request_timeout:g}s (the whole request is bounded, not each read; "
+                              "raise --uiground-request-timeout if the model needs longer)")
+
+    def _post(self, body: bytes) -> Attempt:
         """One POST through the SDK's documented low-level ``post`` (pre-serialized body, raw bytes back);
         status errors, timeouts and connection errors arrive as the SDK's usual exceptions."""
         import openai

@@ -204,12 +204,16 @@ def read_completion(content: bytes) -> tuple[str, str | None, str | None] | str:
     Parsed by hand rather than into the SDK's pydantic models: it is cheaper, and a
     broken body becomes a message about the body rather than a validation traceback.
     A ``null`` content (nothing generated) is the empty string, which the parser
-    reports as a format error like any other unusable output.
+    reports as a format error like any other unusable output. JSON nested deeper than
+    the interpreter's recursion limit (100,000 ``[``, say) makes ``json.loads`` raise
+    RecursionError, which is a malformed body like any other, not a crash.
     """
     try:
         data = json.loads(content)
     except ValueError as exc:
         return f"the body is not JSON ({exc}); it starts {content[:120]!r}"
+    except RecursionError:
+        return f"the body nests JSON too deeply to parse; it starts {content[:120]!r}"
     choices = data.get("choices") if isinstance(data, dict) else None
     if not isinstance(choices, list) or not choices:
         return f"no choices in the response; it starts {content[:120]!r}"
