@@ -3,9 +3,24 @@
 ``samples.json`` is a reviewable JSON file mapping sample id → whether it was right (and its
 0..100 value), with provenance (model and fingerprint, package versions, suite version, dataset
 fingerprint, date); ``snapshots/`` holds one file per aggregate check (:mod:`.snapshot`). They
-are written together, only by the controller, only on ``--snapshot-update``: every file goes to
-a temporary file first, and only when all are written are they renamed into place, so a full
-disk leaves the previous pair untouched. They are read together: a suite with no
+are written together, only by the controller, only on ``--snapshot-update``, and published as
+one: the new pair is written into a sibling folder ``.<suite>.new`` (a copy of the old folder,
+so files a reviewer keeps there survive), and the whole folder is swapped in by renames, so a
+full disk leaves the previous pair untouched and a reader never sees half of each.
+
+Why a folder swap (issue 34, item 8): renaming each file into place let a reader running beside
+an update read the new ``samples.json`` with the old snapshots, or the reverse (445 of 2,000
+reads in a loop; a plain run failed with "the baseline's two halves disagree"). A generation
+folder per update, or a symlink, would change the committed layout that reviewers diff; a
+manifest of hashes would add a file that every hand edit breaks. The swap keeps every file at
+its path: ``<suite>`` is renamed to ``.<suite>.old``, ``.<suite>.new`` to ``<suite>``, and the
+old one removed. A reader (:func:`load`) opens the folder once and reads both halves through
+that handle, so both come from one generation even if it is swapped away meanwhile; it then
+checks that the folder it read is still the one at ``<suite>`` and reads again if not, and it
+waits out the moment between the two renames when ``<suite>`` is missing (a ``.<suite>.old``
+or ``.new`` beside it says an update is under way, not that the suite is new).
+
+They are read together: a suite with no
 ``baselines/<suite>/`` folder is new; a folder with any part missing, unreadable, non-finite or
 out of range is *damaged*, which fails the suite's aggregate checks naming the file and the fix
 (never "no baseline yet", which would let a 60-point drop pass).
@@ -13,9 +28,13 @@ out of range is *damaged*, which fails the suite's aggregate checks naming the f
 
 from __future__ import annotations
 
+import errno
 import json
 import math
 import os
+import shutil
+import stat
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +49,10 @@ FORMAT = 1
 SAMPLES_FILE = "samples.json"
 SNAPSHOT_DIR = "snapshots"
 FIX = "restore it from version control, or record a new baseline with --snapshot-update"
+NEW_SUFFIX, OLD_SUFFIX = ".new", ".old"
+READ_ATTEMPTS = 200
+"""How often :func:`load` reads again when an update swapped the folder during a read, or the folder
+is missing between the update's two renames (a few microseconds; each try waits up to 10 ms)."""
 
 
 class BaselineError(Exception):
@@ -78,30 +101,90 @@ def _strict_json(text: str) -> Any:
     return json.loads(text, parse_constant=_reject_constant)
 
 
+def staging_dirs(root: Path, suite: str) -> tuple[Path, Path]:
+    """The sibling folders of an update: the new pair is staged in the first, the previous folder is
+    moved to the second between the two renames that swap it out (hidden: neither is a suite)."""
+    return root / f".{suite}{NEW_SUFFIX}", root / f".{suite}{OLD_SUFFIX}"
+
+
 def load(root: Path, suite: str) -> Baseline | None:
     """The suite's baseline; None only when the suite has no folder under the baselines yet.
     A damaged baseline is returned with ``damaged`` set, never raised: it fails the aggregate
-    checks of a plain run, and an update replaces it."""
+    checks of a plain run, and an update replaces it. Both halves are read through one handle on
+    the folder, and read again when an update swapped the folder meanwhile (module docstring)."""
     folder = suite_dir(root, suite)
     path = folder / SAMPLES_FILE
-    if not os.path.lexists(folder):
-        return None
+    staged, old = staging_dirs(root, suite)
+    got: Baseline | None = None
+    for attempt in range(READ_ATTEMPTS):
+        if attempt:
+            time.sleep(min(0.01, 0.0005 * attempt))
+        if not os.path.lexists(folder):
+            if os.path.lexists(staged) or os.path.lexists(old):
+                got = _interrupted(folder, old)
+                continue  # between an update's two renames: wait for the new folder
+            return None
+        try:
+            fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+        except FileNotFoundError:
+            continue  # swapped out between the check and the open
+        except NotADirectoryError:
+            return Baseline(path=path, entries={}, snapshots={}, damaged=(
+                f"damaged baseline: {folder} is not a folder; remove it, then record a baseline with "
+                "--snapshot-update"))
+        except OSError as exc:
+            return Baseline(path=path, entries={}, snapshots={}, damaged=(
+                f"damaged baseline: {folder} cannot be read ({exc.strerror or exc}); {FIX}"))
+        try:
+            try:
+                entries, provenance = _read_samples(path, folder, fd)
+                snapshots = _read_snapshots(folder / SNAPSHOT_DIR, fd)
+                got = Baseline(path=path, entries=entries, provenance=provenance, snapshots=snapshots)
+            except BaselineError as exc:
+                got = Baseline(path=path, entries={}, snapshots={}, damaged=f"damaged baseline: {exc}")
+            if _still_there(folder, fd):
+                return got
+        finally:
+            os.close(fd)
+    return got
+
+
+def _still_there(folder: Path, fd: int) -> bool:
+    """Whether the folder read through ``fd`` is still the one at ``folder`` (no update swapped it out)."""
     try:
-        entries, provenance = _read_samples(path, folder)
-        snapshots = _read_snapshots(folder / SNAPSHOT_DIR)
-    except BaselineError as exc:
-        return Baseline(path=path, entries={}, snapshots={}, damaged=f"damaged baseline: {exc}")
-    return Baseline(path=path, entries=entries, provenance=provenance, snapshots=snapshots)
+        now, held = os.stat(folder), os.fstat(fd)
+    except OSError:
+        return False
+    return (now.st_dev, now.st_ino) == (held.st_dev, held.st_ino)
 
 
-def _read_samples(path: Path, folder: Path) -> tuple[dict[str, BaselineEntry], dict[str, Any]]:
-    if not folder.is_dir():
-        raise BaselineError(f"{folder} is not a folder; remove it, then record a baseline with --snapshot-update")
-    if not path.is_file():
+def _interrupted(folder: Path, old: Path) -> Baseline | None:
+    """What a missing folder with an update's sibling beside it is once the retries run out: an update
+    that stopped between its two renames left the previous baseline at ``old`` (damaged: a run must not
+    take the suite for new and pass a drop); a staged folder alone is an update that never swapped."""
+    if not os.path.lexists(old):
+        return None
+    return Baseline(path=folder / SAMPLES_FILE, entries={}, snapshots={}, damaged=(
+        f"damaged baseline: {folder} is missing while {old} holds the previous one (an update stopped between "
+        f"its renames); rename {old.name} back to {folder.name}, or record a new baseline with --snapshot-update"))
+
+
+def _read_text(name: str, dir_fd: int) -> str:
+    fd = os.open(name, os.O_RDONLY, dir_fd=dir_fd)
+    with os.fdopen(fd, encoding="utf-8") as fh:
+        return fh.read()
+
+
+def _read_samples(path: Path, folder: Path, dir_fd: int) -> tuple[dict[str, BaselineEntry], dict[str, Any]]:
+    try:
+        regular = stat.S_ISREG(os.stat(SAMPLES_FILE, dir_fd=dir_fd).st_mode)
+    except OSError:
+        regular = False
+    if not regular:
         raise BaselineError(f"{path} is missing while {folder} exists (the suite is not new: its baseline "
                             f"lost a part); {FIX}")
     try:
-        data = _strict_json(path.read_text(encoding="utf-8"))
+        data = _strict_json(_read_text(SAMPLES_FILE, dir_fd))
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise BaselineError(f"{path}: not valid JSON ({exc}); {FIX}") from exc
     if not isinstance(data, dict):
@@ -130,21 +213,29 @@ def _read_samples(path: Path, folder: Path) -> tuple[dict[str, BaselineEntry], d
     return entries, provenance if isinstance(provenance, dict) else {}
 
 
-def _read_snapshots(folder: Path) -> dict[str, Mapping[str, Any]]:
-    if not folder.is_dir():
-        raise BaselineError(f"{folder} is missing beside {SAMPLES_FILE} (the aggregate snapshots); {FIX}")
+def _read_snapshots(folder: Path, dir_fd: int) -> dict[str, Mapping[str, Any]]:
+    try:
+        fd = os.open(SNAPSHOT_DIR, os.O_RDONLY | os.O_DIRECTORY, dir_fd=dir_fd)
+    except OSError as exc:
+        raise BaselineError(f"{folder} is missing beside {SAMPLES_FILE} (the aggregate snapshots); {FIX}") from exc
     out: dict[str, Mapping[str, Any]] = {}
-    for file in sorted(folder.iterdir()):
-        if not snapshot_mod.is_snapshot(file.name):
-            continue
-        try:
-            data = _strict_json(file.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, ValueError) as exc:
-            raise BaselineError(f"{file}: not valid JSON ({exc}); {FIX}") from exc
-        why = snapshot_mod.problem(data) if isinstance(data, dict) else "expected a JSON object"
-        if why:
-            raise BaselineError(f"{file}: {why}; {FIX}")
-        out[file.name] = data
+    try:
+        with os.scandir(fd) as listing:
+            names = sorted(e.name for e in listing)
+        for name in names:
+            if not snapshot_mod.is_snapshot(name):
+                continue
+            file = folder / name
+            try:
+                data = _strict_json(_read_text(name, fd))
+            except (OSError, UnicodeDecodeError, ValueError) as exc:
+                raise BaselineError(f"{file}: not valid JSON ({exc}); {FIX}") from exc
+            why = snapshot_mod.problem(data) if isinstance(data, dict) else "expected a JSON object"
+            if why:
+                raise BaselineError(f"{file}: {why}; {FIX}")
+            out[name] = data
+    finally:
+        os.close(fd)
     return out
 
 
@@ -186,35 +277,78 @@ def write(root: Path, suite: str, results: Sequence[SampleResult], provenance: M
     """Write the suite's baseline as a pair: ``samples.json`` and one snapshot per aggregate check
     (``snapshots``: check label → aggregate; None writes ``samples.json`` alone, for tests of it).
 
-    Every file is staged first; only when all are on disk are they renamed into place, and the
-    snapshots of checks the suite no longer has (a removed metric or slice) are deleted. A
-    failure while staging (a full disk, a read-only folder) removes the staged files and raises
-    the ``OSError`` with the previous pair untouched."""
+    The pair is written into ``.<suite>.new`` (a copy of the current folder, so any other file in it
+    stays; the snapshots of checks the suite no longer has, a removed metric or slice, are left out),
+    then swapped in whole (module docstring). A failure while staging (a full disk, a read-only
+    folder) removes the staged folder and raises the ``OSError`` with the previous pair untouched."""
     folder = suite_dir(root, suite)
-    path = folder / SAMPLES_FILE
-    files = {path: samples_text(suite, results, provenance, previous)}
+    staged, old = staging_dirs(root, suite)
+    files = {SAMPLES_FILE: samples_text(suite, results, provenance, previous)}
     if snapshots is not None:
-        files |= {folder / SNAPSHOT_DIR / snapshot_mod.file_name(label): snapshot_mod.serialize(data)
+        files |= {f"{SNAPSHOT_DIR}/{snapshot_mod.file_name(label)}": snapshot_mod.serialize(data)
                   for label, data in snapshots.items()}
-    staged: dict[Path, Path] = {}
+    _remove(staged)  # left by an update that stopped before its swap
     try:
+        if folder.is_dir():
+            shutil.copytree(folder, staged, symlinks=True)
+            if snapshots is not None and (staged / SNAPSHOT_DIR).is_dir():
+                for stale in (staged / SNAPSHOT_DIR).iterdir():
+                    if snapshot_mod.is_snapshot(stale.name):
+                        stale.unlink()
+        for name, text in files.items():
+            os.replace(_stage(staged / name, text), staged / name)
         if snapshots is not None:
-            (folder / SNAPSHOT_DIR).mkdir(parents=True, exist_ok=True)
-        for target, text in files.items():
-            staged[target] = _stage(target, text)
+            (staged / SNAPSHOT_DIR).mkdir(parents=True, exist_ok=True)
+        _sync_dir(staged)
+        _swap(folder, staged, old)
     except BaseException:
-        for tmp in staged.values():
-            tmp.unlink(missing_ok=True)
+        _remove(staged)
         raise
-    # The snapshots first, samples.json last: a reader that finds the new samples.json finds its pair.
-    for target in sorted(staged, key=lambda t: t == path):
-        os.replace(staged[target], target)
-    if snapshots is not None:
-        current = {snapshot_mod.file_name(label) for label in snapshots}
-        for old in (folder / SNAPSHOT_DIR).iterdir():
-            if snapshot_mod.is_snapshot(old.name) and old.name not in current:
-                old.unlink()
-    return path
+    return folder / SAMPLES_FILE
+
+
+def _swap(folder: Path, staged: Path, old: Path) -> None:
+    """Put ``staged`` at ``folder``: the current folder renamed to ``old``, the staged one into its place,
+    then the old one removed. A rename of the staged folder that fails puts the old one back."""
+    if os.path.lexists(folder):
+        _remove(old)  # left by an update that stopped after its swap (its baseline is at ``folder``)
+        os.rename(folder, old)
+        try:
+            os.rename(staged, folder)
+        except BaseException:
+            os.rename(old, folder)
+            raise
+        _remove(old)
+    else:
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        os.rename(staged, folder)
+        _remove(old)  # an update stopped between its renames: the new pair replaces what it left
+    try:
+        _sync_dir(folder.parent)
+    except OSError:
+        pass  # the swap is done and visible; only its durability across a crash is not assured
+
+
+def _remove(path: Path) -> None:
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path, ignore_errors=True)
+    elif os.path.lexists(path):
+        path.unlink()
+
+
+def _sync_dir(path: Path) -> None:
+    """fsync a folder, so the renames in it survive a crash (the staged files are fsynced themselves)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError as exc:  # some filesystems cannot fsync a folder; the files are durable already
+        if exc.errno not in (errno.EINVAL, errno.EBADF, errno.ENOTSUP):
+            raise
+    finally:
+        os.close(fd)
 
 
 def recorded_ids(base: Baseline) -> set[str]:

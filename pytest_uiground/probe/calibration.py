@@ -6,9 +6,17 @@ Each screen is a light-grey desktop with a few grey panels (so the target is not
 thing drawn) and one solid magenta square, the target, named in the instruction. The set
 covers what a wrong frame shows up on: targets near each corner and the centre of an
 ordinary screen (scale and offset per axis), wide, tall and odd aspect ratios (a frame that
-mixes up width and height, or resizes without keeping the aspect ratio), and a
-high-resolution screen above a family's ``max_pixels`` (a server that resizes with other
-limits than the family assumes). Thirteen requests in all.
+mixes up width and height, or resizes without keeping the aspect ratio), and five screens
+above every family's ``max_pixels`` (a server that resizes with other limits than the family
+assumes). Thirteen requests in all.
+
+Why five large screens, with their targets far from the top-left corner: a server resize with
+another ``max_pixels`` changes the reading of a screen only where the area is above the smaller
+of the two limits, and it scales the reading towards (0, 0). With two such screens (the first
+set) a server at 2.6 or 4 MP in front of ``qwen-vl`` missed exactly those two, which the two
+misses a pass allows swallowed (issue 34). Five of thirteen exceed the allowance, and at 0.6 to
+0.9 of a side a limit 5 % off the family's already moves the target out of its square. The wide,
+tall and odd aspects each keep one ordinary-sized screen beside a large one.
 """
 
 from __future__ import annotations
@@ -29,7 +37,8 @@ if TYPE_CHECKING:
 TARGET_RGB = (255, 0, 255)
 INSTRUCTION = "the magenta square"
 HIGH_RES = (5120, 2880)
-"""14.7 MP: above the Qwen2.5-VL default ``max_pixels`` (12.8 MP) and every family's limit here."""
+"""14.7 MP: above the Qwen2.5-VL default ``max_pixels`` (12.8 MP) and every family's limit here;
+the large wide (16.6 MP), tall (14.1 MP) and odd (15.4 MP) screens are above it too."""
 
 
 @dataclass(frozen=True)
@@ -46,13 +55,13 @@ SCREENS: tuple[Screen, ...] = (
     Screen("bottom-right", (1280, 800), (0.92, 0.9)),
     Screen("centre", (1280, 800), (0.5, 0.5)),
     Screen("wide-left", (2560, 720), (0.2, 0.3)),
-    Screen("wide-right", (2560, 720), (0.85, 0.75)),
+    Screen("wide-right", (7680, 2160), (0.85, 0.75)),
     Screen("tall-top", (720, 1600), (0.7, 0.15)),
-    Screen("tall-bottom", (720, 1600), (0.25, 0.8)),
+    Screen("tall-bottom", (2520, 5600), (0.3, 0.85)),
     Screen("odd-a", (1111, 555), (0.35, 0.65)),
-    Screen("odd-b", (1111, 555), (0.75, 0.25)),
-    Screen("hires-a", HIGH_RES, (0.3, 0.2)),
-    Screen("hires-b", HIGH_RES, (0.8, 0.7)),
+    Screen("odd-b", (5555, 2777), (0.8, 0.6)),
+    Screen("hires-a", HIGH_RES, (0.6, 0.9)),
+    Screen("hires-b", HIGH_RES, (0.9, 0.6)),
 )
 
 

@@ -7,8 +7,20 @@ reads ``v`` again in every frame a model might have answered in, with and withou
 swapped, and with other ``max_pixels`` for pixel families, and counts the targets each reading
 hits. The family's own reading hitting (nearly) all targets is the identity; another reading
 hitting them names the mistake; none hitting them with answers that do not follow the targets
-means the model does not look at the image. A per-axis least-squares fit (truth = scale x read +
-offset) is recorded beside the verdict, for the person reading the report.
+means the model does not look at the image.
+
+A per-axis least-squares fit (truth = scale x read + offset) over every answer the family read is
+recorded beside the verdict, for the person reading the report.
+
+Why a pass needs more than the hit count (issue 34): a server resizing with 2.6 or 4 MP in front
+of ``qwen-vl`` missed only the two large screens of the first calibration set, within the misses a
+pass allows, and passed with x = 0.918 x read + 0.084. Now (1) five of the thirteen screens are
+large (:mod:`.calibration`), so such a server misses more than a pass allows; (2) for a pixel
+family, a pass needs no other ``max_pixels`` to hit more targets than the family's own (the misses
+are then a resize, not a model's slips); (3) the fit over the targets hit must be the identity
+(:data:`SCALE_TOLERANCE`). The fit that decides is over the hits, not every answer, so the one or
+two wild misses a pass allows do not decide it (one such miss moves an all-answer fit by up to 0.3
+in scale); the recorded all-answer fit then shows them.
 """
 
 from __future__ import annotations
@@ -25,7 +37,25 @@ from pytest_uiground.record.sample import Sample
 
 PASS_SHARE = 0.8
 """A reading is "the" reading when it hits at least this share of the answered targets (a
-calibrated but imperfect model may miss one or two of thirteen)."""
+calibrated but imperfect model may miss one or two of thirteen). The misses must not be a pattern
+another reading explains: a server limit that hits more targets than the family's fails the probe
+even when the family's reading hits this share."""
+RESIZE_MARGIN = 2
+"""How many more targets another ``max_pixels`` must hit than a family's reading that hits enough to
+pass, for the probe to name the server's resize instead (see ``resized`` in :func:`diagnose`)."""
+SCALE_TOLERANCE = 0.04
+OFFSET_TOLERANCE = 0.025
+"""How far the mapping fitted over the targets the family's reading hits may be from the identity
+(|scale - 1|, |offset|, per axis) for a pass. A correct setup answered exactly fits within 0.001 of
+it: its only error is the resize rounding (an integer pixel of a resized side of at least 555 px,
+under 0.001 of the side, and the resampled target's centre moving by under a pixel); measured
+1.0003..1.0005 and |offset| <= 0.0003 for every pixel family. The rest is the model's own aim: the
+hit rule takes a click anywhere on a target (half-sides 0.011..0.02 of an axis), and thirteen
+clicks spread evenly over their squares give the fit a standard deviation of 0.0095 in scale and
+0.006 in offset (y, the shorter side; simulated over 1,000 draws): the tolerances are four of them,
+so a well-aimed model does not fail by chance. A server limit off the family's shows in the hits
+and in the competing limit's reading first (see :func:`diagnose`); this rule bounds what the hits
+cannot see, a bias smaller than a target that is the same on every screen."""
 SLACK = 0.01
 """Normalized distance beyond the target's half-side still counted as a hit (rounding of 0..1000)."""
 FRAME_WORDS = {"norm1000": "0..1000", "norm1": "0..1", "pixels-resized": "pixels of the resized image",
@@ -166,6 +196,11 @@ def _hit(o: Observation, xy: tuple[float, float] | None) -> bool:
         abs(xy[1] - o.truth[1]) <= o.half[1] + SLACK
 
 
+def _distance(o: Observation) -> float:
+    """How far the family's reading of one answer is from its target's centre (normalized, per-axis sum)."""
+    return abs(o.read[0] - o.truth[0]) + abs(o.read[1] - o.truth[1]) if o.read is not None else math.inf
+
+
 def hits(view: FamilyView, obs: Sequence[Observation], frame: str, swapped: bool = False,
          max_pixels: int | None = None) -> int:
     return sum(_hit(o, _reads(view, o, frame, swapped, max_pixels)) for o in obs)
@@ -194,6 +229,16 @@ def linear_fit(xs: Sequence[float], ys: Sequence[float]) -> dict[str, float | No
     resid = sum((y - (scale * x + offset)) ** 2 for x, y in zip(xs, ys, strict=True))
     r2 = 1 - resid / syy if syy > 0 else None
     return {"scale": round(scale, 4), "offset": round(offset, 4), "r2": round(r2, 4) if r2 is not None else None}
+
+
+def identity(mapping: dict[str, dict[str, float | None]]) -> bool:
+    """Whether the fitted mapping is the identity within :data:`SCALE_TOLERANCE` and
+    :data:`OFFSET_TOLERANCE` on both axes (an undetermined fit is not)."""
+    for axis in ("x", "y"):
+        scale, offset = mapping[axis]["scale"], mapping[axis]["offset"]
+        if scale is None or offset is None or abs(scale - 1) > SCALE_TOLERANCE or abs(offset) > OFFSET_TOLERANCE:
+            return False
+    return True
 
 
 def _families_reading(frame: str) -> str:
@@ -243,13 +288,20 @@ def diagnose(view: FamilyView, obs: Sequence[Observation], requests: int) -> Pro
     mapping = {"x": linear_fit([o.read[0] for o in read if o.read], [o.truth[0] for o in read]),
                "y": linear_fit([o.read[1] for o in read if o.read], [o.truth[1] for o in read])}
     own = hits(view, obs, view.frame)
+    on_target = [o for o in read if _hit(o, o.read)]
+    fitted = identity({"x": linear_fit([o.read[0] for o in on_target if o.read], [o.truth[0] for o in on_target]),
+                       "y": linear_fit([o.read[1] for o in on_target if o.read], [o.truth[1] for o in on_target])})
+    guess = _max_pixels_guess(view, obs) if view.frame == "pixels-resized" and view.max_pixels is not None else None
+    # another server limit explains the answers better; beside a family's reading that hits enough, by two
+    # targets or more (one can be a click on a target's edge that a neighbouring limit happens to move in)
+    resized = guess is not None and guess[1] >= need and guess[1] >= own + (1 if own < need else RESIZE_MARGIN)
 
     def result(passed: bool, hits: int, reading: dict[str, Any], diagnosis: str) -> ProbeResult:
         return ProbeResult(family=view.name, frame=view.frame, passed=passed, diagnosis=diagnosis, hits=hits,
                            answered=len(answered), requests=requests, mapping=mapping, reading=reading,
                            observations=tuple(obs))
 
-    if own >= need:
+    if own >= need and fitted and not resized:
         return result(True, own, {"frame": view.frame, "swapped": False},
                       f"the family's reading ({FRAME_WORDS[view.frame]}) hits {own} of {len(obs)} calibration targets")
     failed = [o for o in obs if o.failed]
@@ -266,18 +318,16 @@ def diagnose(view: FamilyView, obs: Sequence[Observation], requests: int) -> Pro
     scored = sorted(((hits(view, obs, f, sw), f, sw) for f in frames for sw in (False, True)
                      if (f, sw) != (view.frame, False)), key=lambda t: -t[0])
     k, frame, swapped = scored[0]
-    if view.frame == "pixels-resized" and view.max_pixels is not None:
-        guess = _max_pixels_guess(view, obs)
-        if guess is not None and guess[1] >= need and guess[1] > k:
-            n = guess[0]
-            tally = f"(that reading hits {guess[1]} of {len(obs)} targets, the family's own {own})"
-            if view.client_resize:
-                return result(False, guess[1], {"frame": "pixels-resized", "max_pixels": n},
-                              _resized_again(view, n, tally))
-            return result(False, guess[1], {"frame": "pixels-resized", "max_pixels": n}, (
-                f"the server resizes with max_pixels ≈ {n} (the family assumes {view.max_pixels}): set "
-                f"UIGROUND_OPENAI_MAX_PIXELS={n} {tally}"))
-    if k >= need:
+    if guess is not None and resized and guess[1] > k:
+        n = guess[0]
+        tally = f"(that reading hits {guess[1]} of {len(obs)} targets, the family's own {own})"
+        if view.client_resize:
+            return result(False, guess[1], {"frame": "pixels-resized", "max_pixels": n},
+                          _resized_again(view, n, tally))
+        return result(False, guess[1], {"frame": "pixels-resized", "max_pixels": n}, (
+            f"the server resizes with max_pixels ≈ {n} (the family assumes {view.max_pixels}): set "
+            f"UIGROUND_OPENAI_MAX_PIXELS={n} {tally}"))
+    if k >= need and k > own:  # (the family's own reading hitting enough but not fitting: only a better one)
         if frame == view.frame and swapped:
             why = f"x and y look swapped: the answers are (y, x) in {FRAME_WORDS[frame]}"
         else:
@@ -285,6 +335,14 @@ def diagnose(view: FamilyView, obs: Sequence[Observation], requests: int) -> Pro
                    f"family reads {FRAME_WORDS[view.frame]}{_families_reading(frame)}")
         return result(False, k, {"frame": frame, "swapped": swapped},
                       f"{why} (that reading hits {k} of {len(obs)} targets, the family's own {own})")
+    if own >= need and not fitted:  # hits enough and no other reading does better, but not the identity
+        far = sorted(read, key=lambda o: -_distance(o))[:3]
+        return result(False, own, {}, (
+            f"the family's reading hits {own} of {len(obs)} calibration targets but the mapping fitted over them "
+            f"is not the identity (truth = scale x read + offset, all answers: x {mapping['x']}, y {mapping['y']}; "
+            f"a correct setup fits within {SCALE_TOLERANCE} of scale 1 and {OFFSET_TOLERANCE} of offset 0); "
+            "farthest from their "
+            f"targets: {', '.join(f'{o.screen} {o.size[0]}x{o.size[1]}' for o in far)}"))
     xs = [o.written[0] for o in answered if o.written]
     ys = [o.written[1] for o in answered if o.written]
     fx = linear_fit([o.truth[0] for o in answered], xs)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import io
+import math
 import os
 import re
 import subprocess
@@ -33,7 +34,7 @@ from pytest_uiground import probe
 from pytest_uiground.models import families
 from pytest_uiground.models.openai import wire
 from pytest_uiground.models.openai.client import OpenAIChatModel
-from pytest_uiground.probe import calibration
+from pytest_uiground.probe import calibration, fit
 
 KEY = "sk-probe"
 QWEN_MAX = families.get("qwen-vl").resize.max_pixels  # type: ignore[union-attr]
@@ -210,7 +211,7 @@ def test_the_right_frame_passes(probed: Any, family: str, frame: str) -> None:
         f"the server resizes the image again: the client sends it resized as the holo family's official client "
         f"does (max_pixels {HOLO_MAX}), and the server's processor shrinks it to max_pixels ≈ {SMALL_MAX}, so the "
         "model sees a smaller image than the family was measured with (that reading hits 13 of 13 targets, the "
-        f"family's own 3); raise the server's max_pixels to at least {HOLO_MAX} (vLLM: --mm-processor-kwargs "
+        f"family's own 2); raise the server's max_pixels to at least {HOLO_MAX} (vLLM: --mm-processor-kwargs "
         f"'{{\"max_pixels\": {HOLO_MAX}}}'), or, to score it as served, set UIGROUND_OPENAI_MAX_PIXELS={SMALL_MAX}")),
     ("gta1", seeing("norm1000", "gta1"), "answers look like 0..1000 but the family reads pixels of the resized "
                                          "image"),
@@ -252,6 +253,31 @@ def test_each_wrong_frame_is_named(probed: Any, family: str, script: Any, expect
     assert result.to_json()["verdict"] == "fail" and result.to_json()["diagnosis"] == result.diagnosis
 
 
+@pytest.mark.parametrize("family,server_max", [("qwen-vl", 2_600_000), ("qwen-vl", 4_000_000), ("gta1", 2_600_000)])
+def test_a_server_limit_between_the_small_screens_and_the_familys_fails(
+        probed: Any, monkeypatch: pytest.MonkeyPatch, family: str, server_max: int) -> None:
+    """Issue 34: a server resizing with 2.6 or 4 MP in front of qwen-vl (which assumes 12.8 MP), or
+    shrinking gta1's already-resized image again to 2.6 MP, touches only the screens above that limit;
+    with two such screens the family's reading missed just those two and passed ("hits 11 of 13",
+    x = 0.918 x read + 0.084). It must fail, name the server's resize with a limit near its own, fit a
+    mapping that is not the identity, and the fix it names must read that server."""
+    server = seeing("pixels", family, server_max)
+    result, requests = probed(server, family)
+    assert not result.passed, result.diagnosis
+    expected = ("the server resizes the image again" if families.get(family).client_resize
+                else "the server resizes with max_pixels ≈ ")
+    assert result.diagnosis.startswith(expected), result.diagnosis
+    named = re.search(r"max_pixels ≈ (\d+)", result.diagnosis)
+    assert named is not None and abs(int(named[1]) - server_max) / server_max < 0.05, result.diagnosis
+    assert requests == len(calibration.SCREENS) == 13
+    assert not fit.identity(result.mapping), result.mapping
+    fix = re.search(r"set (UIGROUND_OPENAI_MAX_PIXELS)=(\d+)\b", result.diagnosis)
+    assert fix is not None, result.diagnosis
+    monkeypatch.setenv(fix[1], fix[2])
+    again, _ = probed(server, family)
+    assert again.passed, again.diagnosis
+
+
 @pytest.mark.parametrize("family", ["qwen-vl", "holo", "gta1"])
 def test_a_server_rounding_to_another_patch_size_is_named_and_its_fix_reads_it(
         probed: Any, monkeypatch: pytest.MonkeyPatch, family: str) -> None:
@@ -283,11 +309,15 @@ def test_the_fix_the_probe_names_makes_it_pass(probed: Any, monkeypatch: pytest.
     assert again.passed, again.diagnosis
 
 
-def test_the_calibration_set_covers_corners_aspects_and_a_high_resolution_screen() -> None:
+def test_the_calibration_set_covers_corners_aspects_and_high_resolution_screens() -> None:
     samples = calibration.samples()
     sizes = {s.image.dimensions() for s in samples}
     assert any(w / h > 3 for w, h in sizes) and any(h / w > 2 for w, h in sizes)  # wide and tall
-    assert max(w * h for w, h in sizes) > QWEN_MAX  # above the family's max_pixels
+    largest = max(f.resize.max_pixels for f in map(families.get, families.names()) if f.resize is not None)
+    large = [s for s in calibration.SCREENS if s.size[0] * s.size[1] > largest]  # above every family's max_pixels
+    # more than the misses a pass allows, targets far from (0, 0), towards which a resize scales a reading
+    assert len(large) > len(samples) - math.ceil(fit.PASS_SHARE * len(samples))
+    assert all(max(s.centre) >= 0.75 for s in large)
     centres = [((s.target.box.x0 + s.target.box.x1) / 2, (s.target.box.y0 + s.target.box.y1) / 2)
                for s in samples if s.target.box is not None]
     for corner in ((0, 0), (1, 0), (0, 1), (1, 1), (0.5, 0.5)):
