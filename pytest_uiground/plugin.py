@@ -6,6 +6,7 @@ by name only when the model fixture is first used.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -45,6 +46,10 @@ def pytest_configure(config: pytest.Config) -> None:
     worker_id = workerinput["workerid"] if workerinput else "master"
     config.stash[STATE] = WorkerState(options=opts, worker_id=worker_id)
     config.pluginmanager.register(StopOnSigterm(config), "uiground-sigterm")
+    if workerinput is not None:
+        # pytest-benchmark warns from every xdist worker, at its exit, that it disabled benchmarks, which
+        # lands among the progress dots; test_latency already skips under -n saying why.
+        warnings.filterwarnings("ignore", message="Benchmarks are automatically disabled because xdist")
     config.addinivalue_line("markers", f"{SLICE_MARKER}(**metadata): a sample's metadata (slices), set by "
                             f"pytest-uiground; select with -m \"{SLICE_MARKER}(theme='dark')\"")
     if workerinput is None:
