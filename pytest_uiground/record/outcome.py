@@ -21,6 +21,11 @@ class Outcome(str, Enum):
     WRONG_UPDATING = "wrong-updating"
     ERROR = "error"
 
+    def __str__(self) -> str:
+        """The word (``regression``), wherever an outcome is printed: the report's sample table showed
+        ``Outcome.REGRESSION``, as ``str()`` of an enum gives its repr-like name."""
+        return self.value
+
     @property
     def fails(self) -> bool:
         return self in (Outcome.REGRESSION, Outcome.ERROR)

@@ -72,3 +72,12 @@ def test_a_failed_call_is_one_prediction_wording() -> None:
     assert pred.error == "MemoryError: CUDA out of memory" == error_text(MemoryError("CUDA out of memory"))
     assert pred.latency_ms == 12.5 and pred.point is None and pred.raw == ""
     assert Prediction.from_json(pred.to_json()) == pred
+
+
+def test_an_outcome_prints_as_its_word() -> None:
+    from pytest_uiground.report import browse
+    from pytest_uiground.report.markup import esc
+
+    assert str(Outcome.REGRESSION) == f"{Outcome.REGRESSION}" == esc(Outcome.REGRESSION) == "regression"
+    record = SampleResult("s", "a", "point", outcome=Outcome.KNOWN_FAILURE)
+    assert str(browse.outcome_of(record)) == "known-failure"
