@@ -110,22 +110,48 @@ def _clip(text: str, n: int) -> str:
 
 def sample_line(sample: Sample | None, result: SampleResult) -> str:
     """One line for a sample: id, instruction, expected, got (the full record is in samples.jsonl
-    and report.html)."""
+    and report.html). Boxes and points are in pixels of the screenshot when its header can be read
+    (what a person compares with the image), else in the internal 0..1 frame, and say which."""
+    size = _size(sample)
     want: object = None
     if sample is not None:
         t = sample.target
-        want = ("[" + ", ".join(f"{v:.3f}" for v in t.box) + "]" if t.box is not None and sample.task != "verdict"
+        want = (_box(t.box, size) if t.box is not None and sample.task != "verdict"
                 else t.verdict or t.option or t.answer or t.box)
         want = "a refusal (the element is absent)" if t.refusal else want
     pred = result.prediction
     got: object = None
     if pred is not None:
-        got = (f"({pred.point.x:.3f}, {pred.point.y:.3f})" if pred.point is not None
-               else "a refusal" if pred.refused else pred.verdict or pred.option or pred.answer or pred.box)
+        got = (_point(pred.point.x, pred.point.y, size) if pred.point is not None
+               else "a refusal" if pred.refused else pred.verdict or pred.option or pred.answer
+               or (_box(pred.box, size) if pred.box is not None else None))
         if result.format_error:
             got = f"format error {_clip(pred.raw, 40)!r}"
     instruction = _clip(sample.instruction, 60) if sample is not None else "?"
     return f"{result.id}: {instruction!r} expected {want}, got {got}"
+
+
+def _size(sample: Sample | None) -> tuple[int, int] | None:
+    if sample is None:
+        return None
+    try:
+        return sample.image.dimensions()
+    except Exception:  # an unreadable image is the sample's error, reported elsewhere; the line goes on
+        return None
+
+
+def _box(box: Sequence[float], size: tuple[int, int] | None) -> str:
+    if size is None:
+        return "box [" + ", ".join(f"{v:.3f}" for v in box) + "] (x1, y1, x2, y2 as 0..1 of the screen)"
+    w, h = size
+    x0, y0, x1, y1 = box
+    return f"box [{round(x0 * w)}, {round(y0 * h)}, {round(x1 * w)}, {round(y1 * h)}] px (x1, y1, x2, y2)"
+
+
+def _point(x: float, y: float, size: tuple[int, int] | None) -> str:
+    if size is None:
+        return f"point ({x:.3f}, {y:.3f}) (0..1 of the screen)"
+    return f"point ({round(x * size[0])}, {round(y * size[1])}) px"
 
 
 def id_list(title: str, ids: Sequence[str], limit: int = 10) -> str:

@@ -81,3 +81,22 @@ def test_an_outcome_prints_as_its_word() -> None:
     assert str(Outcome.REGRESSION) == f"{Outcome.REGRESSION}" == esc(Outcome.REGRESSION) == "regression"
     record = SampleResult("s", "a", "point", outcome=Outcome.KNOWN_FAILURE)
     assert str(browse.outcome_of(record)) == "known-failure"
+
+
+def test_a_sample_line_reads_boxes_in_pixels_and_labels_them(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from conftest import header_only_png
+
+    from pytest_uiground.record.image import ImageRef
+    from pytest_uiground.record.result import sample_line
+    from pytest_uiground.record.sample import Sample, Target
+
+    box = Box(0.1, 0.2, 0.3, 0.4)
+    seen = Sample(id="s", image=ImageRef.from_path(header_only_png(tmp_path / "s.png", (1000, 500))),
+                  instruction="Open the comments", target=Target(box=box), task="point")
+    result = SampleResult("x", "s", "point", prediction=Prediction(point=Point(0.5, 0.5)))
+    assert sample_line(seen, result) == ("s: 'Open the comments' expected box [100, 100, 300, 200] px "
+                                         "(x1, y1, x2, y2), got point (500, 250) px")
+    unseen = Sample(id="s", image=ImageRef.from_path(tmp_path / "missing.png"), instruction="Open the comments",
+                    target=Target(box=box), task="point")
+    assert "box [0.100, 0.200, 0.300, 0.400] (x1, y1, x2, y2 as 0..1 of the screen)" in sample_line(unseen, result)
+    assert "got point (0.500, 0.500) (0..1 of the screen)" in sample_line(unseen, result)
