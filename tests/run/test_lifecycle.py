@@ -49,7 +49,8 @@ def test_update_then_rerun_passes_then_worse_model_fails(project: Project, xdist
     # One line per regressed sample, in id order, then the verdict; pytest's FAILURES section does not
     # repeat them (they are "regressed" and "checks failed" in its closing line, and still fail the run).
     worse.stdout.fnmatch_lines(["regressed (right in the baseline, wrong now) (3):",
-                                *[f"  {sid}: * expected box [[]*[]] px (x1, y1, x2, y2), got point (*) px" for sid in ids[1:4]],
+                                *[f"  {sid}: * expected box [[]*[]] px (x1, y1, x2, y2), got point (*) px"
+                                  for sid in ids[1:4]],
                                 "uiground verdict for mini: FAIL: * checks failed; 3 samples regressed",
                                 "*3 regressed, * checks failed*"])
     out = worse.stdout.str()
