@@ -245,6 +245,7 @@ BROWSER_CSS = """
 .tablewrap{max-height:80vh;overflow:auto;border:1px solid #ddd}
 #samples{margin:0;width:100%;font-size:.85em}#samples td{padding:.15em .4em;cursor:pointer}
 #samples td.id{max-width:13em;overflow:hidden;text-overflow:ellipsis}
+#samples td.instr{max-width:24em;overflow:hidden;text-overflow:ellipsis}
 #samples thead th{position:sticky;top:0;z-index:1}
 #samples td.id,#samples th.id{position:sticky;left:0;background:#fff;z-index:1;box-shadow:1px 0 0 #ddd}
 #samples thead th.id{z-index:2}

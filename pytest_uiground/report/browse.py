@@ -228,12 +228,13 @@ def data_json(doc: Mapping[str, Any]) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-def _row(i: int, record: SampleResult, keys: Sequence[str], crop_src: str, lazy: bool) -> str:
+def _row(i: int, record: SampleResult, keys: Sequence[str], crop_src: str, lazy: bool, instruction: str) -> str:
     outcome = outcome_of(record)
     thumb = (f'<img class="thumb" alt="" src="{esc(crop_src)}"{" loading=lazy" if lazy else ""}>'
              if crop_src else "")
     latency = record.latency_ms if record.latency_ms is not None and is_number(record.latency_ms) else None
     cells = [f'<td class="t">{thumb}</td>', f'<td class="l id" title="{esc(record.id)}">{esc(record.id)}</td>',
+             f'<td class="l instr" title="{esc(instruction)}">{esc(_clip(instruction, 80))}</td>',
              f'<td class="l"><span class="tag {esc(outcome)}">{esc(outcome)}</span></td>',
              f"<td>{esc(fmt(record.value, digits=1))}</td>", f"<td>{esc(fmt(latency, digits=1))}</td>"]
     cells += [f'<td class="l">{esc(record.meta.get(k, ""))}</td>' for k in keys]
@@ -272,13 +273,15 @@ def browser(summary: SuiteSummary, records: Sequence[SampleResult], lookup: Look
     for i, r in enumerate(ordered):
         entry, crop_src = sample_entry(r, lookup(r.id) if lookup is not None else None, screens, r.id in drawn)
         entries.append(entry)
-        rows.append(_row(i, r, keys, crop_src, lazy=not images.inline))
+        rows.append(_row(i, r, keys, crop_src, lazy=not images.inline, instruction=entry["instruction"] or ""))
         images.tick(i + 1, len(ordered), len(drawn))
-    head = ('<tr><th class="t">zoom</th><th class="l id">id</th><th class="l">outcome</th><th>score</th><th>ms</th>'
-            + "".join(f'<th class="l">{esc(k)}</th>' for k in keys) + "</tr>")
+    head = ('<tr><th class="t">zoom</th><th class="l id">id</th><th class="l">instruction</th><th class="l">outcome'
+            '</th><th>score</th><th>ms</th>' + "".join(f'<th class="l">{esc(k)}</th>' for k in keys) + "</tr>")
+    # The blue swatch only where a sample has an input click (detection tasks): point suites have none.
+    click = '<span class="sw b"></span>input click ' if any(e["click"] for e in entries) else ""
     legend = ('<p class="legend"><span class="sw g"></span>ground truth <span class="sw r"></span>prediction '
-              '<span class="sw b"></span>input click &nbsp; Click a row (or use j/k) for the screenshot, the '
-              "zoomed crop, the instruction and the raw output.</p>")
+              f'{click}&nbsp; Click a row (or use j/k) for the screenshot, the zoomed crop, the instruction and the '
+              "raw output.</p>")
     doc = {"keys": keys, "screens": screens.entries, "samples": entries}
     return (legend + _filters(records, keys)
             + '<div class="browse"><div class="tablewrap"><table id="samples" class="sortable"><thead>' + head

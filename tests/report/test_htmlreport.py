@@ -419,3 +419,16 @@ def test_a_card_shows_only_the_fields_its_task_is_scored_on() -> None:
     assert browse.prediction_fields(pred, "detect") == {"point": [0.5, 0.5], "attempts": 2}
     assert browse.prediction_fields(pred, "verdict") == {"verdict": "passed"}
     assert browse.prediction_fields(None, "point") == {}
+
+
+def test_the_sample_table_shows_each_instruction_and_the_click_legend_only_where_clicks_exist() -> None:
+    page = htmlreport.render(SUMMARY, RECORDS, hand_lookup())
+    assert '<th class="l">instruction</th>' in page
+    assert 'title="click &lt;the&gt; button &amp; reg-1">click &lt;the&gt; button &amp; reg-1</td>' in page
+    assert "input click" in page, "these samples carry an input click"
+
+    def without_click(sid: str) -> Sample | None:
+        found = hand_lookup()(sid)
+        return replace(found, click=None) if found is not None else None
+
+    assert "input click" not in htmlreport.render(SUMMARY, RECORDS, without_click), "a point suite has no click"
