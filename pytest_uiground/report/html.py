@@ -22,6 +22,7 @@ or the model output is escaped: raw model output is untrusted text.
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -102,8 +103,11 @@ def short(value: object, limit: int = 120) -> str:
     """A fingerprint or other mapping on one line (``k=v, ...``), clipped."""
     if value is None or value == "":
         return "-"
-    text = (", ".join(f"{k}={v}" for k, v in sorted(value.items()) if v not in (None, "", {}, []))
-            if isinstance(value, Mapping) else str(value))
+    def word(v: object) -> str:  # JSON for nested values: never a Python repr ({'use_cls': False}) on the page
+        return v if isinstance(v, str) else json.dumps(v, sort_keys=True, default=str)
+
+    text = (", ".join(f"{k}={word(v)}" for k, v in sorted(value.items()) if v not in (None, "", {}, []))
+            if isinstance(value, Mapping) else word(value))
     return text if len(text) <= limit else text[:limit] + "\u2026"
 
 

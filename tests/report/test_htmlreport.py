@@ -432,3 +432,9 @@ def test_the_sample_table_shows_each_instruction_and_the_click_legend_only_where
         return replace(found, click=None) if found is not None else None
 
     assert "input click" not in htmlreport.render(SUMMARY, RECORDS, without_click), "a point suite has no click"
+
+
+def test_a_fingerprint_reads_as_json_not_a_python_repr() -> None:
+    text = htmlreport.short({"engine": "rapidocr", "engine_options": {"use_cls": False}, "empty": None})
+    assert text == 'engine=rapidocr, engine_options={"use_cls": false}'
+    assert htmlreport.short(["a", 1]) == '["a", 1]' and htmlreport.short("plain") == "plain"
