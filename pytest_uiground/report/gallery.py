@@ -20,6 +20,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import io
+import math
 import os
 import re
 import time
@@ -42,7 +43,8 @@ Lookup = Callable[[str], "Sample | None"]
 
 SCREEN_MAX = (1280, 1600)  # the detail view's screenshot, at most this size
 CROP_SIZE = 320  # the crop's longer side, in pixels
-CROP_MIN_PX = 96  # the smallest region cropped from the original, in its pixels
+CROP_MIN_PX = 64  # the smallest region cropped from the original, in its pixels (a 5x zoom at CROP_SIZE)
+NEAR = 3.0  # a prediction within this many target extents (at least CROP_MIN_PX) of the target shares its crop
 CROP_PAD = 0.6  # padding around truth and prediction, as a share of their extent
 INLINE_MAX_SAMPLES = 600  # above this, images are files beside the page
 DRAWN_MAX = 24
@@ -147,14 +149,19 @@ def screen(img: Image.Image) -> tuple[bytes, str, tuple[int, int]]:
     return data, mime, small.size
 
 
-def _extent(sample: Sample | None, prediction: Prediction | None) -> Rect | None:
-    """The normalised rectangle holding the ground-truth box and the predicted box or point."""
+def _extent(sample: Sample | None, prediction: Prediction | None, width: int = 1, height: int = 1) -> Rect | None:
+    """The normalised rectangle to zoom into: the ground-truth box, with the predicted box or point when it
+    is near the target. A prediction across the screen would make the crop the whole screen, and a
+    few-pixel target would stay a few pixels: the crop then shows the target, and the full screenshot
+    beside it shows where the model clicked."""
     xs: list[float] = []
     ys: list[float] = []
     box = sample.target.box if sample is not None else None
     if box is not None and _finite(tuple(box)):
         xs += [box.x0, box.x1]
         ys += [box.y0, box.y1]
+    if prediction is not None and xs and not _near(prediction, (xs[0], ys[0], xs[1], ys[1]), width, height):
+        return (xs[0], ys[0], xs[1], ys[1])
     if prediction is not None:
         if prediction.box is not None and _finite(tuple(prediction.box)):
             xs += [prediction.box.x0, prediction.box.x1]
@@ -169,9 +176,21 @@ def _extent(sample: Sample | None, prediction: Prediction | None) -> Rect | None
     return (min(xs), min(ys), max(xs), max(ys))
 
 
+def _near(prediction: Prediction, truth: Rect, width: int, height: int) -> bool:
+    """Whether the predicted point or box lies within ``NEAR`` target extents of the target (in pixels)."""
+    x0, y0, x1, y1 = truth[0] * width, truth[1] * height, truth[2] * width, truth[3] * height
+    reach = NEAR * max(x1 - x0, y1 - y0, CROP_MIN_PX)
+    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+    marks = ([(prediction.point.x, prediction.point.y)] if prediction.point is not None else []) + (
+        [(prediction.box.x0, prediction.box.y0), (prediction.box.x1, prediction.box.y1)]
+        if prediction.box is not None else [])
+    return all(abs(x * width - cx) <= reach and abs(y * height - cy) <= reach for x, y in marks
+               if math.isfinite(x) and math.isfinite(y))
+
+
 def crop_rect(sample: Sample | None, prediction: Prediction | None, width: int, height: int) -> Rect:
     """The pixel region to zoom into: truth and prediction with padding, at least ``CROP_MIN_PX`` a side."""
-    ext = _extent(sample, prediction)
+    ext = _extent(sample, prediction, width, height)
     if ext is None:
         return (0.0, 0.0, float(width), float(height))
     x0, y0, x1, y1 = ext[0] * width, ext[1] * height, ext[2] * width, ext[3] * height

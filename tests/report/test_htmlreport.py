@@ -438,3 +438,16 @@ def test_a_fingerprint_reads_as_json_not_a_python_repr() -> None:
     text = htmlreport.short({"engine": "rapidocr", "engine_options": {"use_cls": False}, "empty": None})
     assert text == 'engine=rapidocr, engine_options={"use_cls": false}'
     assert htmlreport.short(["a", 1]) == '["a", 1]' and htmlreport.short("plain") == "plain"
+
+
+def test_a_tiny_target_is_zoomed_even_when_the_click_is_across_the_screen() -> None:
+    tiny = Box(1000 / 1919, 500 / 1080, 1006 / 1919, 506 / 1080)  # a 6-pixel icon on a 1919x1080 screen
+    sample = Sample(id="t", image=ImageRef.from_source("mem:t", screenshot), instruction="tap the icon",
+                    task="point", target=Target(box=tiny))
+    far = Prediction(point=Point(0.05, 0.05))
+    x0, _, x1, _ = gallery.crop_rect(sample, far, 1919, 1080)
+    assert x1 - x0 <= gallery.CROP_MIN_PX + 1 and x0 <= 1000 and x1 >= 1006, "the crop is the target, zoomed"
+    assert gallery.CROP_SIZE / (x1 - x0) >= 5
+    near = Prediction(point=Point(1030 / 1919, 503 / 1080))
+    nx0, _, nx1, _ = gallery.crop_rect(sample, near, 1919, 1080)
+    assert nx0 <= 1000 and nx1 >= 1030, "a click near the target shares its crop"
