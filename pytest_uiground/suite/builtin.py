@@ -53,6 +53,8 @@ class BuiltinSuite:
     description: str
     #: the [suite] names inside, each with its committed baseline folder or None (needs data first)
     suites: tuple[tuple[str, Path | None], ...]
+    #: each suite's own description, where the folder holds several (``init --list`` shows them all)
+    parts: tuple[tuple[str, str], ...] = ()
 
     @property
     def offline(self) -> bool:
@@ -79,14 +81,16 @@ def suites(where: Builtin | None = None) -> list[BuiltinSuite]:
     out = []
     for folder in sorted(p for p in where.path("suites").iterdir() if p.is_dir()):
         found = []
-        description = ""
+        parts = []
         for toml in sorted(folder.rglob("suite.toml")):
             with toml.open("rb") as f:
                 section = tomllib.load(f).get("suite", {})
             name = str(section.get("name", toml.parent.name))
-            description = description or str(section.get("description", ""))
+            parts.append((toml.parent.relative_to(folder).as_posix(), str(section.get("description", ""))))
             committed = baselines / name
             found.append((name, committed if (committed / "samples.json").is_file() else None))
         if found:
-            out.append(BuiltinSuite(folder.name, folder, description, tuple(found)))
+            many = len(parts) > 1
+            description = f"{len(parts)} suites: " + ", ".join(p for p, _ in parts) if many else parts[0][1]
+            out.append(BuiltinSuite(folder.name, folder, description, tuple(found), tuple(parts) if many else ()))
     return out

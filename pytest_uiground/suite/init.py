@@ -51,6 +51,7 @@ def _list(found: Sequence[builtin.BuiltinSuite]) -> str:
     for s in found:
         where = "offline, baseline committed" if s.offline else "needs data (--uiground-data-path or the hub)"
         lines.append(f"{s.folder:<{width}}  {where:<44}  {s.description}")
+        lines += [f"  {s.folder}/{part}: {text}" for part, text in s.parts]  # screenspot is v2 and pro
     return "\n".join(lines)
 
 
@@ -169,7 +170,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     extras = [(where.path("workflow"), project / ".github" / "workflows" / "model-upgrade-gate.yml", None),
               (where.path("model_file"), project / "uiground-model.toml", suite_dirs)]
     workflow, model_file = (dest for _, dest, _ in extras)
-    files = [model_file] + ([workflow] if not workflow.exists() else [])
+    ignore = project / ".gitignore"
+    files = [model_file, ignore] + ([workflow] if not workflow.exists() else [])
     problems = _unwritable(project, files, [dest for _, dest in copies])
     if problems:
         print("init: cannot write the project (nothing was copied):\n" + "\n".join(f"  {p}" for p in problems),
@@ -177,6 +179,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     try:
         _write(copies, extras)
+        print(_ignore_reports(ignore))
     except OSError as exc:  # checked above; what is left is the disk (full, gone) or a race
         print(f"init: could not write {exc.filename or project}: {exc.strerror or exc}; fix that and remove what "
               "init copied above, then rerun it", file=sys.stderr)
@@ -184,8 +187,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     offline = [n for n in names if found[n].offline]
     print("next: " + (f"pytest {' '.join(f'suites/{n}' for n in offline)}" if offline else
                       "give the suites their data (see each suite's README.md), then pytest suites/<name>")
-          + "; commit suites/, baselines/, uiground-model.toml and .github/workflows/")
+          + "; commit suites/, baselines/, uiground-model.toml, .gitignore and .github/workflows/")
     return 0
+
+
+REPORT_DIR = "out/"
+"""The report folder the README's commands and the gate workflow write (``--uiground-report out``)."""
+
+
+def _ignore_reports(path: Path) -> str:
+    """``out/`` in the project's ``.gitignore``: a report folder (screenshots and crops included) is an
+    artifact of a run, uploaded by the workflow, never a file to commit beside the baselines."""
+    text = path.read_text(encoding="utf-8") if path.is_file() else ""
+    if any(line.strip().strip("/") == REPORT_DIR.strip("/") for line in text.splitlines()):
+        return f"kept {path} (it already ignores {REPORT_DIR})"
+    head = "" if not text or text.endswith("\n") else "\n"
+    path.write_text(text + head + f"# pytest-uiground reports (--uiground-report out)\n{REPORT_DIR}\n",
+                    encoding="utf-8")
+    return f"{'added' if text else 'wrote'} {REPORT_DIR} to {path}"
 
 
 def _write(copies: Sequence[tuple[Path, Path]], extras: Sequence[tuple[Path, Path, Sequence[str] | None]]) -> None:

@@ -98,12 +98,16 @@ def test_an_installed_wheel_reads_its_own_copy_of_the_suites(wheel: Path, tmp_pa
 
 def test_init_list_names_every_builtin_suite_once(capsys: pytest.CaptureFixture[str]) -> None:
     assert init.main(["--list"]) == 0
-    lines = capsys.readouterr().out.splitlines()
+    out = capsys.readouterr().out.splitlines()
+    lines = [line for line in out if not line.startswith(" ")]
     folders = sorted(p.name for p in (ROOT / "suites").iterdir() if p.is_dir())
     assert [line.split()[0] for line in lines] == folders
     by_name = {line.split()[0]: line for line in lines}
     assert "offline, baseline committed" in by_name["synthetic"]
-    assert "needs data" in by_name["screenspot"]
+    assert "needs data" in by_name["screenspot"] and "2 suites: pro, v2" in by_name["screenspot"]
+    parts = [line.strip() for line in out if line.startswith(" ")]
+    assert any(p.startswith("screenspot/v2: ScreenSpot-v2") for p in parts), "v2 is named, not only Pro"
+    assert any(p.startswith("screenspot/pro: ScreenSpot-Pro") for p in parts)
 
 
 def test_init_refuses_to_overwrite_and_copies_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -328,3 +332,15 @@ def test_init_into_a_read_only_folder_is_one_clear_error(tmp_path: Path, capsys:
         project.chmod(0o755)
     assert f"{project} is not writable" in err and f"chmod u+w {project}" in err and "Traceback" not in err
     assert not any(project.iterdir())
+
+
+def test_init_ignores_the_report_folder_once(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / ".gitignore").write_text("*.pyc")  # the user's own, without a final newline
+    assert init.main(["synthetic", "--dir", str(tmp_path)]) == 0
+    assert (tmp_path / ".gitignore").read_text() == "*.pyc\n# pytest-uiground reports (--uiground-report out)\nout/\n"
+    assert init.main(["detection", "--dir", str(tmp_path)]) == 0
+    assert (tmp_path / ".gitignore").read_text().count("out/") == 1, "a second init adds it once"
+    fresh = tmp_path / "fresh"
+    assert init.main(["synthetic", "--dir", str(fresh)]) == 0
+    assert (fresh / ".gitignore").read_text().splitlines()[-1] == "out/"
+    assert "wrote out/ to" in capsys.readouterr().out
