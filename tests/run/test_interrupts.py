@@ -74,13 +74,16 @@ def test_signals_at_random_moments_never_leave_a_mixed_report(project: Project) 
         before = (log.stat().st_mtime_ns, log.stat().st_size) if log.is_file() else None
         proc = subprocess.Popen([*args, *xdist], cwd=project.root, env={**env, "UIGROUND_SLEEP": "0.05"},
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-        # A random moment after the run has started (it holds the report folder's lock), so that a
-        # loaded machine's slow start does not push every signal before the first record.
-        deadline = time.monotonic() + 60
-        while not (project.root / "out" / ".uiground-report.lock").exists() and proc.poll() is None \
-                and time.monotonic() < deadline:
-            time.sleep(0.01)
-        time.sleep(rng.uniform(0.0, 1.5))
+        # Every other signal comes a random moment after this run's first record (so a loaded machine's
+        # slow start cannot push them all before the samples), the others at any moment from the start.
+        if k % 4 < 2:
+            deadline = time.monotonic() + 60
+            while proc.poll() is None and time.monotonic() < deadline and before == (
+                    (log.stat().st_mtime_ns, log.stat().st_size) if log.is_file() else None):
+                time.sleep(0.005)
+            time.sleep(rng.uniform(0.0, 0.3))
+        else:
+            time.sleep(rng.uniform(0.0, 3.0))
         proc.send_signal(sig)
         out = proc.communicate(timeout=120)[0].decode()
         done = _records(project)
