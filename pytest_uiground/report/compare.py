@@ -33,7 +33,7 @@ from pytest_uiground.report.runs import (
     CompareError,
     Run,
     check_same_suites,
-    flips,
+    flip_lines,
     latency,
     lines,
     load_runs,
@@ -76,9 +76,7 @@ def text_table(suite: str, runs: Sequence[Run]) -> str:
     out = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths, strict=True)))
            for row in rows]
     for r in runs[1:]:
-        fixed, regressed = flips(suite, runs[0], r)
-        if fixed or regressed:
-            out.append(f"{r.label} vs {runs[0].label}: {len(fixed)} fixed, {len(regressed)} regressed samples")
+        out += flip_lines(suite, runs[0], r)
     return "\n".join(line.rstrip() for line in out)
 
 

@@ -23,7 +23,7 @@ from pytest_uiground.report import plots as pl
 from pytest_uiground.report.gallery import FILES_DIR, safe_name
 from pytest_uiground.report.html import short, split_slice
 from pytest_uiground.report.markup import esc, fmt, page
-from pytest_uiground.report.runs import Line, Run, flips, headline, latency, lines, metric_names
+from pytest_uiground.report.runs import Line, Run, flip_lines, flips, headline, latency, lines, metric_names
 
 FLIP_LIMIT = 40  # cards per list; the rest are listed by id
 
@@ -178,6 +178,10 @@ def suite_section(suite: str, runs: Sequence[Run]) -> str:
         if not r.suite_records(suite) or not runs[0].suite_records(suite):
             parts.append('<p class="note">no samples.jsonl in one of the runs: flips unknown</p>')
             continue
+        summary = flip_lines(suite, runs[0], r, limit=0)
+        parts.append(f'<p class="note">{esc(summary[0])}</p>'
+                     + "".join(f'<p class="note">{esc(line.strip())}</p>' for line in summary[1:]
+                               if line.startswith("  flip rate by slice")))
         parts += [flip_cards(suite, runs[0], r, fixed, "fixed (wrong before, right now)"),
                   flip_cards(suite, runs[0], r, regressed, "regressed (right before, wrong now)")]
     return "\n".join(parts)

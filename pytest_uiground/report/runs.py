@@ -12,9 +12,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pytest_uiground.gate import checks
+from pytest_uiground.gate import checks, stats
 from pytest_uiground.gate.checks import Paired
 from pytest_uiground.record.result import SampleResult
+from pytest_uiground.record.sample import MULTI_VALUE_SEP
 from pytest_uiground.report import summary as summary_mod
 from pytest_uiground.report import units
 from pytest_uiground.report.html import latency_percentiles, split_slice
@@ -222,6 +223,87 @@ def flips(suite: str, a: Run, b: Run) -> tuple[list[str], list[str]]:
         elif old.right and not r.right:
             regressed.append(r.id)
     return sorted(fixed), sorted(regressed)
+
+
+@dataclass(frozen=True)
+class FlipSummary:
+    """Run B against run A on the samples both scored: how many flipped each way, the rate, the exact
+    one-sided McNemar test that B's regressions outnumber its fixes, and the same per slice. Two runs of
+    one model (two backends, two batch sizes) measure its noise with this before a rule is chosen
+    (docs/baselines.md)."""
+
+    shared: int
+    fixed: list[str]
+    regressed: list[str]
+    p_value: float
+    by_slice: list[tuple[str, int, int, int]]  # (key=value, samples shared, regressed, fixed)
+
+    @property
+    def rate(self) -> float:
+        return 100.0 * (len(self.fixed) + len(self.regressed)) / self.shared if self.shared else 0.0
+
+
+def flip_summary(suite: str, a: Run, b: Run) -> FlipSummary | None:
+    """None when either run kept no ``samples.jsonl``."""
+    a_by = {r.id: r for r in a.suite_records(suite)}
+    shared = [(a_by[r.id], r) for r in b.suite_records(suite) if r.id in a_by]
+    if not shared:
+        return None
+    fixed, regressed = flips(suite, a, b)
+    keys = list(dict.fromkeys(split_slice(lab)[0] for m in a.suites[suite].metrics.values() for lab in m.slices))
+    counts: dict[str, list[int]] = {}
+    for old, new in shared:
+        for key in keys:
+            if key not in new.meta:
+                continue
+            for value in dict.fromkeys(new.meta[key].split(MULTI_VALUE_SEP)):
+                c = counts.setdefault(f"{key}={value}", [0, 0, 0])
+                c[0] += 1
+                c[1] += old.right and not new.right
+                c[2] += new.right and not old.right
+    by_slice = sorted(((k, n, r, f) for k, (n, r, f) in counts.items()), key=lambda t: (-(t[2] + t[3]) / t[1], t[0]))
+    return FlipSummary(len(shared), fixed, regressed, stats.mcnemar_one_sided(len(regressed), len(fixed)), by_slice)
+
+
+def answer_text(record: SampleResult) -> str:
+    """What a run answered, in the records' 0..1 frame (compare has no screenshots to measure pixels on)."""
+    p = record.prediction
+    if record.error is not None:
+        return "error"
+    if p is None:
+        return "-"
+    if p.point is not None:
+        return f"({p.point.x:.3f}, {p.point.y:.3f})"
+    if p.box is not None:
+        return "[" + ", ".join(f"{v:.3f}" for v in p.box) + "]"
+    if p.refused:
+        return "a refusal"
+    text = p.verdict or p.option or p.answer or p.raw
+    return repr(text[:40] + ("…" if len(text) > 40 else "")) if text else "no answer"
+
+
+def flip_lines(suite: str, a: Run, b: Run, limit: int = 10) -> list[str]:
+    """The terminal's account of the flips between two runs: counts, rate, test, the slices that flip
+    most, and the flipped samples with both answers."""
+    fs = flip_summary(suite, a, b)
+    if fs is None:
+        return [f"{b.label} vs {a.label}: no samples.jsonl in one of the runs: flips unknown"]
+    out = [f"{b.label} vs {a.label}: {len(fs.fixed)} fixed, {len(fs.regressed)} regressed of {fs.shared} shared "
+           f"samples (flip rate {fs.rate:.2f} %); one-sided McNemar p = {fs.p_value:.3g} that the regressions "
+           "outnumber the fixes"]
+    flipped = [t for t in fs.by_slice if t[2] + t[3]]
+    if flipped:
+        out.append("  flip rate by slice: " + ", ".join(f"{k} {100 * (r + f) / n:.1f} % ({r} regressed, {f} fixed "
+                                                         f"of {n})" for k, n, r, f in flipped[:8])
+                   + (f" and {len(flipped) - 8} more slices" if len(flipped) > 8 else ""))
+    a_by = {r.id: r for r in a.suite_records(suite)}
+    b_by = {r.id: r for r in b.suite_records(suite)}
+    for title, ids in (("regressed", fs.regressed), ("fixed", fs.fixed)):
+        for sid in ids[:limit]:
+            out.append(f"  {title} {sid}: {a.label} {answer_text(a_by[sid])} -> {b.label} {answer_text(b_by[sid])}")
+        if len(ids) > limit:
+            out.append(f"  ... and {len(ids) - limit} more {title} (samples.jsonl of each run)")
+    return out
 
 
 # -- terminal -----------------------------------------------------------------------

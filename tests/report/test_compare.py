@@ -59,7 +59,13 @@ def test_two_runs_of_one_suite_what_changed(project: Project, capsys: pytest.Cap
     # 1 fixed (ids[0]), 6 regressed (ids[1:7]) on the same samples: McNemar from the discordant counts
     assert row(out, "grounding_accuracy") == [f"{a:.2f}", f"{b:.2f}", f"{b - a:+.2f}",
                                               f"{stats.mcnemar_exact(6, 1):.3g}"]
-    assert "second vs first: 1 fixed, 6 regressed samples" in out
+    n = len(ids)
+    assert (f"second vs first: 1 fixed, 6 regressed of {n} shared samples (flip rate {100 * 7 / n:.2f} %); "
+            f"one-sided McNemar p = {stats.mcnemar_one_sided(6, 1):.3g}") in out
+    assert "  flip rate by slice: " in out, "the slices that flip most, for choosing a rule"
+    # Every flipped sample with both runs' answers (the mini suite's scripted model clicks a corner when wrong).
+    assert f"  fixed {ids[0]}: first (" in out and f"  regressed {ids[1]}: first (" in out
+    assert f"  regressed {ids[6]}: first (" in out and "-> second '<<garbage>>'" in out
     assert row(out, "format errors") == ["0", "1"]
 
     page = read_page(out_html)
