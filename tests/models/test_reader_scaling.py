@@ -91,7 +91,8 @@ def test_rewritten_patterns_match_what_the_original_patterns_matched() -> None:
                     r"[\s:\-\*]*(?:(?i:is|would\s+be|should\s+be)[\s:\-\*]*)?(?:(?i:option|choice)\s*)?"
                     rf"[\(\[\*\"']*\s*{reading._LETTER}"), reading._STATEMENT_RES[0],
          ["answer", "Answer", " ", "*", ":", "-", "(", "[", '"', "'", "is", "option", "A", "B", "c", "final answer"]),
-        (re.compile(r"\((-?\d*\.?\d+),\s*(-?\d*\.?\d+)\)"), gta1._PAIR_RE,  # GTA1 extract_coordinates, verbatim
+        # the regex pattern of GTA1's extract_coordinates (Yan98/GTA1@81f0c4c README.md, "Inference")
+        (re.compile(r"\((-?\d*\.?\d+),\s*(-?\d*\.?\d+)\)"), gta1._PAIR_RE,
          ["(", ")", "1", "2", ".", ",", " ", "-", ".5"]),
     ]
     rng = random.Random(1)

@@ -19,7 +19,8 @@ SYSTEM_PROMPT = (
     '(x,y)'
 )
 
-# extract_coordinates' pattern r"\((-?\d*\.?\d+),\s*(-?\d*\.?\d+)\)", with each number written
+# The pattern of extract_coordinates (Yan98/GTA1@81f0c4c README.md, "Inference"),
+# r"\((-?\d*\.?\d+),\s*(-?\d*\.?\d+)\)", with each number written
 # ``\d+(?:\.\d+)?|\.\d+``: the same strings, but ``\d*\.?\d+`` can split a run of digits between its
 # two repeats every way, O(n^2) on "(" and 100 kB of digits (issue 34 item 3).
 _NUMBER = r"-?(?:\d+(?:\.\d+)?|\.\d+)"
