@@ -97,7 +97,8 @@ def paired(spec: MetricSpec, label: str | None, current: Sequence[SampleResult],
     if cur_agg is None or base_agg is None or cur_agg.n == 0:
         return None
     cur_by = {r.id: r for r in shared}
-    ids = [i for i in cur_agg.ids if i in set(base_agg.ids)]
+    in_base = set(base_agg.ids)
+    ids = [i for i in cur_agg.ids if i in in_base]
     if not ids:
         return None
     cur_v = [value_of(cur_by[i], spec.score) for i in ids]

@@ -14,7 +14,7 @@ slices do not multiply the false alarms; the multiplicity is printed with the re
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -80,11 +80,16 @@ class FlipTest:
         return head + tail
 
     def reason(self) -> str:
-        """The verdict's reason when the flips fail the run."""
+        """The verdict's reason when the flips fail the run: short, the whole test is :meth:`text`, printed
+        on its own line by every output."""
         if self.rule == EACH:
             n = len(self.regressed)
             return f"{n} sample{'s' * (n != 1)} regressed"
-        return "regressions outnumber fixes significantly: " + self.text()
+        where = ("" if self.p_value < self.level else
+                 " in " + ", ".join(s.label for s in self.significant_slices[:3])
+                 + (f" and {len(self.significant_slices) - 3} more slices" if len(self.significant_slices) > 3 else ""))
+        return (f"regressions outnumber fixes significantly{where} ({len(self.regressed)} regressed, "
+                f"{len(self.fixed)} fixed, one-sided McNemar p = {self.p_value:.3g})")
 
 
 def slice_keys(config: SuiteConfig) -> tuple[str, ...]:
@@ -92,20 +97,29 @@ def slice_keys(config: SuiteConfig) -> tuple[str, ...]:
     return tuple(dict.fromkeys(k for m in config.metrics for k in m.slices))
 
 
+def slice_counts(pairs: Iterable[tuple[Mapping[str, str], bool, bool]], keys: Sequence[str]) -> dict[str, list[int]]:
+    """Per slice label (``key=value``, a multi-valued key counted in each of its values): the samples,
+    the regressed and the fixed among ``(meta, regressed, fixed)``. Shared by the gate (flips against the
+    baseline) and ``compare`` (flips between two runs)."""
+    counts: dict[str, list[int]] = {}
+    for meta, bad, good in pairs:
+        for key in keys:
+            if key not in meta:
+                continue
+            for value in dict.fromkeys(meta[key].split(MULTI_VALUE_SEP)):
+                c = counts.setdefault(slice_label(key, value), [0, 0, 0])
+                c[0] += 1
+                c[1] += bad
+                c[2] += good
+    return counts
+
+
 def judge_flips(results: Sequence[SampleResult], keys: Sequence[str], rule: str, level: float) -> FlipTest:
     """The flips in ``results`` (their outcomes against the baseline), overall and per slice of ``keys``."""
     regressed = tuple(sorted(r.id for r in results if r.outcome == Outcome.REGRESSION))
     fixed = tuple(sorted(r.id for r in results if r.outcome == Outcome.FIXED))
-    counts: dict[str, list[int]] = {}
-    for r in results:
-        bad, good = r.outcome == Outcome.REGRESSION, r.outcome == Outcome.FIXED
-        if not (bad or good):
-            continue
-        for key in keys:
-            if key not in r.meta:
-                continue
-            for value in dict.fromkeys(r.meta[key].split(MULTI_VALUE_SEP)):
-                pair = counts.setdefault(slice_label(key, value), [0, 0])
-                pair[0 if bad else 1] += 1
-    slices = tuple(SliceFlips(label, b, c, stats.mcnemar_one_sided(b, c)) for label, (b, c) in sorted(counts.items()))
+    counts = slice_counts(((r.meta, r.outcome == Outcome.REGRESSION, r.outcome == Outcome.FIXED) for r in results),
+                          keys)
+    slices = tuple(SliceFlips(label, b, c, stats.mcnemar_one_sided(b, c))
+                   for label, (_, b, c) in sorted(counts.items()) if b + c)
     return FlipTest(rule, level, regressed, fixed, stats.mcnemar_one_sided(len(regressed), len(fixed)), slices)

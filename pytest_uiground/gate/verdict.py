@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pytest_uiground.record.outcome import Outcome
@@ -99,7 +99,6 @@ class Verdict:
     fixed: int = 0
     flips_text: str = ""  # the flip test in words (counts, one-sided McNemar p, level, slices tested)
     flips_p: float | None = None
-    extra: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def status(self) -> str:

@@ -14,8 +14,8 @@ from pathlib import Path
 
 from pytest_uiground.gate import checks, stats
 from pytest_uiground.gate.checks import Paired
+from pytest_uiground.gate.flips import slice_counts
 from pytest_uiground.record.result import SampleResult
-from pytest_uiground.record.sample import MULTI_VALUE_SEP
 from pytest_uiground.report import summary as summary_mod
 from pytest_uiground.report import units
 from pytest_uiground.report.html import latency_percentiles, split_slice
@@ -251,16 +251,8 @@ def flip_summary(suite: str, a: Run, b: Run) -> FlipSummary | None:
         return None
     fixed, regressed = flips(suite, a, b)
     keys = list(dict.fromkeys(split_slice(lab)[0] for m in a.suites[suite].metrics.values() for lab in m.slices))
-    counts: dict[str, list[int]] = {}
-    for old, new in shared:
-        for key in keys:
-            if key not in new.meta:
-                continue
-            for value in dict.fromkeys(new.meta[key].split(MULTI_VALUE_SEP)):
-                c = counts.setdefault(f"{key}={value}", [0, 0, 0])
-                c[0] += 1
-                c[1] += old.right and not new.right
-                c[2] += new.right and not old.right
+    counts = slice_counts(((new.meta, old.right and not new.right, new.right and not old.right)
+                           for old, new in shared), keys)
     by_slice = sorted(((k, n, r, f) for k, (n, r, f) in counts.items()), key=lambda t: (-(t[2] + t[3]) / t[1], t[0]))
     return FlipSummary(len(shared), fixed, regressed, stats.mcnemar_one_sided(len(regressed), len(fixed)), by_slice)
 
