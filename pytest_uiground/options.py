@@ -123,6 +123,9 @@ class RunOptions:
     markdown: Path | None = None
     regressions: str | None = None  # None: each suite's [baseline] regressions
     significant_level: float | None = None  # None: each suite's [baseline] significant_level
+    repeat: int = 1  # --uiground-repeat: answers per sample (stability), 1 = the plain run
+    confirm: int = 0  # --uiground-confirm: re-asks of each regressed sample alone, 0 = none
+    max_flip_rate: float | None = None  # --uiground-max-flip-rate: bound on the repeats' flip rate (percent)
 
 
 def model_options(opts: RunOptions, worker_id: str) -> ModelOptions:
@@ -314,6 +317,16 @@ OPTIONS: tuple[Opt, ...] = (
     Opt("--uiground-significant-level", None, "--uiground-regressions significant: the test's level (default: "
         "each suite's [baseline] significant_level, else 0.05)", number(float, above=0.0), "ALPHA",
         field="significant_level", convert=_level),
+    Opt("--uiground-repeat", 1, "ask the model K times per sample (each repeat in another batch and order, never "
+        "from the cache) and record each sample's stability (right k of K) and the run-to-run flip rate; on "
+        "--snapshot-update the baseline keeps it, and a sample unstable in the baseline never fails alone",
+        positive_int, "K", field="repeat"),
+    Opt("--uiground-confirm", 0, "re-ask each regressed sample K times alone (batch 1, a fresh request, no cache): "
+        "it stays a regression only when wrong in the majority, else it is reported as unstable with its answers",
+        non_negative_int, "K", field="confirm"),
+    Opt("--uiground-max-flip-rate", None, "with --uiground-repeat: fail the suite when its run-to-run flip rate "
+        "(percent of samples two runs answer differently) is above this", number(float, at_least=0.0), "PCT",
+        field="max_flip_rate"),
     Opt("--uiground-keep-errored", False, "--snapshot-update: keep the previous baseline entries of samples that "
         "errored in this run (without it, an update from a run with sample errors is refused)", boolean,
         switch=True, field="keep_errored"),

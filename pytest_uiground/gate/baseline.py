@@ -1,7 +1,10 @@
 """The baseline of a suite: ``baselines/<suite>/samples.json`` and ``snapshots/``, one thing.
 
 ``samples.json`` is a reviewable JSON file mapping sample id → whether it was right (and its
-0..100 value), with provenance (model and fingerprint, package versions, suite version, dataset
+0..100 value, its answer ``a``: the point, box or text and the raw output cut to
+:data:`ANSWER_RAW_CHARS` characters, so a regression later shows where the accepted model
+clicked beside where the candidate clicks; and ``s``, right k of K, when the baseline was
+recorded with ``--uiground-repeat``), with provenance (model and fingerprint, package versions, suite version, dataset
 fingerprint, date); ``snapshots/`` holds one file per aggregate check (:mod:`.snapshot`). They
 are written together, only by the controller, only on ``--snapshot-update``, and published as
 one: the new pair is written into a sibling folder ``.<suite>.new`` (a copy of the old folder,
@@ -42,6 +45,7 @@ from typing import Any
 
 from pytest_uiground.gate import snapshot as snapshot_mod
 from pytest_uiground.record.files import stage_text as _stage
+from pytest_uiground.record.prediction import Prediction
 from pytest_uiground.record.result import SampleResult
 from pytest_uiground.record.score import Score
 
@@ -50,6 +54,9 @@ SAMPLES_FILE = "samples.json"
 SNAPSHOT_DIR = "snapshots"
 FIX = "restore it from version control, or record a new baseline with --snapshot-update"
 NEW_SUFFIX, OLD_SUFFIX = ".new", ".old"
+ANSWER_RAW_CHARS = 300
+"""Raw model output kept per baseline entry: enough to recognise an answer, short enough to review."""
+ANSWER_KEYS = ("point", "box", "verdict", "option", "answer", "refused", "raw", "format_error")
 READ_ATTEMPTS = 200
 """How often :func:`load` reads again when an update swapped the folder during a read, or the folder
 is missing between the update's two renames (a few microseconds; each try waits up to 10 ms)."""
@@ -64,6 +71,13 @@ class BaselineEntry:
     right: bool
     value: float
     components: Mapping[str, bool | float] = field(default_factory=dict)
+    answer: Prediction | None = None  # absent in baselines written before answers were kept
+    stability: tuple[int, int] | None = None  # (right, of) when recorded with --uiground-repeat
+
+    @property
+    def unstable(self) -> bool:
+        """Right in some repeats and wrong in others when the baseline was recorded: its flips are noise."""
+        return self.stability is not None and 0 < self.stability[0] < self.stability[1]
 
     def as_score(self, binary: bool) -> Score:
         """The stored result as a Score that metrics read like the current one. ``binary``:
@@ -86,6 +100,9 @@ class Baseline:
     def right(self, sample_id: str) -> bool | None:
         entry = self.entries.get(sample_id)
         return entry.right if entry is not None else None
+
+    def entry(self, sample_id: str) -> BaselineEntry | None:
+        return self.entries.get(sample_id)
 
 
 def suite_dir(root: Path, suite: str) -> Path:
@@ -208,7 +225,9 @@ def _read_samples(path: Path, folder: Path, dir_fd: int) -> tuple[dict[str, Base
                 isinstance(v, bool) or (isinstance(v, (int, float)) and math.isfinite(v)) for v in comps.values()):
             raise BaselineError(f"{path}: samples.{sid}.c must map component names to true/false or finite "
                                 f"numbers, got {comps!r}; {FIX}")
-        entries[sid] = BaselineEntry(right=item["right"], value=float(value), components=comps)
+        entries[sid] = BaselineEntry(right=item["right"], value=float(value), components=comps,
+                                     answer=_read_answer(path, sid, item.get("a")),
+                                     stability=_read_stability(path, sid, item.get("s")))
     provenance = data.get("provenance", {})
     return entries, provenance if isinstance(provenance, dict) else {}
 
@@ -239,10 +258,47 @@ def _read_snapshots(folder: Path, dir_fd: int) -> dict[str, Mapping[str, Any]]:
     return out
 
 
+def _read_answer(path: Path, sid: str, value: Any) -> Prediction | None:
+    if value is None:
+        return None
+    try:
+        if not isinstance(value, dict):
+            raise TypeError(f"expected an object, got {type(value).__name__}")
+        return Prediction.from_json({k: value[k] for k in ANSWER_KEYS if k in value})
+    except (TypeError, ValueError, KeyError) as exc:
+        raise BaselineError(f"{path}: samples.{sid}.a must be an answer object like {{\"point\": [0.5, 0.5]}} "
+                            f"({exc}); {FIX}") from exc
+
+
+def _read_stability(path: Path, sid: str, value: Any) -> tuple[int, int] | None:
+    if value is None:
+        return None
+    if (not isinstance(value, list) or len(value) != 2 or not all(isinstance(v, int) and not isinstance(v, bool)
+                                                                  for v in value) or not 0 <= value[0] <= value[1]
+            or value[1] < 1):
+        raise BaselineError(f"{path}: samples.{sid}.s must be [right, of] with 0 <= right <= of, got {value!r}; {FIX}")
+    return value[0], value[1]
+
+
+def answer_json(pred: Prediction | None) -> dict[str, Any] | None:
+    """The part of a prediction a baseline keeps: the answer and the start of the raw output."""
+    if pred is None or pred.error is not None:
+        return None
+    data = pred.to_json()
+    out = {k: data[k] for k in ANSWER_KEYS if k in data and data[k] not in (None, False, "")}
+    if "raw" in out and len(out["raw"]) > ANSWER_RAW_CHARS:
+        out["raw"] = out["raw"][:ANSWER_RAW_CHARS]
+    return out
+
+
 def _entry(r: SampleResult) -> dict[str, Any]:
     entry: dict[str, Any] = {"right": r.right, "value": round(r.value, 4)}
     if r.score.components:
         entry["c"] = dict(sorted(r.score.components.items()))
+    if (answer := answer_json(r.prediction)) is not None:
+        entry["a"] = answer
+    if r.stability is not None and r.stability.how == "repeat":
+        entry["s"] = [r.stability.right, r.stability.of]
     return entry
 
 
@@ -250,6 +306,10 @@ def _stored(entry: BaselineEntry) -> dict[str, Any]:
     out: dict[str, Any] = {"right": entry.right, "value": round(entry.value, 4)}
     if entry.components:
         out["c"] = dict(sorted(entry.components.items()))
+    if (answer := answer_json(entry.answer)) is not None:
+        out["a"] = answer
+    if entry.stability is not None:
+        out["s"] = list(entry.stability)
     return out
 
 

@@ -10,6 +10,11 @@ outnumber the fixes significantly: the exact one-sided McNemar test on the disco
 (:func:`pytest_uiground.gate.stats.mcnemar_one_sided`), at the suite's level over all samples, and
 per slice at the level divided by the number of slices tested (Bonferroni, so that many small
 slices do not multiply the false alarms; the multiplicity is printed with the result).
+
+A regression the run itself shows to be noise (:attr:`Outcome.UNSTABLE`: unstable in the baseline's
+repeats, or right in the majority of its confirmation re-asks) never fails the run alone, under either
+rule, but the McNemar test still counts it as a right-to-wrong flip: it did flip in this run, and
+leaving it out (while the fixed samples, never re-asked, all count) would tilt the test towards PASS.
 """
 
 from __future__ import annotations
@@ -19,11 +24,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from pytest_uiground.gate import stats
-from pytest_uiground.gate.metrics import slice_label
+from pytest_uiground.gate.metrics import slice_labels
 from pytest_uiground.gate.verdict import EACH
 from pytest_uiground.record.outcome import Outcome
 from pytest_uiground.record.result import SampleResult
-from pytest_uiground.record.sample import MULTI_VALUE_SEP
 
 if TYPE_CHECKING:  # types only: the suite's declaration is read, never loaded, here
     from pytest_uiground.suite.config import SuiteConfig
@@ -48,6 +52,7 @@ class FlipTest:
     fixed: tuple[str, ...]  # wrong in the baseline and right now
     p_value: float
     slices: tuple[SliceFlips, ...] = ()  # slices with at least one flip: the ones tested
+    unstable: tuple[str, ...] = ()  # right in the baseline, wrong now, shown to be noise: counted, never failing alone
 
     @property
     def slice_level(self) -> float:
@@ -69,7 +74,8 @@ class FlipTest:
 
     def text(self) -> str:
         """One line: the counts, the test and, where it failed, which part."""
-        head = (f"{len(self.regressed)} regressed, {len(self.fixed)} fixed: one-sided McNemar p = "
+        noisy = f", {len(self.unstable)} unstable (counted as regressed here)" if self.unstable else ""
+        head = (f"{len(self.regressed)} regressed{noisy}, {len(self.fixed)} fixed: one-sided McNemar p = "
                 f"{self.p_value:.3g} (level {self.level:g}")
         tail = (f"; {len(self.slices)} slice{'s' * (len(self.slices) != 1)} with flips tested at "
                 f"{self.level:g}/{len(self.slices)})" if self.slices else ")")
@@ -103,23 +109,22 @@ def slice_counts(pairs: Iterable[tuple[Mapping[str, str], bool, bool]], keys: Se
     baseline) and ``compare`` (flips between two runs)."""
     counts: dict[str, list[int]] = {}
     for meta, bad, good in pairs:
-        for key in keys:
-            if key not in meta:
-                continue
-            for value in dict.fromkeys(meta[key].split(MULTI_VALUE_SEP)):
-                c = counts.setdefault(slice_label(key, value), [0, 0, 0])
-                c[0] += 1
-                c[1] += bad
-                c[2] += good
+        for label in slice_labels(meta, keys):
+            c = counts.setdefault(label, [0, 0, 0])
+            c[0] += 1
+            c[1] += bad
+            c[2] += good
     return counts
 
 
 def judge_flips(results: Sequence[SampleResult], keys: Sequence[str], rule: str, level: float) -> FlipTest:
     """The flips in ``results`` (their outcomes against the baseline), overall and per slice of ``keys``."""
     regressed = tuple(sorted(r.id for r in results if r.outcome == Outcome.REGRESSION))
+    unstable = tuple(sorted(r.id for r in results if r.outcome == Outcome.UNSTABLE))
     fixed = tuple(sorted(r.id for r in results if r.outcome == Outcome.FIXED))
-    counts = slice_counts(((r.meta, r.outcome == Outcome.REGRESSION, r.outcome == Outcome.FIXED) for r in results),
-                          keys)
+    flipped = (Outcome.REGRESSION, Outcome.UNSTABLE)
+    counts = slice_counts(((r.meta, r.outcome in flipped, r.outcome == Outcome.FIXED) for r in results), keys)
     slices = tuple(SliceFlips(label, b, c, stats.mcnemar_one_sided(b, c))
                    for label, (_, b, c) in sorted(counts.items()) if b + c)
-    return FlipTest(rule, level, regressed, fixed, stats.mcnemar_one_sided(len(regressed), len(fixed)), slices)
+    p = stats.mcnemar_one_sided(len(regressed) + len(unstable), len(fixed))
+    return FlipTest(rule, level, regressed, fixed, p, slices, unstable)

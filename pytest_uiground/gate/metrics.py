@@ -154,6 +154,13 @@ def slice_label(key: str, value: str) -> str:
     return f"{key}={value}"
 
 
+def slice_labels(meta: Mapping[str, str], keys: Iterable[str]) -> list[str]:
+    """The slices a sample counts in, for ``keys``: one per key it has, and a sample in several groups
+    (``a|b``) in each one's slice. The one rule for metrics, flips and the noise figures."""
+    return [slice_label(key, value) for key in keys if key in meta
+            for value in dict.fromkeys(meta[key].split(MULTI_VALUE_SEP))]
+
+
 def compute(spec: MetricSpec, results: Iterable[SampleResult], score_of: ScoreOf = current) -> MetricResult:
     chosen = [r for r in results if selects(spec, r, score_of)]
     chosen.sort(key=lambda r: r.id)
@@ -162,10 +169,8 @@ def compute(spec: MetricSpec, results: Iterable[SampleResult], score_of: ScoreOf
                else micro(chosen, c, score_of))
     by_slice: dict[str, list[SampleResult]] = defaultdict(list)
     for r in chosen:
-        for key in spec.slices:
-            if key in r.meta:  # a sample in several groups (``a|b``) counts in each one's slice
-                for value in dict.fromkeys(r.meta[key].split(MULTI_VALUE_SEP)):
-                    by_slice[slice_label(key, value)].append(r)
+        for label in slice_labels(r.meta, spec.slices):
+            by_slice[label].append(r)
     slices = {label: micro(rs, c, score_of) for label, rs in sorted(by_slice.items())}
     return MetricResult(spec=spec, overall=overall, slices=slices)
 

@@ -19,6 +19,7 @@ from pytest_uiground.gate import baseline as baseline_mod
 from pytest_uiground.gate.checks import Check, LatencyCheck, build_checks, latency_check
 from pytest_uiground.gate.flips import FlipTest, judge_flips, slice_keys
 from pytest_uiground.gate.metrics import MetricResult, compute_all
+from pytest_uiground.gate.noise import Noise, measure
 from pytest_uiground.gate.rules import dataset_provenance, provenance, regression_rule, update_refusal
 from pytest_uiground.gate.verdict import SIGNIFICANT, BaselineFate, Verdict, baseline_fate, decide
 from pytest_uiground.judges.base import incomparable
@@ -51,6 +52,7 @@ class SuiteOutcome:
     write_error: str | None = None  # --snapshot-update could not write the baseline (the previous pair is kept)
     provenance: dict[str, Any] = field(default_factory=dict)
     flips: FlipTest | None = None  # the per-sample flips and how they are judged (gate/flips.py)
+    noise: Noise | None = None  # --uiground-repeat: the model's run-to-run flip rate (gate/noise.py)
     verdict: Verdict | None = None
 
     @property
@@ -89,6 +91,7 @@ def assemble(loaded: LoadedSuite, path: Path, results: list[SampleResult], optio
         latency=latency_check(loaded.config, results, parallel=parallel, suite_file=rel),
         updating=options.updating,
         flips=judge_flips(results, slice_keys(loaded.config), rule, level),
+        noise=measure(results, slice_keys(loaded.config), seed=options.seed, bound=options.max_flip_rate),
     )
     out.provenance = provenance(out, options)
     if options.updating:
@@ -123,5 +126,5 @@ def conclude(out: SuiteOutcome, *, interrupted: bool = False) -> Verdict:
     if interrupted and out.updating and out.verdict is not None and out.verdict.fate is BaselineFate.UPDATED:
         fate, text = out.verdict.fate, out.verdict.fate_text  # written before the interruption: it stands
     out.verdict = decide(out.checks, out.latency, out.results, fate=fate, fate_text=text, interrupted=interrupted,
-                         flips=out.flips)
+                         flips=out.flips, noise=out.noise)
     return out.verdict

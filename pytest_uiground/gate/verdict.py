@@ -26,6 +26,7 @@ from pytest_uiground.record.outcome import Outcome
 if TYPE_CHECKING:  # types only: the verdict reads checks, flips and records built elsewhere
     from pytest_uiground.gate.checks import Check, LatencyCheck
     from pytest_uiground.gate.flips import FlipTest
+    from pytest_uiground.gate.noise import Noise
     from pytest_uiground.record.result import SampleResult
 
 
@@ -99,6 +100,9 @@ class Verdict:
     fixed: int = 0
     flips_text: str = ""  # the flip test in words (counts, one-sided McNemar p, level, slices tested)
     flips_p: float | None = None
+    unstable: int = 0  # right in the baseline, wrong now, shown to be noise (never failing alone)
+    noise_text: str = ""  # --uiground-repeat: the flip rate in words
+    flip_rate: float | None = None
 
     @property
     def status(self) -> str:
@@ -109,6 +113,9 @@ class Verdict:
         if self.passed and self.regressed and self.rule != EACH:
             return (f"PASS ({self.n_checks} checks ok; {self.regressed} regressed and {self.fixed} fixed samples "
                     f"within noise, one-sided McNemar p = {self.flips_p:.3g})")
+        if self.passed and self.unstable:
+            return (f"PASS ({self.n_checks} checks ok, no regressed sample; {self.unstable} unstable sample"
+                    f"{'s' * (self.unstable != 1)} never failing alone)")
         if self.passed:
             return f"PASS ({self.n_checks} checks ok, no regressed sample)"
         return "FAIL: " + "; ".join(self.reasons)
@@ -121,7 +128,8 @@ class Verdict:
                 "failed_checks": list(self.failed_checks), "n_checks": self.n_checks, "regressed": self.regressed,
                 "errors": self.errors, "latency_over_budget": self.latency_over, "interrupted": self.interrupted,
                 "baseline": self.fate.value, "rule": self.rule, "fixed": self.fixed, "flips": self.flips_text,
-                "flips_p_value": self.flips_p}
+                "flips_p_value": self.flips_p, "unstable": self.unstable, "noise": self.noise_text,
+                "flip_rate": self.flip_rate}
 
     @classmethod
     def from_json(cls, d: Any) -> Verdict | None:
@@ -147,16 +155,19 @@ class Verdict:
                    latency_over=d.get("latency_over_budget") is True, interrupted=d.get("interrupted") is True,
                    fate=fate, rule=str(d.get("rule") or EACH), fixed=count("fixed"),
                    flips_text=str(d.get("flips") or ""),
-                   flips_p=p if isinstance(p := d.get("flips_p_value"), float) else None)
+                   flips_p=p if isinstance(p := d.get("flips_p_value"), float) else None,
+                   unstable=count("unstable"), noise_text=str(d.get("noise") or ""),
+                   flip_rate=f if isinstance(f := d.get("flip_rate"), (int, float)) and not isinstance(f, bool)
+                   else None)
 
 
 def decide(checks: Sequence[Check], latency: LatencyCheck | None, results: Sequence[SampleResult], *,
            fate: BaselineFate = BaselineFate.NOT_ASKED, fate_text: str = "", interrupted: bool = False,
-           flips: FlipTest | None = None) -> Verdict:
+           flips: FlipTest | None = None, noise: Noise | None = None) -> Verdict:
     """The one decision: a suite fails when the baseline update it asked for was not done, a check
     fails, latency is over budget, the flips fail it (any regressed sample under the rule ``each``,
     significant evidence under ``significant``: :mod:`.flips`), a sample errored, or the run was
-    interrupted."""
+    interrupted; or the model's measured flip rate is above its bound (``--uiground-max-flip-rate``)."""
     failed = tuple(c.label for c in checks if c.problems())
     slow = bool(latency is not None and latency.problems())
     regressed = len(flips.regressed) if flips is not None else sum(r.outcome == Outcome.REGRESSION for r in results)
@@ -176,8 +187,13 @@ def decide(checks: Sequence[Check], latency: LatencyCheck | None, results: Seque
         why.append(f"{regressed} sample{'s' * (regressed != 1)} regressed")
     if errors:
         why.append(f"{errors} sample error{'s' * (errors != 1)}")
+    if noise is not None and noise.over:
+        why.append(noise.reason())
     return Verdict(passed=not why, reasons=tuple(why), n_checks=len(checks), failed_checks=failed,
                    regressed=regressed, errors=errors, latency_over=slow, interrupted=interrupted, fate=fate,
                    fate_text=fate_text, rule=flips.rule if flips is not None else EACH,
                    fixed=len(flips.fixed) if flips is not None else 0, flips_text=flips.text() if flips else "",
-                   flips_p=flips.p_value if flips is not None else None)
+                   flips_p=flips.p_value if flips is not None else None,
+                   unstable=len(flips.unstable) if flips is not None else 0,
+                   noise_text=noise.text() if noise is not None else "",
+                   flip_rate=noise.flip_rate if noise is not None else None)

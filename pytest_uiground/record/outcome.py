@@ -2,7 +2,10 @@
 
 right → pass; wrong and wrong in the baseline → known failure (xfail); wrong but
 right in the baseline → regression (FAIL); right but wrong in the baseline → pass,
-reported as fixed. Without a baseline, or while the baseline is being rewritten,
+reported as fixed. A regression that is noise by the run's own evidence (the sample was
+unstable in the baseline's repeats, or right in the majority of its ``--uiground-confirm``
+re-asks) is *unstable*: listed, counted among the flips, never failing alone (xfail).
+Without a baseline, or while the baseline is being rewritten,
 nothing fails per sample: wrong answers are reported as xfail.
 """
 
@@ -17,6 +20,7 @@ class Outcome(str, Enum):
     NEW = "new"  # right, and the sample is not in the baseline
     KNOWN_FAILURE = "known-failure"
     REGRESSION = "regression"
+    UNSTABLE = "unstable"  # right in the baseline, wrong now, but noisy (see the module docstring)
     WRONG_NO_BASELINE = "wrong-no-baseline"
     WRONG_UPDATING = "wrong-updating"
     ERROR = "error"
@@ -32,7 +36,7 @@ class Outcome(str, Enum):
 
     @property
     def xfails(self) -> bool:
-        return self in (Outcome.KNOWN_FAILURE, Outcome.WRONG_NO_BASELINE, Outcome.WRONG_UPDATING)
+        return self in (Outcome.KNOWN_FAILURE, Outcome.WRONG_NO_BASELINE, Outcome.WRONG_UPDATING, Outcome.UNSTABLE)
 
 
 def classify(right: bool, baseline_right: bool | None, *, updating: bool = False, error: bool = False) -> Outcome:

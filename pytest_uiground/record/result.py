@@ -30,6 +30,30 @@ PROPERTY = "uiground"
 RECORD_VERSION = 2
 
 
+@dataclass(frozen=True)
+class Stability:
+    """How often one sample was answered right when asked more than once: ``right`` of ``of``.
+
+    ``how`` says which asking: ``"repeat"`` (``--uiground-repeat``: every sample K times, each
+    repeat in another batch and order) or ``"confirm"`` (``--uiground-confirm``: a regressed sample
+    re-asked K times alone). ``answers`` are the extra answers in words (pixels where the screen's
+    size is known), so a person sees at once whether two clicks sit a pixel apart on a box edge."""
+
+    right: int
+    of: int
+    how: str = "repeat"
+    answers: list[str] = field(default_factory=list, metadata=json_field(omit="empty"))
+
+    @property
+    def unstable(self) -> bool:
+        return 0 < self.right < self.of
+
+    def text(self) -> str:
+        word = {"repeat": "asked", "confirm": "re-asked alone"}.get(self.how, self.how)
+        shown = "; ".join(self.answers[:5]) + (" ..." if len(self.answers) > 5 else "")
+        return f"right {self.right} of {self.of} {word}" + (f" ({shown})" if shown else "")
+
+
 @dataclass(slots=True)
 class SampleResult:
     suite: str
@@ -47,6 +71,10 @@ class SampleResult:
     model: dict[str, Any] | None = field(default=None, metadata=json_field(omit="none"))
     # the judge's fingerprint, likewise
     judge: dict[str, Any] | None = field(default=None, metadata=json_field(omit="none"))
+    # --uiground-repeat / --uiground-confirm: right k of K answers
+    stability: Stability | None = field(default=None, metadata=json_field(omit="none"))
+    # the baseline's answer, on a sample whose outcome changed (regression, unstable, fixed)
+    before: Prediction | None = field(default=None, metadata=json_field(omit="none"))
 
     @property
     def value(self) -> float:
@@ -119,16 +147,31 @@ def sample_line(sample: Sample | None, result: SampleResult) -> str:
         want = (_box(t.box, size) if t.box is not None and sample.task != "verdict"
                 else t.verdict or t.option or t.answer or t.box)
         want = "a refusal (the element is absent)" if t.refusal else want
-    pred = result.prediction
-    got: object = None
-    if pred is not None:
-        got = (_point(pred.point.x, pred.point.y, size) if pred.point is not None
-               else "a refusal" if pred.refused else pred.verdict or pred.option or pred.answer
-               or (_box(pred.box, size) if pred.box is not None else None))
-        if result.format_error:
-            got = f"format error {_clip(pred.raw, 40)!r}"
+    got = answer_text(result.prediction, size, format_error=result.format_error)
     instruction = _clip(sample.instruction, 60) if sample is not None else "?"
-    return f"{result.id}: {instruction!r} expected {want}, got {got}"
+    line = f"{result.id}: {instruction!r} expected {want}, got {got}"
+    if result.before is not None:
+        line += f"; the baseline got {answer_text(result.before, size, format_error=result.before.format_error)}"
+    if result.stability is not None:
+        line += f"; {result.stability.text()}"
+    return line
+
+
+def answer_text(pred: Prediction | None, size: tuple[int, int] | None, *, format_error: bool = False) -> str:
+    """A prediction in words, pixels where the screen's size is known: what a person compares."""
+    if pred is None:
+        return "None"
+    if format_error:
+        return f"format error {_clip(pred.raw, 40)!r}"
+    got = (_point(pred.point.x, pred.point.y, size) if pred.point is not None
+           else "a refusal" if pred.refused else pred.verdict or pred.option or pred.answer
+           or (_box(pred.box, size) if pred.box is not None else None))
+    return str(got)
+
+
+def sample_size(sample: Sample | None) -> tuple[int, int] | None:
+    """The screenshot's size in pixels from its header, or None when it cannot be read."""
+    return _size(sample)
 
 
 def _size(sample: Sample | None) -> tuple[int, int] | None:

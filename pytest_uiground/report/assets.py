@@ -74,15 +74,19 @@ BROWSER_JS = r"""
     }
     if (s.rect) rect(s.rect, "m-crop");
     if (s.truth && s.truth.box) rect(s.truth.box, "m-truth");
-    if (s.pred.box) rect([Math.min(s.pred.box[0], s.pred.box[2]), Math.min(s.pred.box[1], s.pred.box[3]),
-                          Math.max(s.pred.box[0], s.pred.box[2]), Math.max(s.pred.box[1], s.pred.box[3])], "m-pred");
-    if (s.pred.point) {
-      var x = Math.min(Math.max(s.pred.point[0], 0), 1) * w, y = Math.min(Math.max(s.pred.point[1], 0), 1) * h;
-      var r = Math.max(6, w / 90);
-      o.appendChild(svg("circle", {cx: x, cy: y, r: r, "class": "m-pred"}));
-      o.appendChild(svg("path", {d: "M" + (x - 2 * r) + " " + y + "H" + (x + 2 * r) + "M" + x + " " + (y - 2 * r)
-                                     + "V" + (y + 2 * r), "class": "m-pred"}));
+    function answer(p, cls) {  // an answer: its box and point (the baseline answer, purple, drawn first)
+      if (p.box) rect([Math.min(p.box[0], p.box[2]), Math.min(p.box[1], p.box[3]),
+                       Math.max(p.box[0], p.box[2]), Math.max(p.box[1], p.box[3])], cls);
+      if (p.point) {
+        var x = Math.min(Math.max(p.point[0], 0), 1) * w, y = Math.min(Math.max(p.point[1], 0), 1) * h;
+        var r = Math.max(6, w / 90);
+        o.appendChild(svg("circle", {cx: x, cy: y, r: r, "class": cls}));
+        o.appendChild(svg("path", {d: "M" + (x - 2 * r) + " " + y + "H" + (x + 2 * r) + "M" + x + " " + (y - 2 * r)
+                                       + "V" + (y + 2 * r), "class": cls}));
+      }
     }
+    if (s.before) answer(s.before, "m-before");
+    answer(s.pred, "m-pred");
     if (s.click) o.appendChild(svg("circle", {cx: s.click[0] * w, cy: s.click[1] * h, r: Math.max(4, w / 160),
                                               "class": "m-click"}));
     return o;
@@ -147,6 +151,8 @@ BROWSER_JS = r"""
     field(dl, "latency (ms)", s.latency);
     Object.keys(s.truth || {}).forEach(function (k) { field(dl, "truth " + k, s.truth[k]); });
     Object.keys(s.pred).forEach(function (k) { field(dl, "predicted " + k, s.pred[k]); });
+    Object.keys(s.before || {}).forEach(function (k) { field(dl, "baseline's " + k, s.before[k]); });
+    field(dl, "stability", s.stability);
     if (s.format_error) field(dl, "format error", "the output did not parse");
     Object.keys(s.components || {}).forEach(function (k) { field(dl, k, s.components[k]); });
     Object.keys(s.notes || {}).forEach(function (k) { field(dl, k, s.notes[k]); });
@@ -258,13 +264,14 @@ BROWSER_CSS = """
 .screen{position:relative;flex:1 1 420px;max-width:100%}.screen img.full{width:100%;display:block}
 .screen svg.marks{position:absolute;left:0;top:0;width:100%;height:100%;pointer-events:none}
 .marks *{fill:none;vector-effect:non-scaling-stroke}.m-truth{stroke:#00c800;stroke-width:3}
-.m-pred{stroke:#e60000;stroke-width:2}.m-click{fill:#0060ff !important;stroke:#fff}
+.m-pred{stroke:#e60000;stroke-width:2}
+.m-before{stroke:#9628e6;stroke-width:2;stroke-dasharray:5 3}.m-click{fill:#0060ff !important;stroke:#fff}
 .m-crop{stroke:#f0a000;stroke-width:1.5;stroke-dasharray:6 4}
 .zoom{margin:0;flex:0 0 auto}.zoom img.crop{width:320px;max-width:100%;image-rendering:auto;border:1px solid #ccc}
 .zoom svg.crop{width:320px;height:240px;max-width:100%;border:1px solid #ccc;background:#f4f4f6}
 .zoom figcaption{font-size:.8em;color:#666}
 .detail pre{white-space:pre-wrap;word-break:break-all;background:#f4f4f6;padding:.4em;max-height:16em;overflow:auto}
 .legend .sw{display:inline-block;width:.9em;height:.9em;margin:0 .25em 0 .6em;vertical-align:-.1em;border:2px solid}
-.sw.g{border-color:#00c800}.sw.r{border-color:#e60000}.sw.b{background:#0060ff;border-color:#0060ff;border-radius:50%}
+.sw.g{border-color:#00c800}.sw.r{border-color:#e60000}.sw.p{border-color:#9628e6;border-style:dashed}.sw.b{background:#0060ff;border-color:#0060ff;border-radius:50%}
 @media (max-width:1100px){.browse{grid-template-columns:1fr}}
 """

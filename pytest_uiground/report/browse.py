@@ -42,6 +42,8 @@ def rank(record: SampleResult) -> int:
     outcome = record.outcome
     if outcome == Outcome.REGRESSION:
         return 0
+    if outcome == Outcome.UNSTABLE:
+        return 2
     if outcome == Outcome.ERROR or record.error is not None:
         return 1
     if any(outcome == o for o in WRONG_OUTCOMES) or (not outcome and not record.right):
@@ -186,6 +188,8 @@ def sample_entry(record: SampleResult, sample: Sample | None, screens: _Screens,
         "components": _jsonable(record.score.components), "notes": _jsonable(record.score.notes),
         "instruction": sample.instruction if sample is not None else None, "truth": truth_fields(sample),
         "click": [round(v, 5) for v in sample.click] if sample is not None and sample.click is not None else None,
+        "before": prediction_fields(record.before, record.task) if record.before is not None else None,
+        "stability": record.stability.text() if record.stability is not None else None,
     }
     crop_src = ""
     if sample is None:
@@ -193,7 +197,7 @@ def sample_entry(record: SampleResult, sample: Sample | None, screens: _Screens,
     elif not draw:
         try:
             (w, h), index = screens.link(sample)
-            x0, y0, x1, y1 = gallery.crop_rect(sample, record.prediction, w, h)
+            x0, y0, x1, y1 = gallery.crop_rect(sample, record.prediction, w, h, record.before)
             entry.update(screen=index, rect=[round(v, 5) for v in (x0 / w, y0 / h, x1 / w, y1 / h)])
         except Exception as exc:  # any loader failure: the sample still shows its text
             entry["img_note"] = f"image unavailable: {exc}" if isinstance(exc, LookupError) else \
@@ -201,7 +205,7 @@ def sample_entry(record: SampleResult, sample: Sample | None, screens: _Screens,
     else:
         try:
             img, index = screens.load(sample)
-            data, mime, rect = gallery.crop(img, sample, record.prediction)
+            data, mime, rect = gallery.crop(img, sample, record.prediction, record.before)
             ext = "png" if mime == "image/png" else "jpg"
             crop_src = screens.images.put(f"{gallery.FILES_DIR}/crops/{gallery.safe_name(record.id)}.{ext}",
                                           data, mime, keep_file=True)
@@ -279,9 +283,11 @@ def browser(summary: SuiteSummary, records: Sequence[SampleResult], lookup: Look
             '</th><th>score</th><th>ms</th>' + "".join(f'<th class="l">{esc(k)}</th>' for k in keys) + "</tr>")
     # The blue swatch only where a sample has an input click (detection tasks): point suites have none.
     click = '<span class="sw b"></span>input click ' if any(e["click"] for e in entries) else ""
+    # The purple swatch only where a changed sample carries the baseline's answer.
+    before = '<span class="sw p"></span>baseline\'s answer ' if any(e["before"] for e in entries) else ""
     legend = ('<p class="legend"><span class="sw g"></span>ground truth <span class="sw r"></span>prediction '
-              f'{click}&nbsp; Click a row (or use j/k) for the screenshot, the zoomed crop, the instruction and the '
-              "raw output.</p>")
+              f'{click}{before}&nbsp; Click a row (or use j/k) for the screenshot, the zoomed crop, the instruction '
+              "and the raw output.</p>")
     doc = {"keys": keys, "screens": screens.entries, "samples": entries}
     return (legend + _filters(records, keys)
             + '<div class="browse"><div class="tablewrap"><table id="samples" class="sortable"><thead>' + head

@@ -2,7 +2,8 @@
 
 On a 1080p screenshot a thumbnail makes the target a speck, so every sample gets a
 small crop of the *original* pixels around the ground truth and the prediction, with
-both drawn (green truth, red prediction, blue input click). The crop is the sample
+both drawn (green truth, red prediction, blue input click, purple: the baseline's answer on a
+sample whose outcome changed). The crop is the sample
 table's thumbnail and the detail view's zoom; it is also written to
 ``report_files/crops/`` so ``compare`` can show flipped samples without the dataset.
 The full screenshot is stored once per screen (samples often share one), downscaled,
@@ -59,6 +60,7 @@ FILES_DIR = "report_files"
 TRUTH_RGB = (0, 200, 0)
 PREDICTION_RGB = (230, 0, 0)
 CLICK_RGB = (0, 96, 255)
+BEFORE_RGB = (150, 40, 230)  # the baseline's answer, on a regressed, unstable or fixed sample
 Rect = tuple[float, float, float, float]
 
 
@@ -149,7 +151,8 @@ def screen(img: Image.Image) -> tuple[bytes, str, tuple[int, int]]:
     return data, mime, small.size
 
 
-def _extent(sample: Sample | None, prediction: Prediction | None, width: int = 1, height: int = 1) -> Rect | None:
+def _extent(sample: Sample | None, prediction: Prediction | None, width: int = 1, height: int = 1,
+            before: Prediction | None = None) -> Rect | None:
     """The normalised rectangle to zoom into: the ground-truth box, with the predicted box or point when it
     is near the target. A prediction across the screen would make the crop the whole screen, and a
     few-pixel target would stay a few pixels: the crop then shows the target, and the full screenshot
@@ -160,15 +163,16 @@ def _extent(sample: Sample | None, prediction: Prediction | None, width: int = 1
     if box is not None and _finite(tuple(box)):
         xs += [box.x0, box.x1]
         ys += [box.y0, box.y1]
-    if prediction is not None and xs and not _near(prediction, (xs[0], ys[0], xs[1], ys[1]), width, height):
-        return (xs[0], ys[0], xs[1], ys[1])
-    if prediction is not None:
-        if prediction.box is not None and _finite(tuple(prediction.box)):
-            xs += [prediction.box.x0, prediction.box.x1]
-            ys += [prediction.box.y0, prediction.box.y1]
-        if prediction.point is not None and _finite(tuple(prediction.point)):
-            xs.append(prediction.point.x)
-            ys.append(prediction.point.y)
+    truth = (xs[0], ys[0], xs[1], ys[1]) if xs else None
+    for pred in (prediction, before):
+        if pred is None or (truth is not None and not _near(pred, truth, width, height)):
+            continue
+        if pred.box is not None and _finite(tuple(pred.box)):
+            xs += [pred.box.x0, pred.box.x1]
+            ys += [pred.box.y0, pred.box.y1]
+        if pred.point is not None and _finite(tuple(pred.point)):
+            xs.append(pred.point.x)
+            ys.append(pred.point.y)
     if not xs:
         return None
     xs = [min(max(x, 0.0), 1.0) for x in xs]
@@ -188,9 +192,11 @@ def _near(prediction: Prediction, truth: Rect, width: int, height: int) -> bool:
                if math.isfinite(x) and math.isfinite(y))
 
 
-def crop_rect(sample: Sample | None, prediction: Prediction | None, width: int, height: int) -> Rect:
-    """The pixel region to zoom into: truth and prediction with padding, at least ``CROP_MIN_PX`` a side."""
-    ext = _extent(sample, prediction, width, height)
+def crop_rect(sample: Sample | None, prediction: Prediction | None, width: int, height: int,
+              before: Prediction | None = None) -> Rect:
+    """The pixel region to zoom into: truth and prediction (and the baseline's answer) with padding, at
+    least ``CROP_MIN_PX`` a side."""
+    ext = _extent(sample, prediction, width, height, before)
     if ext is None:
         return (0.0, 0.0, float(width), float(height))
     x0, y0, x1, y1 = ext[0] * width, ext[1] * height, ext[2] * width, ext[3] * height
@@ -210,8 +216,10 @@ def crop_rect(sample: Sample | None, prediction: Prediction | None, width: int, 
 
 
 def draw_marks(draw: ImageDraw.ImageDraw, to_px: Callable[[float, float], tuple[float, float]],
-               sample: Sample | None, prediction: Prediction | None, size: int) -> None:
-    """Truth box (or polygon) in green, predicted box and point in red, the input click in blue."""
+               sample: Sample | None, prediction: Prediction | None, size: int,
+               before: Prediction | None = None) -> None:
+    """Truth box (or polygon) in green, predicted box and point in red, the input click in blue, the
+    baseline's answer in purple (drawn first, so this run's answer stays on top where they meet)."""
     box = sample.target.box if sample is not None else None
     poly, frame = (sample.target.polygon, sample.target.frame) if sample is not None else (None, None)
     if poly is not None and frame is not None:  # the polygon itself, not its bounding box (OSWorld-G)
@@ -222,28 +230,35 @@ def draw_marks(draw: ImageDraw.ImageDraw, to_px: Callable[[float, float], tuple[
     if sample is not None and sample.click is not None:
         cx, cy = to_px(sample.click.x, sample.click.y)
         draw.ellipse([cx - 4, cy - 4, cx + 4, cy + 4], fill=CLICK_RGB)
-    if prediction is None:
-        return
+    if before is not None:
+        _draw_answer(draw, to_px, before, size, BEFORE_RGB)
+    if prediction is not None:
+        _draw_answer(draw, to_px, prediction, size, PREDICTION_RGB)
+
+
+def _draw_answer(draw: ImageDraw.ImageDraw, to_px: Callable[[float, float], tuple[float, float]],
+                 prediction: Prediction, size: int, rgb: tuple[int, int, int]) -> None:
     pbox = prediction.box
     if pbox is not None and _finite(tuple(pbox)):
         ax, ay = to_px(pbox.x0, pbox.y0)
         bx, by = to_px(pbox.x1, pbox.y1)
-        draw.rectangle((min(ax, bx), min(ay, by), max(ax, bx), max(ay, by)), outline=PREDICTION_RGB, width=2)
+        draw.rectangle((min(ax, bx), min(ay, by), max(ax, bx), max(ay, by)), outline=rgb, width=2)
     point = prediction.point
     if point is not None and _finite(tuple(point)):
         px, py = to_px(min(max(point.x, 0.0), 1.0), min(max(point.y, 0.0), 1.0))
-        draw.line([px - size, py, px + size, py], fill=PREDICTION_RGB, width=2)
-        draw.line([px, py - size, px, py + size], fill=PREDICTION_RGB, width=2)
-        draw.ellipse([px - 6, py - 6, px + 6, py + 6], outline=PREDICTION_RGB, width=2)
+        draw.line([px - size, py, px + size, py], fill=rgb, width=2)
+        draw.line([px, py - size, px, py + size], fill=rgb, width=2)
+        draw.ellipse([px - 6, py - 6, px + 6, py + 6], outline=rgb, width=2)
 
 
-def crop(img: Image.Image, sample: Sample | None, prediction: Prediction | None) -> tuple[bytes, str, Rect]:
+def crop(img: Image.Image, sample: Sample | None, prediction: Prediction | None,
+         before: Prediction | None = None) -> tuple[bytes, str, Rect]:
     """The zoomed crop with the marks drawn; returns the image and the region (normalised)."""
     from PIL import Image as PILImage
     from PIL import ImageDraw
 
     w, h = img.size
-    x0, y0, x1, y1 = crop_rect(sample, prediction, w, h)
+    x0, y0, x1, y1 = crop_rect(sample, prediction, w, h, before)
     region = img.crop((round(x0), round(y0), max(round(x1), round(x0) + 1), max(round(y1), round(y0) + 1)))
     scale = CROP_SIZE / max(region.size)
     out = region.resize((max(1, round(region.width * scale)), max(1, round(region.height * scale))),
@@ -253,7 +268,7 @@ def crop(img: Image.Image, sample: Sample | None, prediction: Prediction | None)
     def to_px(x: float, y: float) -> tuple[float, float]:
         return ((x * w - x0) * scale, (y * h - y0) * scale)
 
-    draw_marks(ImageDraw.Draw(out), to_px, sample, prediction, 9)
+    draw_marks(ImageDraw.Draw(out), to_px, sample, prediction, 9, before)
     data, mime = encode(out, prefer_png=True)
     return data, mime, (x0 / w, y0 / h, x1 / w, y1 / h)
 

@@ -154,6 +154,8 @@ def banner(summary: SuiteSummary) -> str:
         extra.append(f"{len(summary.fixed)} fixed")
     if summary.verdict is not None and summary.verdict.rule != "each":
         extra.append(f"regressions judged by rule '{summary.verdict.rule}': {summary.verdict.flips_text}")
+    if summary.verdict is not None and summary.verdict.noise_text:
+        extra.append(summary.verdict.noise_text)
     tail = f'<div class="extra">{esc("; ".join(extra))}</div>' if extra else ""
     return (f'<div id="verdict" class="banner {cls}"><div class="headline">{esc(headline)}</div>{failed_line(summary)}'
             f'<div>suite <b>{esc(summary.suite)}</b> \u00b7 model {run}</div>'
@@ -170,6 +172,7 @@ def header(summary: SuiteSummary) -> str:
         ("sample errors", len(summary.errors)),
         ("regressed", len(summary.regressed)),
         ("fixed", len(summary.fixed)),
+        *([("unstable (never failing alone)", len(summary.unstable))] if summary.unstable else []),
     ]
     rows += judge_rows(summary)
     shown = {"model": summary.model, "model_fingerprint": summary.model_fingerprint,

@@ -9,7 +9,8 @@
   baseline's provenance (``.baseline_model``, ``.baseline_date``, ``.baseline_fingerprint``),
   as ``record_testsuite_property`` would write them, and the suite's verdict (``.verdict``: PASS or
   FAIL, ``.verdict_text``: the verdict line's wording, ``.regressions_rule``: each or significant,
-  ``.flips`` and ``.flips_p_value``: the flips and their one-sided McNemar test).
+  ``.flips`` and ``.flips_p_value``: the flips and their one-sided McNemar test; ``.unstable``: the
+  regressions shown to be noise; ``.flip_rate``: the run-to-run flip rate of ``--uiground-repeat``).
 """
 
 from __future__ import annotations
@@ -62,7 +63,9 @@ def suite_properties(suite: str, model: Mapping[str, Any] | None, baseline: Mapp
         (f"{pre}.baseline_packages", json.dumps(base.get("packages"), sort_keys=True)),
         *([(f"{pre}.verdict", verdict.status), (f"{pre}.verdict_text", verdict.text),
            (f"{pre}.regressions_rule", verdict.rule), (f"{pre}.flips", verdict.flips_text),
-           (f"{pre}.flips_p_value", "" if verdict.flips_p is None else f"{verdict.flips_p:.6g}")]
+           (f"{pre}.flips_p_value", "" if verdict.flips_p is None else f"{verdict.flips_p:.6g}"),
+           (f"{pre}.unstable", str(verdict.unstable)),
+           (f"{pre}.flip_rate", "" if verdict.flip_rate is None else f"{verdict.flip_rate:.4g}")]
           if verdict is not None else []),
     ]
 

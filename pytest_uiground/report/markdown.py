@@ -3,8 +3,8 @@
 One section per suite: the verdict first (what a reviewer of a model upgrade needs), the model
 and the baseline it was compared with, the metric table with deltas, the delta's 95% bootstrap
 interval and the McNemar p-value (slices folded under ``<details>``), the regressed and fixed
-sample ids, and where the artifacts are (the report files, and the workflow run's artifacts page
-on GitHub Actions).
+sample ids (the first few with the baseline's answer beside this run's), and where the
+artifacts are (the report files, and the workflow run's artifacts page on GitHub Actions).
 """
 
 from __future__ import annotations
@@ -12,18 +12,20 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pytest_uiground.gate.checks import Check, LatencyCheck
 from pytest_uiground.gate.verdict import SIGNIFICANT, Verdict
 from pytest_uiground.record.outcome import Outcome
-from pytest_uiground.record.result import SampleResult
+from pytest_uiground.record.result import SampleResult, sample_line
+from pytest_uiground.record.sample import Sample
 from pytest_uiground.record.score import refusals
 from pytest_uiground.report.terminal import verdict_cell
 
 ID_LIMIT = 50
+LINE_LIMIT = 10  # changed samples shown with both answers
 
 
 @dataclass(frozen=True)
@@ -36,6 +38,7 @@ class SuiteSection:
     results: Sequence[SampleResult]
     artifacts: Sequence[Path]
     verdict: Verdict | None  # the gate's verdict (None only for a section built by hand in a test)
+    samples: Mapping[str, Sample] = field(default_factory=dict)  # for the changed samples' lines, in pixels
 
 
 def cell(text: object) -> str:
@@ -94,6 +97,15 @@ def _ids(title: str, ids: Sequence[str]) -> str:
     return f"**{title} ({len(ids)}):** {shown}{more}"
 
 
+def _changed(s: SuiteSection, outcome: Outcome) -> list[str]:
+    """One line per changed sample (capped): what it expects, what this run and the baseline answered."""
+    lines = [f"- {cell(sample_line(s.samples.get(r.id), r))}" for r in s.results if r.outcome == outcome]
+    if not lines:
+        return []
+    more = [f"- … (+{len(lines) - LINE_LIMIT} more: see samples.jsonl)"] if len(lines) > LINE_LIMIT else []
+    return [*lines[:LINE_LIMIT], *more, ""]
+
+
 def run_link(env: Mapping[str, str]) -> str | None:
     """The GitHub Actions run page (its Artifacts list), from the variables Actions sets."""
     server, repo, run = env.get("GITHUB_SERVER_URL"), env.get("GITHUB_REPOSITORY"), env.get("GITHUB_RUN_ID")
@@ -127,10 +139,18 @@ def render(sections: Sequence[SuiteSection], env: Mapping[str, str] | None = Non
                     *(_row(c) for c in slices), "", "</details>", ""]
         if s.latency is not None:
             out += [f"latency per sample: p50 {s.latency.p50_ms:.1f} ms, p95 {s.latency.p95_ms:.1f} ms", ""]
+        if s.verdict is not None and s.verdict.noise_text:
+            out += [cell(s.verdict.noise_text), ""]
         regressed = sorted(r.id for r in s.results if r.outcome == Outcome.REGRESSION)
         fixed = sorted(r.id for r in s.results if r.outcome == Outcome.FIXED)
         errors = sorted(r.id for r in s.results if r.error is not None)
-        out += [_ids("Regressed", regressed), "", _ids("Fixed", fixed), ""]
+        out += [_ids("Regressed", regressed), ""]
+        out += _changed(s, Outcome.REGRESSION)
+        unstable = sorted(r.id for r in s.results if r.outcome == Outcome.UNSTABLE)
+        if unstable:
+            out += [_ids("Unstable (regressed but noise: never failing alone)", unstable), ""]
+            out += _changed(s, Outcome.UNSTABLE)
+        out += [_ids("Fixed", fixed), ""]
         if errors:
             out += [_ids("Sample errors", errors), ""]
         links = [code(p) for p in s.artifacts]

@@ -38,7 +38,7 @@ details.prov{font-size:.9em;margin:.4em 0}
 table.metrics td .unit{color:#666;font-size:.85em;font-weight:normal}
 td.up{color:#0a7d28}td.down{color:#b00020}
 .tag{display:inline-block;padding:0 .4em;border-radius:3px;background:#eee;font-weight:600}
-.tag.regression,.tag.error{background:#fdd}.tag.fixed{background:#d8f5df}.tag.known-failure{background:#f3e8d0}
+.tag.regression,.tag.error{background:#fdd}.tag.fixed{background:#d8f5df}.tag.known-failure{background:#f3e8d0}.tag.unstable{background:#eadcf8}
 .note{color:#666;font-size:.9em}
 """
 

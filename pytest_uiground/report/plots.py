@@ -24,6 +24,7 @@ from pytest_uiground.report.markup import esc, is_number
 from pytest_uiground.report.units import Unit
 
 Interval = tuple[float, float]
+ZERO_STUB = 4.0  # px: the narrowest bar drawn (a zero is an outlined stub of this width)
 PALETTE = ("#4c78a8", "#f58518", "#54a24b", "#b279a2", "#e45756", "#72b7b2", "#9d755d", "#eeca3b")
 WIDTH = 1000
 LABEL_W = 200
@@ -161,10 +162,15 @@ def bar_chart(chart: Chart) -> str:
                 continue
             x1 = x_of(v)
             who = chart.series[i] if i < len(chart.series) else ""
-            body.append(f'<rect x="{LABEL_W}" y="{by:.1f}" width="{max(x1 - LABEL_W, 0.8):.1f}" '
-                        f'height="{bar_h - 2}" fill="{colour}"><title>{esc(who)}: {esc(chart.unit.label(v))}'
-                        "</title></rect>")
-            end = x1
+            # A zero (or nearly zero) bar would vanish under the axis line: it is drawn as a short outlined
+            # stub past the axis instead, so "0 %" reads as a value, not as a missing bar.
+            width = x1 - LABEL_W
+            look = (f'fill="{colour}"' if width >= ZERO_STUB else
+                    f'fill="#fff" stroke="{colour}" stroke-width="1.5"')
+            body.append(f'<rect x="{LABEL_W + (0 if width >= ZERO_STUB else 1):.1f}" y="{by:.1f}" '
+                        f'width="{max(width, ZERO_STUB):.1f}" height="{bar_h - 2}" {look}><title>{esc(who)}: '
+                        f"{esc(chart.unit.label(v))}</title></rect>")
+            end = max(x1, LABEL_W + ZERO_STUB + 1)
             iv = r.intervals[i] if i < len(r.intervals) else None
             if iv is not None and _finite(iv[0]) and _finite(iv[1]):
                 a, b, mid = x_of(iv[0]), x_of(iv[1]), by + (bar_h - 2) / 2

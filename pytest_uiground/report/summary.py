@@ -180,6 +180,10 @@ class SuiteSummary:
     refusals: int | None = None
     #: The suite's verdict as the gate decided it; None in files written before verdicts were stored.
     verdict: Verdict | None = None
+    #: Right in the baseline, wrong now, shown to be noise (--uiground-repeat / --uiground-confirm).
+    unstable: tuple[str, ...] = ()
+    #: --uiground-repeat: the run-to-run flip rate, overall and by slice (gate/noise.py); None when not repeated.
+    noise: Mapping[str, Any] | None = None
     version: int = VERSION
 
     def comparison(self, metric: str, label: str | None = None) -> Comparison | None:
@@ -205,6 +209,10 @@ class SuiteSummary:
             out["refusals"] = self.refusals
         if self.verdict is not None:
             out["verdict"] = self.verdict.to_json()
+        if self.unstable:
+            out["unstable"] = list(self.unstable)
+        if self.noise is not None:
+            out["noise"] = dict(self.noise)
         return out
 
     @classmethod
@@ -229,6 +237,8 @@ class SuiteSummary:
             baseline=dict(base) if isinstance(base := d.get("baseline"), Mapping) else None,
             refusals=int(d["refusals"]) if isinstance(d.get("refusals"), int) else None,
             verdict=Verdict.from_json(d.get("verdict")),
+            unstable=_ids(d.get("unstable")),
+            noise=dict(n) if isinstance(n := d.get("noise"), Mapping) else None,
             version=int(d.get("version") or 1),
         )
 
@@ -281,6 +291,7 @@ def build(
     latency: LatencyCheck | None,
     provenance: dict[str, Any],
     verdict: Verdict | None = None,
+    noise: Mapping[str, Any] | None = None,
 ) -> SuiteSummary:
     """The suite's summary record (``summary.json``) from its records, metrics, checks and provenance."""
     def r4(v: float) -> float | None:
@@ -321,4 +332,6 @@ def build(
         judge_stability=stats.judge_stability(results) if judged else None,
         refusals=refusals(r.score for r in results),
         verdict=verdict,
+        unstable=tuple(sorted(r.id for r in results if r.outcome == Outcome.UNSTABLE)),
+        noise=noise,
     )

@@ -70,10 +70,17 @@ def write_suite(tr: Any, o: SuiteOutcome, options: RunOptions, load: str, artifa
     assert verdict is not None, "the controller concludes every suite before the terminal summary"
     if verdict.rule == SIGNIFICANT:
         tr.write_line(f"regressions judged by rule 'significant': {verdict.flips_text}")
+    if verdict.noise_text:
+        tr.write_line(verdict.noise_text)
     regressed = [r for r in o.results if r.outcome == Outcome.REGRESSION]
     if regressed:
         for line in sample_lines("regressed (right in the baseline, wrong now)", regressed, lookup,
                                  SAMPLE_LINES, where):
+            tr.write_line(line)
+    unstable = [r for r in o.results if r.outcome == Outcome.UNSTABLE]
+    if unstable:
+        for line in sample_lines("unstable (right in the baseline, wrong now, but noise: never failing alone)",
+                                 unstable, lookup, SAMPLE_LINES, where):
             tr.write_line(line)
     fixed = sorted(r.id for r in o.results if r.outcome == Outcome.FIXED)
     if fixed:

@@ -53,7 +53,7 @@ def artifacts(root: Path | None, suite: str, n_suites: int) -> list[Path]:
 def summary_doc(out: SuiteOutcome) -> summary_mod.SuiteSummary:
     """The suite's ``summary.json`` record, with its verdict, from the one outcome record."""
     doc = summary_mod.build(out.name, out.model, out.results, out.metric_results, out.checks, out.latency,
-                            out.provenance, out.verdict)
+                            out.provenance, out.verdict, out.noise.to_json() if out.noise is not None else None)
     return details.complete(doc, out.loaded.config.metrics, out.results,
                             out.baseline.provenance if out.baseline is not None else None)
 
@@ -163,7 +163,7 @@ class MarkdownSummary:
             suite=o.name, model=o.model_name or self.options.model.name,
             baseline=o.baseline.provenance if o.baseline is not None else None, checks=o.checks,
             latency=o.latency, results=o.results, artifacts=artifacts(self.options.report_dir, o.name, len(outcomes)),
-            verdict=o.verdict) for o in outcomes]
+            verdict=o.verdict, samples={smp.id: smp for smp in o.loaded.samples}) for o in outcomes]
         if sections:
             self.written = markdown.write(markdown.render(sections), self.options.markdown, failed=self.failures.append)
 

@@ -21,6 +21,7 @@ from pytest_uiground.options import RunOptions
 from pytest_uiground.record.prediction import Prediction
 from pytest_uiground.record.sample import Sample
 from pytest_uiground.run.predictors import Predictor, predictor_for
+from pytest_uiground.run.repeats import Repeats
 from pytest_uiground.suite.loading import LoadedSuite, SuiteLoadError, load_suite
 
 
@@ -40,6 +41,7 @@ class WorkerState:
     preloaded: Model | None = None  # a model built before the session in this process (the probe's), not yet used
     _backend: JudgeBackend | None = None
     _predictor: Predictor | None = None
+    _repeats: Repeats | None = None
 
     def predictor(self, model: Model) -> Predictor:
         """This process's prediction strategy for ``model``, picked on first use (the model fixture)."""
@@ -48,6 +50,13 @@ class WorkerState:
                                             batch_size=self.options.model.batch_size,
                                             cache_dir=self.options.cache_dir, on_ready=self._judge_ahead)
         return self._predictor
+
+    def repeats(self, model: Model) -> Repeats:
+        """This process's ``--uiground-repeat`` rounds (:mod:`.repeats`), built on first use."""
+        if self._repeats is None:
+            self._repeats = Repeats(model, worker_id=self.worker_id, batch_size=self.options.model.batch_size,
+                                    seed=self.options.seed)
+        return self._repeats
 
     def _judge_ahead(self, loaded: LoadedSuite, sample: Sample, pred: Prediction) -> None:
         """A prediction made ahead of its test starts being judged now (once the suite's judge exists)."""
@@ -130,6 +139,8 @@ class WorkerState:
             self.preloaded = None
         if self._predictor is not None:
             self._predictor.close()
+        if self._repeats is not None:
+            self._repeats.close()
         for judged in self.judged.values():
             judged.close()
         close = getattr(self._backend, "close", None)

@@ -20,13 +20,24 @@ from pytest_uiground.gate.verdict import SIGNIFICANT
 from pytest_uiground.judges.base import JudgeSetupError
 from pytest_uiground.record.outcome import Outcome, classify
 from pytest_uiground.record.prediction import Prediction, error_text, finite
-from pytest_uiground.record.result import PROPERTY, SampleResult, property_value, right_of, sample_line
+from pytest_uiground.record.result import (
+    PROPERTY,
+    SampleResult,
+    Stability,
+    answer_text,
+    property_value,
+    right_of,
+    sample_line,
+    sample_size,
+)
 from pytest_uiground.record.sample import Sample
 from pytest_uiground.record.score import Score
 from pytest_uiground.run import STATE
+from pytest_uiground.run.repeats import confirm
 from pytest_uiground.suite.items import suite_path_of
 
 if TYPE_CHECKING:  # types only: the worker is handed these, it never builds them
+    from pytest_uiground.gate.baseline import BaselineEntry
     from pytest_uiground.models.base import Model
     from pytest_uiground.run.state import WorkerState
     from pytest_uiground.suite.loading import LoadedSuite
@@ -102,6 +113,46 @@ _XFAIL_REASONS = {
 }
 
 
+def _score_again(state: WorkerState, loaded: LoadedSuite, sample: Sample, pred: Prediction) -> bool:
+    """Whether one extra answer (a repeat or a confirmation) is right, by the suite's own scorer;
+    an answer that failed counts as wrong."""
+    if pred.error is not None:
+        return False
+    scored = _judged(state, loaded, sample, finite(pred))
+    return scored.error is None and right_of(scored.score)
+
+
+def _asked_again(state: WorkerState, loaded: LoadedSuite, sample: Sample, preds: list[Prediction],
+                 first: bool | None, how: str) -> Stability:
+    """Right k of K over ``preds`` (plus the main answer ``first`` when it counts), the answers in words."""
+    size = sample_size(sample)
+    rights = [_score_again(state, loaded, sample, p) for p in preds]
+    words = [f"{answer_text(p, size, format_error=p.format_error)} {'right' if ok else 'wrong'}"
+             for p, ok in zip(preds, rights, strict=True)]
+    counted = ([first] if first is not None else []) + rights
+    return Stability(right=sum(counted), of=len(counted), how=how, answers=words)
+
+
+def noise(state: WorkerState, item: pytest.Item, loaded: LoadedSuite, sample: Sample, model: Model,
+          scored: _Scored, outcome: Outcome, entry: BaselineEntry | None) -> tuple[Outcome, Stability | None]:
+    """The sample's stability and its outcome in its light: ``--uiground-repeat`` measures every sample,
+    ``--uiground-confirm`` re-asks a regression alone; a regression is *unstable* (never failing alone)
+    when the baseline saw the sample flip, or when the confirmation is right in the majority."""
+    opts = state.options
+    stability: Stability | None = None
+    if opts.repeat > 1 and scored.error is None and sample.invalid is None:
+        more = state.repeats(model).answers(item, sample, opts.repeat, loaded.samples)
+        stability = _asked_again(state, loaded, sample, more, right_of(scored.score), "repeat")
+    if outcome is not Outcome.REGRESSION:
+        return outcome, stability
+    if entry is not None and entry.unstable:
+        return Outcome.UNSTABLE, stability
+    if opts.confirm > 0:
+        checked = _asked_again(state, loaded, sample, list(confirm(model, sample, opts.confirm)), None, "confirm")
+        return (Outcome.UNSTABLE if 2 * checked.right > checked.of else Outcome.REGRESSION), checked
+    return outcome, stability
+
+
 def _identity(state: WorkerState, suite: str, model: Model) -> dict[str, Any] | None:
     """The model's identity, on the first record of a suite in each process."""
     if not state.first(suite, "model"):
@@ -122,18 +173,22 @@ def run_sample(item: pytest.Item, sample: Sample, model: Model) -> None:
     identity = _identity(state, suite, model)
     judge_fp = state.judge_fingerprint(suite)
     baseline = state.comparable_baseline(suite)
+    entry = baseline.entry(sample.id) if baseline is not None else None
     outcome = classify(
         right_of(scored.score),
-        baseline.right(sample.id) if baseline is not None else None,
+        entry.right if entry is not None else None,
         updating=state.options.updating,
         error=scored.error is not None,
     )
+    outcome, stability = noise(state, item, loaded, sample, model, scored, outcome, entry)
+    changed = outcome in (Outcome.REGRESSION, Outcome.UNSTABLE, Outcome.FIXED)
     result = SampleResult(  # the one place a sample's record is built
         suite=suite, id=sample.id, task=sample.task, meta=dict(sample.meta), score=scored.score,
         prediction=scored.prediction, error=scored.error,
         latency_ms=scored.prediction.latency_ms if scored.prediction is not None else None,
         outcome=outcome, cache=scored.cache, model=identity,
         judge=judge_fp if judge_fp is not None and state.first(suite, "judge") else None,
+        stability=stability, before=entry.answer if changed and entry is not None else None,
     )
     item.user_properties.append((PROPERTY, property_value(result.to_json())))
     if outcome is Outcome.ERROR:
@@ -144,6 +199,11 @@ def run_sample(item: pytest.Item, sample: Sample, model: Model) -> None:
                                      f"test_aggregate[regressions]: {sample_line(sample, result)}", pytrace=False)
     if outcome is Outcome.REGRESSION:
         pytest.fail(f"REGRESSION (right in the baseline, wrong now) {sample_line(sample, result)}", pytrace=False)
+    if outcome is Outcome.UNSTABLE:
+        why = ("unstable in the baseline" if entry is not None and entry.unstable
+               else "right in the majority re-asked alone")
+        raise pytest.xfail.Exception(f"unstable (right in the baseline, wrong now, but {why}; counted with the "
+                                     f"flips, never failing alone): {sample_line(sample, result)}", pytrace=False)
     if outcome.xfails:
         # pytrace=False: pytest would otherwise format a full traceback (parsing
         # source files) for every expected failure, ~18 ms per sample.

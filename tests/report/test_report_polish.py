@@ -90,3 +90,19 @@ def test_compare_cards_without_a_report_page_have_no_instruction(tmp_path: Path)
     page = render_html(compare.load_runs([tmp_path / "a", tmp_path / "b"], None))
     assert 'id="flip-s0"' in page and 'class="instr"' not in page
 
+
+
+def test_a_zero_bar_is_drawn_as_a_visible_stub() -> None:
+    """A 0 % bar used to be 0.8 px wide under the axis line: invisible. It is an outlined stub now, and a
+    value of 50 still gets a filled bar of its own width."""
+    import re
+
+    from pytest_uiground.report.plots import ZERO_STUB, Chart, Row, bar_chart
+    from pytest_uiground.report.units import UNITS
+
+    svg = bar_chart(Chart("t", "t", UNITS["accuracy"], True, ["a", "b"], rows=[Row("", "all", [0.0, 50.0])]))
+    bars = dict(re.findall(r'<rect x="[\d.]+" y="[\d.]+" (width="[^/]*?)><title>(\w): ', svg)[::-1][i][::-1]
+                for i in range(2))
+    zero, half = bars["a"], bars["b"]
+    assert float(zero.split('"')[1]) >= ZERO_STUB and 'fill="#fff"' in zero and "stroke=" in zero
+    assert float(half.split('"')[1]) > 100 and "stroke=" not in half
