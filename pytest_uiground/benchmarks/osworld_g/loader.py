@@ -44,6 +44,7 @@ from typing import Any
 from pytest_uiground.record.geometry import Box
 from pytest_uiground.record.image import ImageRef
 from pytest_uiground.record.sample import MULTI_VALUE_SEP, Sample, Target
+from pytest_uiground.suite.config import EXPECTS
 from pytest_uiground.suite.loading import (
     LayoutError,
     LoaderContext,
@@ -166,6 +167,8 @@ def record_to_sample(folder: Path, file: str, i: int, record: Any, sid: str, gro
     meta: dict[str, str] = {}
     if isinstance(record.get("box_type"), str):
         meta["box_type"] = record["box_type"]
+        # the suite's refusal policy ([scorer] refusals) reads this key: count or leave out refusal samples
+        meta[EXPECTS] = "refusal" if record["box_type"] == "refusal" else "element"
     meta["group"] = MULTI_VALUE_SEP.join(groups.get(str(record.get("id")), [UNCLASSIFIED]))
     if problem is None:  # a replay file may key its records by the dataset's own id, as the official runners log them
         meta["dataset_id"] = str(record["id"])
