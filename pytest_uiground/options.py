@@ -122,6 +122,7 @@ class RunOptions:
     latency_benchmark: bool = False
     markdown: Path | None = None
     regressions: str | None = None  # None: each suite's [baseline] regressions
+    refusals: str | None = None  # None: each suite's [scorer] refusals (suites with refusal samples only)
     significant_level: float | None = None  # None: each suite's [baseline] significant_level
     repeat: int = 1  # --uiground-repeat: answers per sample (stability), 1 = the plain run
     confirm: int = 0  # --uiground-confirm: re-asks of each regressed sample alone, 0 = none
@@ -314,6 +315,10 @@ OPTIONS: tuple[Opt, ...] = (
         "and replayed models) or 'significant' (only when regressions outnumber fixes significantly, exact "
         "one-sided McNemar; for GPU and served models, whose answers flip on noise); default: each suite's "
         "[baseline] regressions, else each", choice("each", "significant"), "RULE", field="regressions"),
+    Opt("--uiground-refusals", None, "samples whose right answer is a refusal (OSWorld-G's 54): 'count' them in "
+        "the denominator (the official rule; 564) or 'exclude' them (510, as some papers do); default: each "
+        "suite's [scorer] refusals. The other figure is reported beside it as a second metric",
+        choice("count", "exclude"), "POLICY", field="refusals"),
     Opt("--uiground-significant-level", None, "--uiground-regressions significant: the test's level (default: "
         "each suite's [baseline] significant_level, else 0.05)", number(float, above=0.0), "ALPHA",
         field="significant_level", convert=_level),

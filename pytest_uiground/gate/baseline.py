@@ -430,7 +430,8 @@ def provenance_mismatch(base: Baseline, current: Mapping[str, Any], ids: set[str
     shared ids; the aggregate checks fail with this text until the baseline is updated."""
     prov = base.provenance
     out: list[str] = []
-    for key, what in (("suite_version", "suite version"), ("dataset_revision", "dataset revision")):
+    for key, what in (("suite_version", "suite version"), ("dataset_revision", "dataset revision"),
+                      ("refusals", "refusal policy (--uiground-refusals, [scorer] refusals)")):
         old, new = prov.get(key), current.get(key)
         if old != new and (old is not None or new is not None):
             out.append(f"{what} {old!r} in the baseline, {new!r} now")
@@ -441,7 +442,8 @@ def provenance_mismatch(base: Baseline, current: Mapping[str, Any], ids: set[str
                  f"{len(removed)} removed ({_few(removed)})" if removed else ""]
         out.append(f"sample set changed: {len(old_ids)} samples in the baseline, {len(ids)} now; "
                    + "; ".join(p for p in parts if p))
-    elif prov.get("dataset_fingerprint") not in (None, current.get("dataset_fingerprint")):
+    elif prov.get("refusals") == current.get("refusals") and \
+            prov.get("dataset_fingerprint") not in (None, current.get("dataset_fingerprint")):
         out.append(f"dataset fingerprint {prov.get('dataset_fingerprint')!r} in the baseline, "
                    f"{current.get('dataset_fingerprint')!r} now (the loader options changed)")
     if not out:

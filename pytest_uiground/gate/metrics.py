@@ -72,6 +72,8 @@ def selects(spec: MetricSpec, r: SampleResult, score_of: ScoreOf = current) -> b
         return False
     if spec.given is not None and not score_of(r).components.get(spec.given):
         return False
+    if spec.refusals == "exclude" and r.meta.get("expects") == "refusal":
+        return False
     return all(r.meta.get(k) == v for k, v in spec.where.items())
 
 

@@ -20,7 +20,14 @@ from pytest_uiground.gate.checks import Check, LatencyCheck, build_checks, laten
 from pytest_uiground.gate.flips import FlipTest, judge_flips, slice_keys
 from pytest_uiground.gate.metrics import MetricResult, compute_all
 from pytest_uiground.gate.noise import Noise, measure
-from pytest_uiground.gate.rules import dataset_provenance, provenance, regression_rule, update_refusal
+from pytest_uiground.gate.rules import (
+    dataset_provenance,
+    provenance,
+    refusal_metrics,
+    refusal_policy,
+    regression_rule,
+    update_refusal,
+)
 from pytest_uiground.gate.verdict import SIGNIFICANT, BaselineFate, Verdict, baseline_fate, decide
 from pytest_uiground.judges.base import incomparable
 from pytest_uiground.options import RunOptions
@@ -75,10 +82,12 @@ def assemble(loaded: LoadedSuite, path: Path, results: list[SampleResult], optio
     base = baseline_mod.load(options.baselines_dir, loaded.config.name)
     ran = {r.id for r in results}
     partial = ran != {s.id for s in loaded.samples}
-    metric_results = compute_all(loaded.config.metrics, results)
+    policy = refusal_policy(options, loaded.config)
+    metric_results = compute_all(refusal_metrics(loaded.config, policy), results)
     usable = base is not None and base.damaged is None
     why = incomparable(base.provenance.get("judge"), judge) if usable and base is not None and judge else None
-    mismatch = (baseline_mod.provenance_mismatch(base, dataset_provenance(loaded), {s.id for s in loaded.samples})
+    ids = {s.id for s in loaded.samples}
+    mismatch = (baseline_mod.provenance_mismatch(base, dataset_provenance(loaded, policy), ids)
                 if usable and base is not None and not options.updating else None)
     snapshot_dir = baseline_mod.suite_dir(options.baselines_dir, loaded.config.name) / baseline_mod.SNAPSHOT_DIR
     rule, level = regression_rule(options, loaded.config)

@@ -9,17 +9,19 @@ from __future__ import annotations
 
 import datetime as dt
 import platform
+from dataclasses import replace
 from importlib import metadata
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from pytest_uiground.options import RunOptions
+from pytest_uiground.record.files import hex_digest
 from pytest_uiground.record.result import id_list
 
 if TYPE_CHECKING:  # types only: the rules read checks and suites built elsewhere
     from pytest_uiground.gate.outcome import SuiteOutcome
-    from pytest_uiground.suite.config import SuiteConfig
+    from pytest_uiground.suite.config import MetricSpec, SuiteConfig
     from pytest_uiground.suite.loading import LoadedSuite
 
 
@@ -42,7 +44,7 @@ def provenance(out: SuiteOutcome, options: RunOptions) -> dict[str, Any]:
         "model_path": options.model.path,
         "model_fingerprint": model.get("fingerprint"),
         "model_revision": options.model.revision,
-        **dataset_provenance(out.loaded),
+        **dataset_provenance(out.loaded, refusal_policy(options, out.loaded.config)),
         **({"judge": out.judge} if out.judge else {}),
         "n_samples": len(out.results),
         "packages": _versions(),
@@ -50,13 +52,19 @@ def provenance(out: SuiteOutcome, options: RunOptions) -> dict[str, Any]:
     }
 
 
-def dataset_provenance(loaded: LoadedSuite) -> dict[str, Any]:
-    """What identifies the data a baseline was recorded on; compared on every later run."""
+def dataset_provenance(loaded: LoadedSuite, refusals: str | None = None) -> dict[str, Any]:
+    """What identifies the data a baseline was recorded on; compared on every later run. A suite
+    with a refusal policy records it (``refusals``) and folds it into the fingerprint: the same
+    samples over another denominator are another figure."""
     revision = loaded.config.loader_options.get("revision")
+    fingerprint = loaded.fingerprint
+    if refusals is not None:
+        fingerprint = hex_digest(f"{fingerprint}\0refusals={refusals}", short=True)
     return {
         "suite_version": loaded.config.version,
-        "dataset_fingerprint": loaded.fingerprint,
+        "dataset_fingerprint": fingerprint,
         "dataset_revision": str(revision) if revision is not None else None,
+        **({"refusals": refusals} if refusals is not None else {}),
     }
 
 
@@ -82,6 +90,38 @@ def update_refusal(out: SuiteOutcome, options: RunOptions) -> str | None:
     if not reasons:
         return None
     return f"refusing to update the baseline of {name!r}: " + " Also, ".join(reasons)
+
+
+def refusal_policy(options: RunOptions, config: SuiteConfig) -> str | None:
+    """Whether this run counts a suite's refusal samples (``count``) or leaves them out (``exclude``):
+    ``--uiground-refusals`` when given, else the suite's ``[scorer] refusals``; None for a suite that
+    declares no policy (it has no refusal samples, so the option does not apply)."""
+    if config.refusals is None:
+        return None
+    return options.refusals or config.refusals
+
+
+def refusal_metrics(config: SuiteConfig, policy: str | None) -> tuple[MetricSpec, ...]:
+    """The suite's metrics under ``policy``: a metric that names no ``refusals`` of its own follows the
+    policy, and gets a twin under the other rule (``accuracy_refusals_excluded`` beside a counted
+    ``accuracy``, ``accuracy_refusals_counted`` beside an excluded one; no slices, floor or tolerance
+    of its own), so a run gives both figures a paper may quote."""
+    if policy is None:
+        return config.metrics
+    other = "exclude" if policy == "count" else "count"
+    out: list[MetricSpec] = []
+    twins: list[MetricSpec] = []
+    for m in config.metrics:
+        if m.refusals is not None or m.mean_of:
+            out.append(m)
+            continue
+        out.append(replace(m, refusals=policy))
+        twins.append(replace(m, name=f"{m.name}_refusals_{REFUSAL_WORD[other]}", refusals=other, slices=(),
+                             floor=None, slice_floors={}))
+    return (*out, *twins)
+
+
+REFUSAL_WORD = {"count": "counted", "exclude": "excluded"}
 
 
 def regression_rule(options: RunOptions, config: SuiteConfig) -> tuple[str, float]:

@@ -30,7 +30,8 @@ BASELINE_KEYS = ("model", "model_path", "model_fingerprint", "date", "suite_vers
 
 def selection(spec: MetricSpec) -> dict[str, Any]:
     out: dict[str, Any] = {"score": spec.score, "given": spec.given, "tasks": list(spec.tasks),
-                           "where": dict(spec.where), "macro_over": spec.macro_over, "mean_of": list(spec.mean_of)}
+                           "where": dict(spec.where), "macro_over": spec.macro_over, "mean_of": list(spec.mean_of),
+                           "refusals": spec.refusals}
     return {k: v for k, v in out.items() if v not in (None, [], {})}
 
 

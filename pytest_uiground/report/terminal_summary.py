@@ -60,6 +60,11 @@ def write_suite(tr: Any, o: SuiteOutcome, options: RunOptions, load: str, artifa
     errs = sorted(r.id for r in o.results if r.error is not None)
     hits = sum(r.cache == "hit" for r in o.results)
     refused = refusals(r.score for r in o.results)
+    if o.provenance.get("refusals"):  # the suite's refusal policy: which denominator each figure has
+        words = {"count": "refusals counted", "exclude": "refusals excluded"}
+        tr.write_line("refusal policy " + repr(o.provenance["refusals"]) + ": " + "; ".join(
+            f"{m.spec.name} ({m.overall.n}, {words[m.spec.refusals]})" for m in o.metric_results
+            if m.spec.refusals in words))
     tr.write_line(f"format errors: {fmt}; " + (f"refusals: {refused}; " if refused is not None else "")
                   + f"sample errors: {len(errs)}; "
                   f"{hits} prediction{'s' * (hits != 1)} from the cache" + (f"; {load}" if load else ""))

@@ -51,7 +51,17 @@ class MetricSpec:
     higher_is_better: bool = True  # false for rates of bad events and costs (false positives, attempts)
     tolerance: float | None = None  # this metric's allowed change; None: the suite's tolerances
     ceiling: float | None = None  # for lower-is-better metrics: the highest acceptable value
+    # "count": samples whose answer should be a refusal (meta ``expects`` = refusal) are in the metric;
+    # "exclude": they are left out; None: the suite's refusal policy decides (gate/rules.py: refusal_metrics).
+    refusals: str | None = None
 
+
+REFUSAL_POLICIES = ("count", "exclude")
+"""``[scorer] refusals`` and ``--uiground-refusals``: whether samples whose right answer is a refusal
+(meta ``expects = "refusal"``) are in a metric's denominator. Papers differ (OSWorld-G's 54: MAI-UI and
+Gelato's README count all 564, cua-lite and Gelato's logs leave them out: 510)."""
+EXPECTS = "expects"
+"""The meta key a loader sets on suites with refusal samples: ``element`` or ``refusal``."""
 
 REGRESSION_RULES = ("each", "significant")
 """``[baseline] regressions`` and ``--uiground-regressions``: how per-sample flips fail a run."""
@@ -83,6 +93,7 @@ class SuiteConfig:
     description: str = ""
     models: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # per-model overrides
     scorer: str = "task"  # [scorer] name: a registered scorer or package.module:attribute
+    refusals: str | None = None  # [scorer] refusals: the suite's refusal policy (REFUSAL_POLICIES), if it has one
 
     @property
     def directory(self) -> Path:
@@ -144,7 +155,7 @@ def in_range(value: float, low: float, high: float, fail: Any) -> float:
 def _metric(path: Path, i: int, table: Any) -> MetricSpec:
     f = _Fields(path, f"metrics[{i}]", table)
     f.unknown({"name", "score", "tasks", "where", "average", "macro_over", "slices", "floor", "slice_floors",
-               "mean_of", "given", "higher_is_better", "tolerance", "ceiling"})
+               "mean_of", "given", "higher_is_better", "tolerance", "ceiling", "refusals"})
     name = f.get("name", str, required=True)
     score = f.get("score", str)
     tasks = f.strings("tasks")
@@ -158,6 +169,9 @@ def _metric(path: Path, i: int, table: Any) -> MetricSpec:
     if average == "macro" and not macro_over:
         raise f.fail("macro_over", "is required when average = 'macro' (the key to average over)")
     where = f.get("where", dict, {})
+    refusals = f.get("refusals", str)
+    if refusals is not None and refusals not in REFUSAL_POLICIES:
+        raise f.fail("refusals", f"{refusals!r} is not one of {', '.join(REFUSAL_POLICIES)}")
     floor = f.number("floor", 0.0, 100.0)
     slice_floors = f.get("slice_floors", dict, {})
     for key, value in {**where, **slice_floors}.items():
@@ -185,6 +199,7 @@ def _metric(path: Path, i: int, table: Any) -> MetricSpec:
         higher_is_better=f.get("higher_is_better", bool, True),
         tolerance=f.number("tolerance"),
         ceiling=f.number("ceiling"),
+        refusals=refusals,
     )
 
 
@@ -247,7 +262,12 @@ def load_suite_config(path: Path) -> SuiteConfig:
     latency = _Fields(path, "latency", top.get("latency", dict, {}))
     latency.unknown({"p50_ms", "p95_ms", "benchmark_samples"})
     scorer = _Fields(path, "scorer", top.get("scorer", dict, {}))
-    scorer.unknown({"name"})
+    scorer.unknown({"name", "refusals"})
+    policy = scorer.get("refusals", str)
+    if policy is not None and policy not in REFUSAL_POLICIES:
+        raise scorer.fail("refusals", f"{policy!r} is not one of {', '.join(REFUSAL_POLICIES)}: 'count' keeps the "
+                          "samples whose answer should be a refusal in the denominator (the official rule), "
+                          "'exclude' leaves them out")
     limit = _Fields(path, "limit", top.get("limit", dict, {}))
     limit.unknown({"stratify"})
     bench_n = latency.get("benchmark_samples", int, 5)
@@ -278,6 +298,7 @@ def load_suite_config(path: Path) -> SuiteConfig:
         stratify=limit.strings("stratify"),
         models=models,
         scorer=scorer.get("name", str, "task"),
+        refusals=policy,
     )
 
 

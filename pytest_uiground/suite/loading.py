@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import warnings
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
@@ -213,6 +214,29 @@ def text_field(record: Mapping[str, Any], field: str) -> str:
     value = record.get(field)
     if not isinstance(value, str) or not value.strip():
         raise RecordError(field, f"expected non-empty text, got {value!r}")
+    return value
+
+
+class DataQuirkWarning(UserWarning):
+    """A record the reference scores although it looks wrong (an empty instruction, an empty
+    ``app_name``): it stays a sample, scored as there, and this warning names it so that a user
+    knows the figure includes it. Only what the reference cannot score either is an invalid sample."""
+
+
+def quirk(where: str, detail: str) -> None:
+    """Warn about one record the reference scores as it is (see :class:`DataQuirkWarning`)."""
+    warnings.warn(f"{where}: {detail}", DataQuirkWarning, stacklevel=2)
+
+
+def text_or_empty(record: Mapping[str, Any], field: str, where: str, why: str) -> str:
+    """Text that may be empty: the reference sends an empty (or blank) string to the model and
+    scores the answer, so it is a sample here too, with a :func:`quirk` warning naming the record;
+    a missing field or a non-string is still a :class:`RecordError` (the reference cannot use it)."""
+    value = record.get(field)
+    if not isinstance(value, str):
+        raise RecordError(field, f"expected text, got {value!r}")
+    if not value.strip():
+        quirk(where, f"field {field!r} is {value!r}; {why}")
     return value
 
 

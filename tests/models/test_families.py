@@ -35,6 +35,7 @@ from PIL import Image
 
 from pytest_uiground.models import families
 from pytest_uiground.models.families import ParseContext
+from pytest_uiground.models.families.parts import IMAGE_SLOT
 from pytest_uiground.models.offline.replay import ReplayModel
 from pytest_uiground.models.openai.client import OpenAIChatModel
 from pytest_uiground.record.geometry import Box
@@ -44,7 +45,7 @@ from pytest_uiground.record.sample import Sample, Target
 
 REFUSED = "refused"
 ERROR = "error"
-NEW_FAMILIES = ("qwen3-vl", "gui-owl", "ui-venus", "holo", "opencua", "mai-ui", "gta1")
+NEW_FAMILIES = ("qwen3-vl", "gui-owl", "ui-venus", "holo", "opencua", "mai-ui", "gta1", "gelato")
 
 
 @dataclass(frozen=True)
@@ -253,6 +254,26 @@ CASES: dict[str, list[Case]] = {
         Case("negative-stays-a-point", "(-5,10)", (-5 / 1932, 10 / 1092)),
         Case("cut-off", "(96", ERROR),
     ],
+    "gelato": [
+        # real: mlfoundations/Gelato@1f83dad evaluation/logs/grounding_eval_osworld-g-gelato-30b-refusal_included.json
+        # (shared/data/paper-osworld-g), "response" of Gelato-30B-A3B on OSWorld-G, with the authors' own
+        # "predicted_click" in pixels of the original image: 745/1000*1920 = 1430.4, 315/1000*1080 = 340.2 (record
+        # 0FOB4CLBT2); 895/1000*1280 = 1145.6, 933/1000*720 = 671.76 (A7ZEJm25hP); 731/1000*1280 = 935.68,
+        # 856/1000*800 = 684.8 (RH3GxAMJ2J): a float, never truncated to whole pixels.
+        Case("real-log-0FOB4CLBT2", "(745, 315)", (1430.4 / 1920, 340.2 / 1080)),
+        Case("real-log-A7ZEJm25hP", "(895, 933)", (1145.6 / 1280, 671.76 / 720), size=(1280, 720)),
+        Case("real-log-RH3GxAMJ2J", "(731, 856)", (935.68 / 1280, 684.8 / 800), size=(1280, 800)),
+        # the same log: 15 answers are exactly "refusal" (11 on refusal samples, scored right)
+        Case("log-refusal", "refusal", REFUSED),
+        Case("refusal-any-case-anywhere", "I cannot find it. REFUSAL.", REFUSED),
+        Case("no-space", "(100,200)", (0.100, 0.200)),
+        Case("first-pair-wins", "(100, 200) or (900, 900)", (0.100, 0.200)),
+        Case("decimal-skipped-to-next-whole-pair", "(1.5, 2) then (300, 400)", (0.300, 0.400)),
+        Case("negative-not-read", "(-5, 10)", ERROR),
+        Case("square-brackets-not-read", "[500, 500]", ERROR),
+        Case("beyond-1000-stays-a-point", "(1004, 10)", (1.004, 0.010)),
+        Case("cut-off", "(96", ERROR),
+    ],
 }
 # The sizes the client-resizing families send, worked out by hand (see R28 above):
 # GTA1 factor 28, 3136..8,847,360 px: 1936x1048 -> 69*28 x 37*28 = 1932x1036.
@@ -265,6 +286,9 @@ SENT_SIZE: dict[str, dict[tuple[int, int], tuple[int, int]]] = {
     "gui-owl": {(1920, 1080): (1920, 1088), PHONE: (1088, 2400)},
     "gta1": {(1920, 1080): R28, GTA1_SCREEN: (1932, 1036)},
     "holo": {(1920, 1080): R28, (1710, 852): (1708, 840)},
+    # Gelato factor 32, 4096..10,000,000 px, as its logs' resized_resolution: 1920x1080 -> 1920 x round(33.75)=34*32;
+    # 1280x720 -> 1280 x round(22.5)=22*32 = 704; 1280x800 -> 1280 x 25*32 = 800.
+    "gelato": {(1920, 1080): (1920, 1088), (1280, 720): (1280, 704), (1280, 800): (1280, 800)},
 }
 INPUT_SIZE = {"holo": R28, "opencua": R28, "gta1": R28}  # pixels-resized families on 1920x1080
 ALL = [(name, case) for name, cases in CASES.items() for case in cases]
@@ -301,6 +325,9 @@ REAL_FOUND = {
     # are training targets; model cards and blog show tables only. Three from a third-party benchmark run of
     # GTA1-7B (its raw_results.json; its context.md's "(412, 483)" is a made-up schema example, not used)
     "gta1": 3,
+    # Gelato publishes its per-sample evaluation logs (mlfoundations/Gelato@1f83dad evaluation/logs/): three of
+    # its OSWorld-G answers, one per screen size
+    "gelato": 3,
 }
 
 
@@ -342,7 +369,7 @@ def test_every_new_family_is_registered_with_its_frame() -> None:
     frames = {name: families.get(name).frame for name in NEW_FAMILIES}
     assert frames == {"qwen3-vl": "norm1000", "gui-owl": "norm1000", "ui-venus": "norm1000",
                       "holo": "pixels-resized", "opencua": "pixels-resized", "mai-ui": "norm1000",
-                      "gta1": "pixels-resized"}
+                      "gta1": "pixels-resized", "gelato": "norm1000"}
     assert families.get("ui-venus").refusal == "[-1,-1]" and "terminate" in families.get("gui-owl").refusal
 
 
@@ -455,6 +482,10 @@ def _parts(body: dict[str, Any]) -> tuple[str | None, list[str], str]:
     return system, [p["type"] for p in user], "".join(p.get("text", "") for p in user)
 
 
+def _texts(body: dict[str, Any]) -> list[str]:
+    return [p["text"] for p in body["messages"][-1]["content"] if p["type"] == "text"]
+
+
 @pytest.mark.parametrize("family", list(CASES))
 def test_openai_sends_the_official_prompt_and_reads_every_case(
     family: str, loopback: ChatServer, screens: dict[tuple[int, int], ImageRef]
@@ -490,8 +521,12 @@ def test_openai_sends_the_official_prompt_and_reads_every_case(
         if want_system is not None:
             want_system = want_system.replace("{width}", str(sent[0])).replace("{height}", str(sent[1]))
         assert system == want_system
-        assert kinds == (["image_url", "text"] if prompt.image_first else ["text", "image_url"])
-        assert text == prompt.text(f"Click the {case.id} target.")
+        if prompt.lead:  # Gelato: text, image, text
+            assert kinds == ["text", "image_url", "text"]
+            assert _texts(body) == prompt.text(f"Click the {case.id} target.").split(IMAGE_SLOT)
+        else:
+            assert kinds == (["image_url", "text"] if prompt.image_first else ["text", "image_url"])
+            assert text == prompt.text(f"Click the {case.id} target.")
 
 
 def test_the_parsers_reason_reaches_the_score() -> None:
@@ -514,3 +549,20 @@ def test_the_parsers_reason_reaches_the_score() -> None:
     pred, got = score("mai-ui", "[1500,500]")
     assert not pred.format_error and not got.correct and "x=1500 is beyond 1000" in got.notes["note"]
     assert Prediction.from_json(pred.to_json()) == pred and pred.to_json()["note"] == pred.note
+
+
+def test_gelato_prompts_are_the_scripts_text_image_text() -> None:
+    """mlfoundations/Gelato@1f83dad run_grounding_eval.py evaluate_batch: the user message is
+    ``gelato_prompt + "\\n\\n"``, the image, ``"\\n" + instruction``; sha256 of the script's two
+    ``gelato_prompt`` texts (+ "\\n\\n") hashed here from the file, outside the code under test."""
+    fam = families.get("gelato")
+    want = {None: ("f122c0d6e49ad156241ce433a2809a7718b7422edd38b9d6e73e019806f108bc", 257),
+            "refusal": ("06398da34362e9501d6000a6999afb5f663d14f6954a9de7d4e3fa9a64747637", 320)}
+    for variant, digest in want.items():
+        prompt = fam.prompt("point", variant)
+        assert (hashlib.sha256(prompt.lead.encode()).hexdigest(), len(prompt.lead)) == digest
+        assert prompt.system is None
+        assert prompt.text("Open the menu.").split(IMAGE_SLOT) == [prompt.lead, "\nOpen the menu."]
+    assert fam.generation.max_new_tokens == 32 and fam.generation.dtype == "bfloat16"
+    assert fam.resize is not None and fam.client_resize and fam.resize.resample == "lanczos"
+    assert (fam.resize.factor, fam.resize.min_pixels, fam.resize.max_pixels) == (32, 4096, 10_000_000)

@@ -29,6 +29,7 @@ FAMILY_MODULES = {
     "opencua": "pytest_uiground.models.families.opencua",
     "mai-ui": "pytest_uiground.models.families.mai_ui",
     "gta1": "pytest_uiground.models.families.gta1",
+    "gelato": "pytest_uiground.models.families.gelato",
 }
 
 

@@ -16,6 +16,7 @@ import pytest
 from PIL import Image
 
 from pytest_uiground.models.base import ModelOptions
+from pytest_uiground.models.families.parts import IMAGE_SLOT
 from pytest_uiground.record.geometry import Box
 from pytest_uiground.record.image import ImageRef
 from pytest_uiground.record.sample import Sample, Target
@@ -83,6 +84,7 @@ CASES: dict[str, tuple[str, tuple[int, int], dict[str, Any]]] = {
     "gui-owl": ("qwen3_vl", (288, 192), {"max_new_tokens": 2048, "do_sample": False, "repetition_penalty": 1.0}),
     "ui-venus": ("qwen3_vl", (288, 192), {"max_new_tokens": 256, "do_sample": False}),
     "mai-ui": ("qwen3_vl", (288, 192), {"max_new_tokens": 256, "do_sample": False}),
+    "gelato": ("qwen3_vl", (288, 192), {"max_new_tokens": 32, "do_sample": False}),
 }
 # A well-formed answer per family at the centre of the model input, and what it reads as.
 ANSWERS = {
@@ -92,6 +94,7 @@ ANSWERS = {
                "\n</tool_call>",
     "ui-venus": "[500,500]",
     "mai-ui": '<answer>\n{"coordinate":[500,500]}\n</answer>',
+    "gelato": "(500, 500)",
 }
 
 
@@ -117,8 +120,12 @@ def test_family_adapter_feeds_the_official_chat_and_reads_its_answer(
         system = prompt.system.replace("{width}", str(input_size[0])).replace("{height}", str(input_size[1]))
         assert f"<|im_start|>system\n{system}<|im_end|>" in chat
     user = chat[chat.index("<|im_start|>user\n"):]
-    image_at, text_at = user.index("<|vision_start|>"), user.index(user_text)
-    assert (image_at < text_at) == prompt.image_first
+    if prompt.lead:  # Gelato: its instructions, the image, then "\n" + the instruction
+        before, after = user_text.split(IMAGE_SLOT)
+        assert user.index(before) < user.index("<|vision_start|>") < user.index(after, user.index("<|vision_end|>"))
+    else:
+        image_at, text_at = user.index("<|vision_start|>"), user.index(user_text)
+        assert (image_at < text_at) == prompt.image_first
     pred = model.to_prediction(sample, screen.load().size, ANSWERS[name], input_size, False)
     assert not pred.format_error and pred.point is not None
     assert pred.point.x == pytest.approx(0.5, abs=1e-3) and pred.point.y == pytest.approx(0.5, abs=1e-3)

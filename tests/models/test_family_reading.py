@@ -72,6 +72,7 @@ HUGE = "9" * 5000
     ("holo", DEEP, "nested too deeply"),
     ("holo", '{"x": "' + HUGE + '", "y": 3}', "at most 4,300 digits"),
     ("gta1", f"({HUGE},3)", "more than 4,300 digits"),
+    ("gelato", f"({HUGE},3)", "more than 4,300 digits"),
     ("tinyclick", f"<s>click <loc_{HUGE}><loc_3>", "more than 4,300 digits"),
 ])
 def test_unreadable_answers_are_format_errors_naming_why(family: str, text: str, why: str) -> None:

@@ -39,6 +39,8 @@ HOSTILE = [
     ("tinyclick", "point", "(", "."),
     ("gta1", "point", "(", "1"),
     ("gta1", "point", "(1,", "1"),
+    ("gelato", "point", "(", "1"),
+    ("gelato", "point", "(1,", "1"),
 ]
 
 

@@ -47,6 +47,7 @@ def write_mmbench_gui(
     platforms: Sequence[str] = MMBENCH_PLATFORMS,
     no_icon: Sequence[str] = (),
     no_text: Sequence[str] = (),
+    quirks: bool = False,
 ) -> MMBenchGUIFixture:
     """Write ``root/MMBench-GUI`` and return what the L1 and L2 loaders must produce.
 
@@ -63,8 +64,10 @@ def write_mmbench_gui(
     images = folder / "offline_images"
     rng = Random(f"mmbench-gui:{seed}")
 
-    def screen(platform: str, n: int) -> Screen:
-        return Screen(images / platform / f"{platform[3:]}_{seed}_{n:03d}.png", _MMB_SIZES.get(platform, (320, 200)))
+    def screen(key: str, n: int) -> Screen:
+        platform = key.removesuffix("_d41d8cd9")  # a quirk screen's name carries the md5 of the empty string
+        name = f"{platform[3:]}_{seed}_{n:03d}{key[len(platform):]}.png"
+        return Screen(images / platform / name, _MMB_SIZES.get(platform, (320, 200)))
 
     for p in platforms:
         (images / p).mkdir(parents=True, exist_ok=True)
@@ -78,7 +81,8 @@ def write_mmbench_gui(
                     if (dtype == "icon" and platform in no_icon) or (dtype == "text" and platform in no_text):
                         continue
                     for _ in range(rng.randint(1, l2_records)):
-                        s = screens.take(platform)
+                        quirk = quirks and not any(r["grounding_type"] == gtype for r in records)
+                        s = screens.take(f"{platform}_d41d8cd9" if quirk else platform)
                         label = rng.choice(WORDS if dtype == "text" else ICONS)
                         x0, y0, x1, y1 = s.place(rng, label, dtype)
                         w, h = s.size
@@ -92,7 +96,7 @@ def write_mmbench_gui(
                             "image_size": [w, h],
                             "data_type": dtype,
                             "platform": platform,
-                            "app_name": rng.choice(APPS),
+                            "app_name": "" if quirk else rng.choice(APPS),
                             "grounding_type": gtype,
                         }
                         records.append(rec)

@@ -25,7 +25,10 @@ this way fail the suite. Loader option ``instructions``:
 ``original`` (default, ``OSWorld-G.json``) or ``refined`` (``OSWorld-G_refined.json``); papers
 differ, so the option is part of the run's provenance (the dataset fingerprint).
 
-A malformed record becomes an ``invalid`` sample naming the record and the field; only that
+A record the runners score although it looks wrong is a sample, scored as there, with a
+:class:`~pytest_uiground.suite.loading.DataQuirkWarning` naming it: the refined file publishes
+record ``9bQOfLzvdu-0`` with an empty instruction (Gelato's copy too), and MAI-UI-8B's and Gelato's
+refined runs score it. A malformed record becomes an ``invalid`` sample naming the record and the field; only that
 sample fails. Its id is ``osworld-g-record<i>`` (``i``: its index in the file), or, should a real
 record already be called that, the first of ``osworld-g-record<i>-2``, ``-3``, ... that is free:
 a fallback id equal to a real one made the whole suite fail to load ("duplicate sample id").
@@ -41,6 +44,7 @@ from typing import Any
 from pytest_uiground.record.geometry import Box
 from pytest_uiground.record.image import ImageRef
 from pytest_uiground.record.sample import MULTI_VALUE_SEP, Sample, Target
+from pytest_uiground.suite.config import EXPECTS
 from pytest_uiground.suite.loading import (
     LayoutError,
     LoaderContext,
@@ -53,7 +57,7 @@ from pytest_uiground.suite.loading import (
     numbers,
     read_records,
     safe_id,
-    text_field,
+    text_or_empty,
 )
 
 FOLDER = "benchmark"
@@ -163,6 +167,8 @@ def record_to_sample(folder: Path, file: str, i: int, record: Any, sid: str, gro
     meta: dict[str, str] = {}
     if isinstance(record.get("box_type"), str):
         meta["box_type"] = record["box_type"]
+        # the suite's refusal policy ([scorer] refusals) reads this key: count or leave out refusal samples
+        meta[EXPECTS] = "refusal" if record["box_type"] == "refusal" else "element"
     meta["group"] = MULTI_VALUE_SEP.join(groups.get(str(record.get("id")), [UNCLASSIFIED]))
     if problem is None:  # a replay file may key its records by the dataset's own id, as the official runners log them
         meta["dataset_id"] = str(record["id"])
@@ -171,7 +177,9 @@ def record_to_sample(folder: Path, file: str, i: int, record: Any, sid: str, gro
         if problem:
             raise problem
         image = image_in(folder / IMAGES, record.get("image_path"), "image_path")
-        instruction = text_field(record, "instruction")
+        instruction = text_or_empty(record, "instruction", f"OSWorld-G {where} (id {record.get('id')!r})",
+                                    "scored as the official runners score it (the empty text is the prompt's "
+                                    "instruction), as published")
         w, h = numbers(record.get("image_size"), 2, "image_size")
         if w <= 0 or h <= 0 or w != int(w) or h != int(h):
             raise RecordError("image_size", f"expected whole positive [width, height], got {record['image_size']!r}")

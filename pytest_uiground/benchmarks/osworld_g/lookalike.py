@@ -37,7 +37,7 @@ def l_polygon(x0: int, y0: int, x1: int, y1: int) -> list[float]:
 
 def write_osworld_g(root: Path, *, records: int | Sequence[Mapping[str, Any]] = 12, seed: int = 0,
                     groups: Mapping[str, Sequence[str]] | None = None,
-                    size: tuple[int, int] = SIZE) -> OSWorldGFixture:
+                    size: tuple[int, int] = SIZE, quirks: bool = False) -> OSWorldGFixture:
     """Write ``root/benchmark`` and return what the loader must produce.
 
     ``records`` as a number: that many records, box types cycling bbox, bbox, polygon, refusal,
@@ -45,7 +45,9 @@ def write_osworld_g(root: Path, *, records: int | Sequence[Mapping[str, Any]] = 
     those records written verbatim (a blank image of each
     record's ``image_size`` for its ``image_path``), for parity and malformed-record tests.
     ``groups``: group -> record ids for ``classification_result.json``; by default each record
-    gets one or two groups by a seeded draw, every fifth none.
+    gets one or two groups by a seeded draw, every fifth none. ``quirks``: the refined file's first
+    record has an empty instruction, as the published ``OSWorld-G_refined.json`` has for record
+    ``9bQOfLzvdu-0`` (the runners score it; the loader keeps it, warning).
     """
     folder = Path(root) / "benchmark"
     images = folder / "images"
@@ -100,8 +102,11 @@ def write_osworld_g(root: Path, *, records: int | Sequence[Mapping[str, Any]] = 
                 drawn[rng.choice([g for g in GROUPS[:4] if g != first])].append(str(rec["id"]))
         groups = drawn
     write_json(folder / "OSWorld-G.json", out)
-    write_json(folder / "OSWorld-G_refined.json", [{**r, "instruction": f"{r['instruction']} (refined: the "
-                                                    "element described by its look and place)"} for r in out])
+    refined = [{**r, "instruction": f"{r['instruction']} (refined: the element described by its look and place)"}
+               if isinstance(r.get("instruction"), str) else dict(r) for r in out]
+    if quirks and refined:
+        refined[0]["instruction"] = ""
+    write_json(folder / "OSWorld-G_refined.json", refined)
     write_json(folder / "classification_result.json",
                {"classified": {g: [{"id": rid, "instruction": "..."} for rid in ids] for g, ids in groups.items()}})
     write_json(folder / "buckets.json", {g: ["Button"] for g in groups})

@@ -151,7 +151,7 @@ class Family:
 
 
 BUILT_IN_ORDER = ("elam", "molmo", "uitars", "uground", "qwen-vl", "qwen3-vl", "tinyclick",
-                  "gui-owl", "ui-venus", "holo", "opencua", "mai-ui", "gta1")
+                  "gui-owl", "ui-venus", "holo", "opencua", "mai-ui", "gta1", "gelato")
 """The order error messages list the built-in families in (the order they were added); other
 registered families follow, sorted."""
 

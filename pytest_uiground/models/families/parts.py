@@ -91,6 +91,19 @@ class Resize:
 # --- prompts and generation ---------------------------------------------------------
 
 
+IMAGE_SLOT = "<|uiground-image|>"
+"""Where the image goes in a user text whose prompt has a :attr:`Prompt.lead` (text, then the image,
+then more text: Gelato's ``run_grounding_eval.py``); the adapters split the text there into parts."""
+
+
+def split_at_image(text: str) -> tuple[str, str] | None:
+    """``(before, after)`` the :data:`IMAGE_SLOT` of a user text, or None where it has none."""
+    if IMAGE_SLOT not in text:
+        return None
+    before, after = text.split(IMAGE_SLOT, 1)
+    return before, after
+
+
 @dataclass(frozen=True)
 class Prompt:
     """One task kind's prompt: ``user`` holds ``{instruction}`` (replaced literally, so JSON
@@ -107,6 +120,9 @@ class Prompt:
     lowercase: bool = False
     drop_final_period: bool = False
     """Remove one trailing ``.`` from the instruction first (UI-Venus' eval script does)."""
+    lead: str = ""
+    """Text in its own part *before* the image, ``user`` after it (Gelato's user message is text,
+    image, text); rendered as ``lead + IMAGE_SLOT + user``, which the adapters split."""
 
     def text(self, instruction: str) -> str:
         """The user text for ``instruction``."""
@@ -115,7 +131,8 @@ class Prompt:
         if self.drop_final_period and instruction.endswith("."):
             instruction = instruction[:-1]
         out = self.user.replace("{instruction}", instruction)
-        return out.lower() if self.lowercase else out
+        out = out.lower() if self.lowercase else out
+        return f"{self.lead}{IMAGE_SLOT}{out}" if self.lead else out
 
     def system_text(self, input_size: tuple[int, int] | None = None) -> str | None:
         """The system text, with the model-input size filled in where the family states it."""

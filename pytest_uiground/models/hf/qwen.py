@@ -114,6 +114,7 @@ DEFAULT_HUB_IDS: dict[str, str] = {
     "holo": "Hcompany/Holo1.5-7B",
     "mai-ui": "Tongyi-MAI/MAI-UI-8B",
     "gta1": "Salesforce/GTA1-7B",
+    "gelato": "mlfoundations/Gelato-30B-A3B",
 }
 """The checkpoint each 2026 family's README names first at its size class (override with --model-path)."""
 
@@ -162,5 +163,5 @@ def create_qwen_vl(options: ModelOptions) -> QwenVL:
 
 
 def create_family(options: ModelOptions) -> FamilyModel:
-    """The 2026 families' factory: ``--model gui-owl``, ``ui-venus``, ``holo``, ``mai-ui``, ``gta1``."""
+    """The 2026 families' factory: ``--model gui-owl``, ``ui-venus``, ``holo``, ``mai-ui``, ``gta1``, ``gelato``."""
     return FamilyModel(options)

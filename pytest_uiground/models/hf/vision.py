@@ -29,6 +29,7 @@ from typing import Any, ClassVar
 
 from pytest_uiground.models import families
 from pytest_uiground.models.base import ModelAdapter, ModelLoadError, ModelOptions, to_prediction
+from pytest_uiground.models.families.parts import split_at_image
 from pytest_uiground.models.hf.device import resolve_device
 from pytest_uiground.models.hf.loading import WEIGHT_SUFFIXES, pretrained_kwargs, resolve_dtype, resolve_model_path, sha
 from pytest_uiground.models.overrides import NONE, Overrides
@@ -233,7 +234,10 @@ class HFVisionModel(ModelAdapter):
                 w, h = images[i].size
                 system = system.replace("{width}", str(w)).replace("{height}", str(h))
             parts = [{"type": "image"}, {"type": "text", "text": t}]
-            messages = [{"role": "user", "content": parts if image_first else parts[::-1]}]
+            parts = parts if image_first else parts[::-1]
+            if (lead := split_at_image(t)) is not None:  # text, image, text (a prompt with a lead)
+                parts = [{"type": "text", "text": lead[0]}, {"type": "image"}, {"type": "text", "text": lead[1]}]
+            messages = [{"role": "user", "content": parts}]
             if system is not None:
                 messages.insert(0, {"role": "system", "content": system})
             chats.append(processor.apply_chat_template(messages, tokenize=False, add_generation_prompt=True))

@@ -70,6 +70,7 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_uiground.models import families
 from pytest_uiground.models.base import ModelAdapter, ModelLoadError, ModelOptions, to_prediction
+from pytest_uiground.models.families.parts import split_at_image
 from pytest_uiground.models.openai.http import BACKOFF_CAP_S, MAX_RETRY_AFTER_S, ChatPoster
 from pytest_uiground.models.openai.settings import (
     BACKOFF_BASE_S,
@@ -327,6 +328,9 @@ class OpenAIChatModel(ModelAdapter):
         image_part = b'{"type": "image_url", "image_url": {"url": "' + image.data_url + b'"}}'
         text_part = b'{"type": "text", "text": ' + json.dumps(prompt).encode() + b"}"
         first, second = (image_part, text_part) if image_first else (text_part, image_part)
+        if (lead := split_at_image(prompt)) is not None:  # text, image, text (a prompt with a lead)
+            first = b'{"type": "text", "text": ' + json.dumps(lead[0]).encode() + b"}, " + image_part
+            second = b'{"type": "text", "text": ' + json.dumps(lead[1]).encode() + b"}"
         return b"".join((head, b', "messages": [', system_part, b'{"role": "user", "content": [', first, b", ",
                          second, b"]}]}"))
 
