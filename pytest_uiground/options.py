@@ -91,6 +91,19 @@ def dtype_spec(text: str) -> str:
     return value
 
 
+def shard_spec(text: str) -> tuple[int, int]:
+    """``--uiground-shard I/N``: this machine's part, 1 <= I <= N."""
+    index, _, count = text.partition("/")
+    try:
+        i, n = int(index), int(count)
+    except ValueError:
+        i = n = 0
+    if not 1 <= i <= n:
+        raise argparse.ArgumentTypeError(f"expected I/N with 1 <= I <= N (this machine's part of N), got {text!r}; "
+                                         "give e.g. 1/4")
+    return i, n
+
+
 def cache_spec(text: str) -> str:
     if not text.strip():
         raise argparse.ArgumentTypeError("expected a directory or 'off'")
@@ -123,6 +136,7 @@ class RunOptions:
     markdown: Path | None = None
     regressions: str | None = None  # None: each suite's [baseline] regressions
     significant_level: float | None = None  # None: each suite's [baseline] significant_level
+    shard: tuple[int, int] | None = None  # --uiground-shard I/N: (I, N), 1-based
 
 
 def model_options(opts: RunOptions, worker_id: str) -> ModelOptions:
@@ -242,6 +256,9 @@ OPTIONS: tuple[Opt, ...] = (
         "run a seeded, stratified subset of N samples per suite, on as few screens as it can (a smoke run)",
         positive_int, "N", field="limit"),
     Opt("--uiground-seed", 0, "seed for --uiground-limit (default 0)", whole_number, field="seed"),
+    Opt("--uiground-shard", None, "run part I of N of each suite (screens kept together, balanced by count; the same "
+        "on every machine), for python -m pytest_uiground merge; needs --uiground-report", shard_spec, "I/N",
+        field="shard"),
     Opt("--uiground-report", None, "write samples.jsonl, summary.json and report.html to DIR", None, "DIR",
         field="report_dir", convert=_resolved),
     Opt("--uiground-baselines", None, "baseline root (default: <rootdir>/baselines); each suite uses DIR/<suite>/",
