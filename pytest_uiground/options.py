@@ -180,6 +180,7 @@ class Opt:
     convert: Callable[[Any, pytest.Config], Any] | None = None
     # The dest whose value applies when this setting is given nowhere (its default is then unused).
     fallback: str | None = None
+    many: bool = False  # the flag may be given more than once (``action="append"``): its value is a list
 
     @property
     def dest(self) -> str:
@@ -230,6 +231,16 @@ def _or_benchmark_asked(on: object, config: pytest.Config) -> bool:
                            for a in config.invocation_params.args)
 
 
+def _endpoints(value: object, config: pytest.Config) -> str | None:
+    """``--uiground-api-base``, given once, repeated or comma-separated (on the command line or in the ini
+    key, one per line too): the endpoints, comma-separated, in the order given."""
+    if not value:
+        return None
+    parts = value if isinstance(value, list) else [str(value)]
+    bases = [b for part in parts for b in str(part).replace(",", " ").split()]
+    return ",".join(bases) or None
+
+
 def _level(value: object, config: pytest.Config) -> float | None:
     """``--uiground-significant-level``: a level above 0 and below 0.5 (a one-sided test's level of 0.5
     or more would fail on a coin flip)."""
@@ -276,8 +287,10 @@ OPTIONS: tuple[Opt, ...] = (
         field="model.predictions"),
     Opt("--uiground-replay-parser", None, "--model replay: whose parser reads them", None, "NAME",
         field="model.replay_parser"),
-    Opt("--uiground-api-base", None, "--model openai: e.g. http://gpu-node:8000/v1", None, "URL",
-        field="model.api_base"),
+    Opt("--uiground-api-base", None, "--model openai: e.g. http://gpu-node:8000/v1; repeat it (or separate with "
+        "commas) for several servers of the model: least outstanding requests, a window per server, a server that "
+        "stops answering is left for the others", None, "URL", field="model.api_base", convert=_endpoints,
+        many=True),
     Opt("--uiground-api-key-env", "OPENAI_API_KEY", "--model openai: environment variable holding the API key "
         "(never pass the key itself)", None, "VAR", field="model.api_key_env"),
     Opt("--uiground-served-model", None, "--model openai: the server's model name", None, "NAME",
@@ -388,6 +401,9 @@ def add_options(parser: pytest.Parser) -> None:
         # default=None on the command line: "not given", so the ini key (then the default) applies.
         if o.switch:
             group.addoption(o.flag, dest=o.dest, default=None, action="store_const", const=True,
+                            help=f"{o.help} [ini: {o.dest}]")
+        elif o.many:
+            group.addoption(o.flag, dest=o.dest, default=None, action="append", type=o.type, metavar=o.metavar,
                             help=f"{o.help} [ini: {o.dest}]")
         else:
             group.addoption(o.flag, dest=o.dest, default=None, type=o.type, metavar=o.metavar,

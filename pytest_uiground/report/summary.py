@@ -180,6 +180,8 @@ class SuiteSummary:
     refusals: int | None = None
     #: The suite's verdict as the gate decided it; None in files written before verdicts were stored.
     verdict: Verdict | None = None
+    #: Several --uiground-api-base: per endpoint, from the records (:func:`endpoint_table`); None otherwise.
+    endpoints: Mapping[str, Any] | None = None
     version: int = VERSION
 
     def comparison(self, metric: str, label: str | None = None) -> Comparison | None:
@@ -205,6 +207,8 @@ class SuiteSummary:
             out["refusals"] = self.refusals
         if self.verdict is not None:
             out["verdict"] = self.verdict.to_json()
+        if self.endpoints is not None:
+            out["endpoints"] = {k: dict(v) for k, v in self.endpoints.items()}
         return out
 
     @classmethod
@@ -229,6 +233,7 @@ class SuiteSummary:
             baseline=dict(base) if isinstance(base := d.get("baseline"), Mapping) else None,
             refusals=int(d["refusals"]) if isinstance(d.get("refusals"), int) else None,
             verdict=Verdict.from_json(d.get("verdict")),
+            endpoints=dict(ep) if isinstance(ep := d.get("endpoints"), Mapping) else None,
             version=int(d.get("version") or 1),
         )
 
@@ -321,4 +326,42 @@ def build(
         judge_stability=stats.judge_stability(results) if judged else None,
         refusals=refusals(r.score for r in results),
         verdict=verdict,
+        endpoints=endpoint_table(results),
     )
+
+
+def endpoint_table(results: Sequence[SampleResult]) -> dict[str, dict[str, Any]] | None:
+    """Per endpoint of a run with several ``--uiground-api-base`` (read from each record's
+    ``prediction.route``): the samples it answered, their errors, its latency p50/p95 (predictions
+    from the cache left out: not this run's time), the names it answered as, and how many requests
+    left it after a connection failure (``went_down``: it stopped answering during the run). None
+    when no record has a route (one endpoint, or another model)."""
+    rows: dict[str, dict[str, Any]] = {}
+    times: dict[str, list[float]] = {}
+
+    def row(url: str) -> dict[str, Any]:
+        return rows.setdefault(url, {"samples": 0, "errors": 0, "answered_as": [], "left": 0})
+
+    for r in results:
+        route = r.prediction.route if r.prediction is not None else {}
+        if not route:
+            continue
+        for url in route.get("left", ()):
+            row(str(url))["left"] += 1
+        url = str(route.get("endpoint", ""))
+        entry = row(url)
+        entry["samples"] += 1
+        entry["errors"] += r.error is not None
+        name = route.get("answered_as")
+        if name and name not in entry["answered_as"]:
+            entry["answered_as"] = sorted([*entry["answered_as"], str(name)])
+        if r.latency_ms is not None and r.cache != "hit":
+            times.setdefault(url, []).append(r.latency_ms)
+    if not rows:
+        return None
+    for url, entry in rows.items():
+        lat = times.get(url)
+        entry["p50_ms"] = round(stats.percentile(lat, 50), 3) if lat else None
+        entry["p95_ms"] = round(stats.percentile(lat, 95), 3) if lat else None
+        entry["went_down"] = entry["left"] > 0
+    return dict(sorted(rows.items()))

@@ -77,8 +77,14 @@ def comparable(args: Sequence[str]) -> list[str]:
 
 
 def identity(model: dict[str, Any] | None) -> dict[str, Any] | None:
-    """The model as every shard must have it: its name and fingerprint, not the worker or load time."""
-    return None if model is None else {k: v for k, v in model.items() if k not in ("worker", "load_s")}
+    """The model as every shard must have it: its name and fingerprint, not the worker or load time, nor
+    which of its servers answered what (``endpoint_models``: one shard may have one server, another three)."""
+    if model is None:
+        return None
+    out = {k: v for k, v in model.items() if k not in ("worker", "load_s")}
+    if isinstance(out.get("fingerprint"), dict):
+        out["fingerprint"] = {k: v for k, v in out["fingerprint"].items() if k != "endpoint_models"}
+    return out
 
 
 class ShardManifest:
