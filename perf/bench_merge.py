@@ -74,7 +74,8 @@ def main() -> None:
         wall = run([sys.executable, "-m", "pytest_uiground", "merge", *map(str, folders), "--out", "merged"], root)
         single = run([*base, "--uiground-report", "single"], root)
         print(f"merge of {records} records from {ns.shards} shards: {wall:.1f} s in all "
-              f"(reading and checking the shards: {read:.2f} s; the rest is the replayed run and its outputs); one unsharded run of the same suite: {single:.1f} s")
+              f"(reading and checking the shards: {read:.2f} s; the rest is the replayed run and its outputs); "
+              f"one unsharded run of the same suite: {single:.1f} s")
 
 
 if __name__ == "__main__":
