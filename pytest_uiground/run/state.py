@@ -102,6 +102,8 @@ class WorkerState:
                             repeat_ids=subset)
 
     def judge_fingerprint(self, suite: str) -> dict[str, Any] | None:
+        if self.replay is not None:  # merge: the judge that scored the shards' records
+            return self.replay.judges.get(suite)
         judged = self.judged.get(suite)
         return judged.judge.fingerprint() if judged is not None else None
 

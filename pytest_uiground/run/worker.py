@@ -122,11 +122,10 @@ def run_sample(item: pytest.Item, sample: Sample, model: Model) -> None:
         prior = state.replay.records[(suite, sample.id)]
         scored = _Scored(prior.prediction, prior.score, prior.error, prior.cache)
         identity = state.replay.models.get(suite) if state.first(suite, "model") else None
-        judge_fp = state.replay.judges.get(suite)
     else:
         scored = evaluate(state, item, loaded, sample, model)
         identity = _identity(state, suite, model)
-        judge_fp = state.judge_fingerprint(suite)
+    judge_fp = state.judge_fingerprint(suite)
     baseline = state.comparable_baseline(suite)
     outcome = classify(
         right_of(scored.score),
