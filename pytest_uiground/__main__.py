@@ -2,6 +2,7 @@
 
 ``annotate`` curates an annotation set with the OCR detector and a person (or a
 script of answers); ``compare`` puts several ``--uiground-report`` runs side by side;
+``merge`` puts the report folders of ``--uiground-shard`` runs back into one run;
 ``init`` starts a project of your own from the built-in suites and the gate workflow.
 Each subcommand lives in its own module and is imported only when used.
 """
@@ -16,6 +17,8 @@ COMMANDS = {
                  "curate element annotations from screenshots (OCR proposals)"),
     "compare": ("pytest_uiground.report.compare", "compare several --uiground-report runs in one HTML page"),
     "probe": ("pytest_uiground.probe.cli", "check a model's coordinate frame on 13 generated screens"),
+    "merge": ("pytest_uiground.shard.merge",
+              "merge the report folders of --uiground-shard I/N runs into one verdict, report and baseline"),
     "init": ("pytest_uiground.suite.init",
              "copy built-in suites, their baselines and a gate workflow into a project (--list: the suites)"),
 }

@@ -91,6 +91,19 @@ def dtype_spec(text: str) -> str:
     return value
 
 
+def shard_spec(text: str) -> tuple[int, int]:
+    """``--uiground-shard I/N``: this machine's part, 1 <= I <= N."""
+    index, _, count = text.partition("/")
+    try:
+        i, n = int(index), int(count)
+    except ValueError:
+        i = n = 0
+    if not 1 <= i <= n:
+        raise argparse.ArgumentTypeError(f"expected I/N with 1 <= I <= N (this machine's part of N), got {text!r}; "
+                                         "give e.g. 1/4")
+    return i, n
+
+
 def cache_spec(text: str) -> str:
     if not text.strip():
         raise argparse.ArgumentTypeError("expected a directory or 'off'")
@@ -127,6 +140,7 @@ class RunOptions:
     repeat: int = 1  # --uiground-repeat: answers per sample (stability), 1 = the plain run
     confirm: int = 0  # --uiground-confirm: re-asks of each regressed sample alone, 0 = none
     max_flip_rate: float | None = None  # --uiground-max-flip-rate: bound on the repeats' flip rate (percent)
+    shard: tuple[int, int] | None = None  # --uiground-shard I/N: (I, N), 1-based
 
 
 def model_options(opts: RunOptions, worker_id: str) -> ModelOptions:
@@ -170,6 +184,7 @@ class Opt:
     convert: Callable[[Any, pytest.Config], Any] | None = None
     # The dest whose value applies when this setting is given nowhere (its default is then unused).
     fallback: str | None = None
+    many: bool = False  # the flag may be given more than once (``action="append"``): its value is a list
 
     @property
     def dest(self) -> str:
@@ -220,6 +235,16 @@ def _or_benchmark_asked(on: object, config: pytest.Config) -> bool:
                            for a in config.invocation_params.args)
 
 
+def _endpoints(value: object, config: pytest.Config) -> str | None:
+    """``--uiground-api-base``, given once, repeated or comma-separated (on the command line or in the ini
+    key, one per line too): the endpoints, comma-separated, in the order given."""
+    if not value:
+        return None
+    parts = value if isinstance(value, list) else [str(value)]
+    bases = [b for part in parts for b in str(part).replace(",", " ").split()]
+    return ",".join(bases) or None
+
+
 def _level(value: object, config: pytest.Config) -> float | None:
     """``--uiground-significant-level``: a level above 0 and below 0.5 (a one-sided test's level of 0.5
     or more would fail on a coin flip)."""
@@ -246,6 +271,9 @@ OPTIONS: tuple[Opt, ...] = (
         "run a seeded, stratified subset of N samples per suite, on as few screens as it can (a smoke run)",
         positive_int, "N", field="limit"),
     Opt("--uiground-seed", 0, "seed for --uiground-limit (default 0)", whole_number, field="seed"),
+    Opt("--uiground-shard", None, "run part I of N of each suite (screens kept together, balanced by count; the same "
+        "on every machine), for python -m pytest_uiground merge; needs --uiground-report", shard_spec, "I/N",
+        field="shard"),
     Opt("--uiground-report", None, "write samples.jsonl, summary.json and report.html to DIR", None, "DIR",
         field="report_dir", convert=_resolved),
     Opt("--uiground-baselines", None, "baseline root (default: <rootdir>/baselines); each suite uses DIR/<suite>/",
@@ -263,8 +291,10 @@ OPTIONS: tuple[Opt, ...] = (
         field="model.predictions"),
     Opt("--uiground-replay-parser", None, "--model replay: whose parser reads them", None, "NAME",
         field="model.replay_parser"),
-    Opt("--uiground-api-base", None, "--model openai: e.g. http://gpu-node:8000/v1", None, "URL",
-        field="model.api_base"),
+    Opt("--uiground-api-base", None, "--model openai: e.g. http://gpu-node:8000/v1; repeat it (or separate with "
+        "commas) for several servers of the model: least outstanding requests, a window per server, a server that "
+        "stops answering is left for the others", None, "URL", field="model.api_base", convert=_endpoints,
+        many=True),
     Opt("--uiground-api-key-env", "OPENAI_API_KEY", "--model openai: environment variable holding the API key "
         "(never pass the key itself)", None, "VAR", field="model.api_key_env"),
     Opt("--uiground-served-model", None, "--model openai: the server's model name", None, "NAME",
@@ -389,6 +419,9 @@ def add_options(parser: pytest.Parser) -> None:
         # default=None on the command line: "not given", so the ini key (then the default) applies.
         if o.switch:
             group.addoption(o.flag, dest=o.dest, default=None, action="store_const", const=True,
+                            help=f"{o.help} [ini: {o.dest}]")
+        elif o.many:
+            group.addoption(o.flag, dest=o.dest, default=None, action="append", type=o.type, metavar=o.metavar,
                             help=f"{o.help} [ini: {o.dest}]")
         else:
             group.addoption(o.flag, dest=o.dest, default=None, type=o.type, metavar=o.metavar,

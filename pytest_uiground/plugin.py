@@ -21,7 +21,8 @@ from pytest_uiground.report import writers
 from pytest_uiground.report.terminal import Progress, teststatus
 from pytest_uiground.run import STATE
 from pytest_uiground.run.build import build_model
-from pytest_uiground.run.collect import SLICE_MARKER, SuiteFile, add_slice_keywords, slice_mark, stratified_subset
+from pytest_uiground.run.collect import SLICE_MARKER, SuiteFile, add_slice_keywords, slice_mark
+from pytest_uiground.run.shard import planned
 from pytest_uiground.run.state import WorkerState
 from pytest_uiground.run.stop import StopOnSigterm
 from pytest_uiground.suite.config import SuiteConfigError
@@ -62,6 +63,10 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(markdown, "uiground-markdown")
         config.pluginmanager.register(writers.JUnitProperties(), "uiground-junit")
         config.pluginmanager.register(writers.TerminalSection(opts, failures, markdown), "uiground-terminal")
+        if opts.shard is not None:
+            from pytest_uiground.shard.manifest import ShardManifest
+
+            config.pluginmanager.register(ShardManifest(config, opts), "uiground-shard")
         if options.value(config, "uiground_probe"):
             from pytest_uiground.probe.plugin import ProbePlugin
 
@@ -89,10 +94,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         check_replay_parser(state.options.model, loaded.config.name, loaded.config.models)
     except (SuiteConfigError, SuiteLoadError, registry.UnknownNameError, ValueError) as exc:
         raise SuiteFile.CollectError(str(exc)) from exc
-    samples = list(loaded.samples)
-    if state.options.limit is not None:
-        keys = loaded.config.stratify or tuple(sorted({k for s in samples for k in s.meta}))
-        samples = stratified_subset(samples, state.options.limit, keys, state.options.seed)
+    samples = planned(loaded, state.options)  # --uiground-limit's subset, --uiground-shard's part of it
     metafunc.parametrize(SAMPLE_ARG, [pytest.param(s, id=s.id, marks=slice_mark(s)) for s in samples])
 
 

@@ -122,7 +122,7 @@ def _module(name: str, path: Path) -> ModuleType:
 
 
 def test_every_code_block_is_run_or_marked() -> None:
-    unknown = [b.where for b in CODE if b.lang not in ("bash", "toml", "python")]
+    unknown = [b.where for b in CODE if b.lang not in ("bash", "toml", "python", "yaml")]
     assert unknown == [], f"a language this test does not run: {unknown}"
     marked = [b for b in CODE if b.mark == "no-run"]
     assert all(b.why.startswith(("needs", "installs", "interactive", "the same")) for b in marked), \
@@ -242,6 +242,31 @@ def test_shell_block_commands_parse(block: Block, pytestconfig: pytest.Config,
             assert block.mark == "no-run", f"{block.where}: {head} can only be in a block marked no-run"
         else:
             pytest.fail(f"{block.where}: this test does not know how to check {head!r}")
+
+
+@pytest.mark.parametrize("block", [b for b in CODE if b.lang == "yaml"], ids=lambda b: b.where)
+def test_workflow_block_parses_and_its_commands_too(block: Block, pytestconfig: pytest.Config,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """A CI workflow (``yaml``): it parses, and every ``run:`` step's commands are checked as a no-run
+    shell block's, with each ``${{ expression }}`` read as ``1`` (a matrix index, say)."""
+    yaml = pytest.importorskip("yaml", reason="checking a workflow needs PyYAML")
+
+    def runs(node: object) -> Iterator[str]:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key == "run" and isinstance(value, str):
+                    yield value
+                else:
+                    yield from runs(value)
+        elif isinstance(node, list):
+            for value in node:
+                yield from runs(value)
+
+    steps = list(runs(yaml.safe_load(block.code)))
+    assert steps, f"{block.where}: a workflow without a run step"
+    code = "\n".join(re.sub(r"\$\{\{[^}]*\}\}", "1", step) for step in steps) + "\n"
+    test_shell_block_commands_parse(Block(block.path, block.line, "bash", code, "no-run", "a workflow"),
+                                    pytestconfig, monkeypatch)
 
 
 @pytest.mark.parametrize("block", [b for b in CODE if b.lang == "toml"], ids=lambda b: b.where)

@@ -91,13 +91,15 @@ def assemble(loaded: LoadedSuite, path: Path, results: list[SampleResult], optio
                 if usable and base is not None and not options.updating else None)
     snapshot_dir = baseline_mod.suite_dir(options.baselines_dir, loaded.config.name) / baseline_mod.SNAPSHOT_DIR
     rule, level = regression_rule(options, loaded.config)
+    whole = options.shard is None  # a shard's aggregates would judge part of the suite: the merge checks them
     out = SuiteOutcome(
         loaded=loaded, path=path, results=results, metric_results=metric_results, partial=partial,
         baseline=base, model=model, judge=judge, incomparable=why, mismatch=mismatch,
         checks=build_checks(loaded.config, metric_results, results, None if why else base, partial=partial,
                             updating=options.updating, suite_file=rel, incomparable=why, mismatch=mismatch,
-                            snapshot_dir=str(snapshot_dir), significance=level if rule == SIGNIFICANT else None),
-        latency=latency_check(loaded.config, results, parallel=parallel, suite_file=rel),
+                            snapshot_dir=str(snapshot_dir), significance=level if rule == SIGNIFICANT else None)
+        if whole else [],
+        latency=latency_check(loaded.config, results, parallel=parallel, suite_file=rel) if whole else None,
         updating=options.updating,
         flips=judge_flips(results, slice_keys(loaded.config), rule, level),
         noise=measure(results, slice_keys(loaded.config), seed=options.seed, bound=options.max_flip_rate),

@@ -38,6 +38,9 @@ class Prediction:
     refused: bool = False  # the model declined: the element is not on the screen
     # the parser's reason: why a format error, or what was odd (a point beyond the image); absent when empty
     note: str = field(default="", metadata=json_field(omit="empty"))
+    # several --uiground-api-base: the endpoint that answered, the name it answered as, the endpoints the
+    # request left after a connection failure (models/openai/endpoints.py); absent otherwise
+    route: dict[str, Any] = field(default_factory=dict, metadata=json_field(omit="empty"))
 
     @classmethod
     def failed(cls, exc: BaseException, latency_ms: float = 0.0) -> Prediction:

@@ -184,6 +184,8 @@ class SuiteSummary:
     unstable: tuple[str, ...] = ()
     #: --uiground-repeat: the run-to-run flip rate, overall and by slice (gate/noise.py); None when not repeated.
     noise: Mapping[str, Any] | None = None
+    #: Several --uiground-api-base: per endpoint, from the records (:func:`endpoint_table`); None otherwise.
+    endpoints: Mapping[str, Any] | None = None
     version: int = VERSION
 
     def comparison(self, metric: str, label: str | None = None) -> Comparison | None:
@@ -213,6 +215,8 @@ class SuiteSummary:
             out["unstable"] = list(self.unstable)
         if self.noise is not None:
             out["noise"] = dict(self.noise)
+        if self.endpoints is not None:
+            out["endpoints"] = {k: dict(v) for k, v in self.endpoints.items()}
         return out
 
     @classmethod
@@ -239,6 +243,7 @@ class SuiteSummary:
             verdict=Verdict.from_json(d.get("verdict")),
             unstable=_ids(d.get("unstable")),
             noise=dict(n) if isinstance(n := d.get("noise"), Mapping) else None,
+            endpoints=dict(ep) if isinstance(ep := d.get("endpoints"), Mapping) else None,
             version=int(d.get("version") or 1),
         )
 
@@ -334,4 +339,42 @@ def build(
         verdict=verdict,
         unstable=tuple(sorted(r.id for r in results if r.outcome == Outcome.UNSTABLE)),
         noise=noise,
+        endpoints=endpoint_table(results),
     )
+
+
+def endpoint_table(results: Sequence[SampleResult]) -> dict[str, dict[str, Any]] | None:
+    """Per endpoint of a run with several ``--uiground-api-base`` (read from each record's
+    ``prediction.route``): the samples it answered, their errors, its latency p50/p95 (predictions
+    from the cache left out: not this run's time), the names it answered as, and how many requests
+    left it after a connection failure (``went_down``: it stopped answering during the run). None
+    when no record has a route (one endpoint, or another model)."""
+    rows: dict[str, dict[str, Any]] = {}
+    times: dict[str, list[float]] = {}
+
+    def row(url: str) -> dict[str, Any]:
+        return rows.setdefault(url, {"samples": 0, "errors": 0, "answered_as": [], "left": 0})
+
+    for r in results:
+        route = r.prediction.route if r.prediction is not None else {}
+        if not route:
+            continue
+        for url in route.get("left", ()):
+            row(str(url))["left"] += 1
+        url = str(route.get("endpoint", ""))
+        entry = row(url)
+        entry["samples"] += 1
+        entry["errors"] += r.error is not None
+        name = route.get("answered_as")
+        if name and name not in entry["answered_as"]:
+            entry["answered_as"] = sorted([*entry["answered_as"], str(name)])
+        if r.latency_ms is not None and r.cache != "hit":
+            times.setdefault(url, []).append(r.latency_ms)
+    if not rows:
+        return None
+    for url, entry in rows.items():
+        lat = times.get(url)
+        entry["p50_ms"] = round(stats.percentile(lat, 50), 3) if lat else None
+        entry["p95_ms"] = round(stats.percentile(lat, 95), 3) if lat else None
+        entry["went_down"] = entry["left"] > 0
+    return dict(sorted(rows.items()))

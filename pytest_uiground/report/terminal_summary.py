@@ -17,6 +17,7 @@ from pytest_uiground.options import RunOptions
 from pytest_uiground.record.outcome import Outcome
 from pytest_uiground.record.result import SampleResult, id_list
 from pytest_uiground.record.score import refusals
+from pytest_uiground.report.summary import endpoint_table
 from pytest_uiground.report.terminal import limit_problems, sample_lines, table
 
 if TYPE_CHECKING:  # types only: the section formats an outcome the gate built
@@ -52,6 +53,9 @@ def write_suite(tr: Any, o: SuiteOutcome, options: RunOptions, load: str, artifa
         tr.write_line(f"latency per sample: p50 {lat.p50_ms:.1f} ms, p95 {lat.p95_ms:.1f} ms{note}")
     elif cached:
         tr.write_line(f"latency per sample: not measured, all {cached} predictions came from the cache")
+    endpoints = endpoint_table(o.results)
+    if endpoints:
+        tr.write_line("endpoints: " + "; ".join(endpoint_text(url, e) for url, e in endpoints.items()))
     if o.incomparable:
         tr.write_line(f"baseline NOT comparable: {o.incomparable}")
     if o.judge:
@@ -112,3 +116,13 @@ def judge_line(judge: dict[str, Any], results: list[SampleResult]) -> str:
         line += (f"; stability over {st['samples']} samples x {st['repeats']}: mean range {st['mean_range']:.2f}, "
                  f"max range {st['max_range']:.2f}, {len(st['unstable'])} unstable")
     return line
+
+
+def endpoint_text(url: str, e: dict[str, Any]) -> str:
+    """One endpoint of several --uiground-api-base: its samples, errors, median latency, and whether it went down."""
+    text = f"{url} {e['samples']} samples, {e['errors']} errors"
+    if e["p50_ms"]:
+        text += f", p50 {e['p50_ms']:.0f} ms"
+    if e["went_down"]:
+        text += f", WENT DOWN ({e['left']} requests moved to the others)"
+    return text

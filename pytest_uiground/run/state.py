@@ -19,10 +19,22 @@ from pytest_uiground.judges.pool import JudgedScorer
 from pytest_uiground.models.base import Model
 from pytest_uiground.options import RunOptions
 from pytest_uiground.record.prediction import Prediction
+from pytest_uiground.record.result import SampleResult
 from pytest_uiground.record.sample import Sample
 from pytest_uiground.run.predictors import Predictor, predictor_for
 from pytest_uiground.run.repeats import Repeats
 from pytest_uiground.suite.loading import LoadedSuite, SuiteLoadError, load_suite
+
+
+@dataclass
+class Replayed:
+    """``python -m pytest_uiground merge``: the shards' records stand in for the model. A sample test
+    takes its prediction, score and error from its shard's record and decides its outcome against
+    the baseline as any run does (:func:`pytest_uiground.run.worker.run_sample`)."""
+
+    records: dict[tuple[str, str], SampleResult]  # (suite, sample id) → the shard's record
+    models: dict[str, dict[str, Any]] = field(default_factory=dict)  # suite → the model's identity
+    judges: dict[str, dict[str, Any]] = field(default_factory=dict)  # suite → the judge's fingerprint
 
 
 @dataclass
@@ -39,6 +51,7 @@ class WorkerState:
     model_load_s: float | None = None  # how long the model fixture took to build the model
     stop: str | None = None  # why the session must stop after this test (the judge is unusable)
     preloaded: Model | None = None  # a model built before the session in this process (the probe's), not yet used
+    replay: Replayed | None = None  # merge: the shards' records, in place of the model's predictions
     _backend: JudgeBackend | None = None
     _predictor: Predictor | None = None
     _repeats: Repeats | None = None
@@ -98,6 +111,8 @@ class WorkerState:
                             repeat_ids=subset)
 
     def judge_fingerprint(self, suite: str) -> dict[str, Any] | None:
+        if self.replay is not None:  # merge: the judge that scored the shards' records
+            return self.replay.judges.get(suite)
         judged = self.judged.get(suite)
         return judged.judge.fingerprint() if judged is not None else None
 

@@ -134,12 +134,22 @@ def _asked_again(state: WorkerState, loaded: LoadedSuite, sample: Sample, preds:
 
 
 def noise(state: WorkerState, item: pytest.Item, loaded: LoadedSuite, sample: Sample, model: Model,
-          scored: _Scored, outcome: Outcome, entry: BaselineEntry | None) -> tuple[Outcome, Stability | None]:
+          scored: _Scored, outcome: Outcome, entry: BaselineEntry | None,
+          prior: Stability | None = None) -> tuple[Outcome, Stability | None]:
     """The sample's stability and its outcome in its light: ``--uiground-repeat`` measures every sample,
     ``--uiground-confirm`` re-asks a regression alone; a regression is *unstable* (never failing alone)
-    when the baseline saw the sample flip, or when the confirmation is right in the majority."""
+    when the baseline saw the sample flip, or when the confirmation is right in the majority. A merge
+    (``state.replay``) asks nothing: the shard's record already holds what its run measured (``prior``)."""
     opts = state.options
     stability: Stability | None = None
+    if state.replay is not None:
+        stability = prior
+        if outcome is not Outcome.REGRESSION:
+            return outcome, stability
+        if (entry is not None and entry.unstable) or (
+                prior is not None and prior.how == "confirm" and 2 * prior.right > prior.of):
+            return Outcome.UNSTABLE, stability
+        return outcome, stability
     if opts.repeat > 1 and scored.error is None and sample.invalid is None:
         more = state.repeats(model).answers(item, sample, opts.repeat, loaded.samples)
         stability = _asked_again(state, loaded, sample, more, right_of(scored.score), "repeat")
@@ -169,8 +179,15 @@ def run_sample(item: pytest.Item, sample: Sample, model: Model) -> None:
     assert path is not None, f"{item.nodeid} is not inside a suite file"
     loaded = state.suite(path)
     suite = loaded.config.name
-    scored = evaluate(state, item, loaded, sample, model)
-    identity = _identity(state, suite, model)
+    if state.replay is not None:  # merge: the shard's record stands in for predicting and scoring
+        prior = state.replay.records[(suite, sample.id)]
+        scored = _Scored(prior.prediction, prior.score, prior.error, prior.cache)
+        identity = state.replay.models.get(suite) if state.first(suite, "model") else None
+        measured = prior.stability
+    else:
+        scored = evaluate(state, item, loaded, sample, model)
+        identity = _identity(state, suite, model)
+        measured = None
     judge_fp = state.judge_fingerprint(suite)
     baseline = state.comparable_baseline(suite)
     entry = baseline.entry(sample.id) if baseline is not None else None
@@ -180,7 +197,7 @@ def run_sample(item: pytest.Item, sample: Sample, model: Model) -> None:
         updating=state.options.updating,
         error=scored.error is not None,
     )
-    outcome, stability = noise(state, item, loaded, sample, model, scored, outcome, entry)
+    outcome, stability = noise(state, item, loaded, sample, model, scored, outcome, entry, measured)
     changed = outcome in (Outcome.REGRESSION, Outcome.UNSTABLE, Outcome.FIXED)
     result = SampleResult(  # the one place a sample's record is built
         suite=suite, id=sample.id, task=sample.task, meta=dict(sample.meta), score=scored.score,

@@ -71,6 +71,7 @@ from typing import TYPE_CHECKING, Any
 from pytest_uiground.models import families
 from pytest_uiground.models.base import ModelAdapter, ModelLoadError, ModelOptions, to_prediction
 from pytest_uiground.models.families.parts import split_at_image
+from pytest_uiground.models.openai.endpoints import COOLDOWN_S, Router, cooldown_from_env, split_bases
 from pytest_uiground.models.openai.http import BACKOFF_CAP_S, MAX_RETRY_AFTER_S, ChatPoster
 from pytest_uiground.models.openai.settings import (
     BACKOFF_BASE_S,
@@ -116,7 +117,7 @@ class OpenAIChatModel(ModelAdapter):
     def __init__(
         self,
         *,
-        api_base: str,
+        api_base: str | Sequence[str],
         api_key: Secret | str,
         served_model: str,
         parser: str | None,
@@ -132,6 +133,7 @@ class OpenAIChatModel(ModelAdapter):
         seed: int = 0,
         client: openai.OpenAI | None = None,
         reply_model: str | None = None,
+        cooldown_s: float = COOLDOWN_S,
     ) -> None:
         if client is None and importlib.util.find_spec("openai") is None:
             raise ModelLoadError("--model openai and --uiground-judge openai need the openai package: "
@@ -142,11 +144,15 @@ class OpenAIChatModel(ModelAdapter):
         # prints every local of every frame, so no frame may hold the key as a plain string.
         secret = api_key if isinstance(api_key, Secret) else Secret(api_key)
         del api_key
-        self._http = ChatPoster(api_base=api_base, secret=secret, request_timeout=request_timeout,
-                                max_retries=max_retries, api_key_env=api_key_env, backoff_base_s=backoff_base_s,
-                                backoff_cap_s=backoff_cap_s, retry_after_cap_s=retry_after_cap_s, seed=seed,
-                                client=client)
-        self.endpoint = self._http.endpoint
+        bases = split_bases(api_base) if isinstance(api_base, str) else list(api_base)
+        posters = [ChatPoster(api_base=base, secret=secret, request_timeout=request_timeout, max_retries=max_retries,
+                              api_key_env=api_key_env, backoff_base_s=backoff_base_s, backoff_cap_s=backoff_cap_s,
+                              retry_after_cap_s=retry_after_cap_s, seed=seed, client=client if i == 0 else None)
+                   for i, base in enumerate(bases)]
+        self._http = posters[0]  # the key's redaction (one key for every endpoint)
+        self._posters = posters
+        self.router = Router(posters, window=concurrency, cooldown_s=cooldown_s)
+        self.endpoint = ", ".join(p.endpoint for p in posters)
         self.served_model, self.parser, self.api_key_env = served_model, parser, api_key_env
         # The names the server's replies carried (their "model" field): recorded in the fingerprint, so
         # the baseline says what answered, and checked against what was asked for (a proxy serving
@@ -154,8 +160,7 @@ class OpenAIChatModel(ModelAdapter):
         self.reply_model = reply_model
         self.answered_as: set[str] = set()
         self.concurrency, self.request_timeout, self.max_retries = concurrency, request_timeout, max_retries
-        self.preferred_batch_size = concurrency
-        self.in_flight = concurrency
+        self.preferred_batch_size = self.in_flight = concurrency * len(posters)  # a window per endpoint
         self.resize = (resize or default_resize_rule(parser)) if needs_input_size(parser) else None
         # The suite's [models.<family>] table applies, as for the native adapter of that family
         # (and a replay); a suite without one falls back to [models.openai] (worker.apply_overrides).
@@ -170,7 +175,11 @@ class OpenAIChatModel(ModelAdapter):
     @property
     def counters(self) -> dict[str, int]:
         """Requests, retries, errors and skipped retries so far (read by the terminal summary and tests)."""
-        return self._http.counters
+        total: dict[str, int] = {}
+        for poster in self._posters:
+            for key, n in poster.counters.items():
+                total[key] = total.get(key, 0) + n
+        return total
 
     def __repr__(self) -> str:
         return (f"OpenAIChatModel(endpoint={self.endpoint!r}, served_model={self.served_model!r}, "
@@ -199,7 +208,7 @@ class OpenAIChatModel(ModelAdapter):
     def _executor(self) -> ThreadPoolExecutor:
         with self._lock:
             if self._pool is None:
-                self._pool = ThreadPoolExecutor(self.concurrency, thread_name_prefix="uiground-openai")
+                self._pool = ThreadPoolExecutor(self.in_flight, thread_name_prefix="uiground-openai")
             return self._pool
 
     def prompt(self, sample: Sample, overrides: Overrides | None = None) -> str:
@@ -224,8 +233,10 @@ class OpenAIChatModel(ModelAdapter):
             "rule": "none", "why": f"the {self.parser} parser reads coordinates relative to the image"}
         with self._lock:
             answered = sorted(self.answered_as)
-        out = {"model": self.name, "served_model": self.served_model, "parser": self.parser,
+        out: dict[str, Any] = {"model": self.name, "served_model": self.served_model, "parser": self.parser,
                "generation": self.generation, "resize": resize, **({"answered_as": answered} if answered else {})}
+        if self.router.several:  # each endpoint's identity, by position: no address (it is not the model's)
+            out["endpoint_models"] = self.router.identities()
         family = families.get(self.parser) if self.parser is not None and families.is_family(self.parser) else None
         if family is not None and family.client_resize and family.resize is not None:
             rule = family.resize  # the image is resized here before it is sent, as the official client does
@@ -239,12 +250,14 @@ class OpenAIChatModel(ModelAdapter):
             self._images.clear()
 
     def close(self) -> None:
-        self._http.closing.set()  # requests waiting to retry give up now
+        for poster in self._posters:
+            poster.closing.set()  # requests waiting to retry give up now
         with self._lock:
             pool, self._pool = self._pool, None
         if pool is not None:
             pool.shutdown(wait=True, cancel_futures=True)
-        self._http.close()
+        for poster in self._posters:
+            poster.close()
 
     # -- one sample ------------------------------------------------------------------------
     def _predict_one(self, sample: Sample, overrides: Overrides) -> Prediction:
@@ -344,19 +357,25 @@ class OpenAIChatModel(ModelAdapter):
             body = self.build_body(self.prompt(sample, overrides), image, system, image_first)
         except (ImageError, ValueError) as exc:
             return Prediction(error=str(exc))
-        attempt = self._http.request(sample.id, body)
+        attempt, endpoint, left = self.router.request(sample.id, body)
+        route: dict[str, Any] = {}
+        if self.router.several:  # which server answered, per record: summary.json counts them (and a merge)
+            route = {"endpoint": endpoint.url, **({"answered_as": attempt.model} if attempt.model else {}),
+                     **({"left": list(left)} if left else {})}
         if attempt.text is None:
-            return Prediction(error=attempt.error)
+            return Prediction(error=attempt.error, route=route)
         if attempt.model is not None:
             with self._lock:
                 self.answered_as.add(attempt.model)
             if attempt.model not in (self.served_model, self.reply_model):
-                return Prediction(raw=self._http.redact(attempt.text), error=(
-                    f"the server at {self.endpoint} answered as model {attempt.model!r}, not the "
+                return Prediction(raw=self._http.redact(attempt.text), route=route, error=(
+                    f"the server at {endpoint.url} answered as model {attempt.model!r}, not the "
                     f"--uiground-served-model {self.served_model!r} asked for: another checkpoint would be "
                     "scored as this one. Point --uiground-api-base at the right server, or, when the name is an "
                     f"alias of the same model, pass --uiground-served-model-reply {attempt.model!r}"))
-        return self.to_prediction(sample, attempt.text, attempt.finish, image.size, input_size, overrides)
+        pred = self.to_prediction(sample, attempt.text, attempt.finish, image.size, input_size, overrides)
+        pred.route = route
+        return pred
 
     def _family(self) -> str:
         if self.parser is None:
@@ -390,6 +409,7 @@ def create(options: ModelOptions) -> OpenAIChatModel:
             max_new_tokens=max_new_tokens, concurrency=options.concurrency,
             request_timeout=options.request_timeout, max_retries=options.max_retries, api_key_env=var,
             resize=resize, backoff_base_s=backoff, reply_model=options.served_model_reply,
+            cooldown_s=cooldown_from_env(),
         )
     except ModelLoadError:
         raise

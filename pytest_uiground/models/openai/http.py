@@ -116,15 +116,17 @@ class ChatPoster:
             message = self._secret.redact(str(exc))
         raise ModelLoadError(f"could not create the client for {self.endpoint}: {message}")
 
-    def request(self, sample_id: str, body: bytes) -> Attempt:
-        """One chat request with the retry policy of :mod:`.client`; never raises for HTTP trouble."""
+    def request(self, sample_id: str, body: bytes, *, leave_unreachable: bool = False) -> Attempt:
+        """One chat request with the retry policy of :mod:`.client`; never raises for HTTP trouble.
+        ``leave_unreachable``: a connection failure is returned at once (another endpoint takes the
+        request, :mod:`.endpoints`) instead of retried here."""
         rng = random.Random(f"{self.seed}:{sample_id}")
         attempts = 0
         while True:
             attempts += 1
             self.count("requests")
             result = self._attempt(body)
-            if result.text is not None or result.final:
+            if result.text is not None or result.final or (result.unreachable and leave_unreachable):
                 return result
             if result.unreachable and self._unreachable.is_set():
                 self.count("skipped_retries")

@@ -85,10 +85,15 @@ def check_options(options: ModelOptions) -> None:
             "--model openai needs --uiground-api-base URL: the server's OpenAI-compatible base URL, "
             "e.g. --uiground-api-base http://gpu-node:8000/v1 for vLLM or SGLang"
         )
-    if urlsplit(options.api_base).scheme not in ("http", "https") or not urlsplit(options.api_base).hostname:
-        raise ModelLoadError(
-            f"--uiground-api-base {public_url(options.api_base)!r} is not an http(s) URL; e.g. http://gpu-node:8000/v1"
-        )
+    bases = options.api_base.replace(",", " ").split()  # several endpoints: models/openai/endpoints.py
+    for base in bases:
+        if urlsplit(base).scheme not in ("http", "https") or not urlsplit(base).hostname:
+            raise ModelLoadError(
+                f"--uiground-api-base {public_url(base)!r} is not an http(s) URL; e.g. http://gpu-node:8000/v1")
+    if len(set(bases)) < len(bases):
+        twice = sorted({public_url(b) for b in bases if bases.count(b) > 1})
+        raise ModelLoadError(f"--uiground-api-base {', '.join(twice)} is given twice; give each server once (its "
+                             "window is --uiground-concurrency requests)")
     if not options.served_model:
         raise ModelLoadError(
             "--model openai needs --uiground-served-model NAME: the model name the server serves "
