@@ -20,6 +20,7 @@ after half the project was written (which the rerun then refused: "nothing was c
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import re
 import shutil
@@ -42,6 +43,9 @@ def _parser() -> argparse.ArgumentParser:
                    "see --list")
     p.add_argument("--list", action="store_true", help="list the built-in suites and exit")
     p.add_argument("--dir", type=Path, default=Path("."), help="the project to write into (default: .)")
+    p.add_argument("--from", dest="source", type=Path, default=None, metavar="DIR",
+                   help="a folder of your own screenshots (with or without annotations.jsonl): writes suites/NAME "
+                        "as a grounding suite (one NAME)")
     return p
 
 
@@ -143,6 +147,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"init: {exc}", file=sys.stderr)
         return 1
     found = {s.folder: s for s in builtin.suites(where)}
+    if args.source is not None:
+        if len(args.suites) != 1:
+            print("init: --from DIR writes one suite: python -m pytest_uiground init NAME --from DIR",
+                  file=sys.stderr)
+            return 2
+        # The data side is the grounding benchmark's (the core knows no benchmark): imported by name.
+        scaffold = importlib.import_module("pytest_uiground.benchmarks.grounding.scaffold")
+        return int(scaffold.main(args.suites[0], args.source, args.dir))
     if args.list:
         print(_list(list(found.values())))
         return 0
@@ -193,6 +205,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 REPORT_DIR = "out/"
 """The report folder the README's commands and the gate workflow write (``--uiground-report out``)."""
+
+
+def project_files(project: Path, suite_dirs: Sequence[str]) -> None:
+    """Write the gate workflow, the model file (listing ``suite_dirs``) and ``.gitignore``'s ``out/`` for a
+    suite written elsewhere (``init NAME --from DIR``); existing files are kept or extended as :func:`main`
+    does, and each step is printed."""
+    where = builtin.locate()
+    _write([], [(where.path("workflow"), project / ".github" / "workflows" / "model-upgrade-gate.yml", None),
+                (where.path("model_file"), project / "uiground-model.toml", suite_dirs)])
+    print(_ignore_reports(project / ".gitignore"))
 
 
 def _ignore_reports(path: Path) -> str:
