@@ -21,7 +21,14 @@ from pytest_uiground.report import writers
 from pytest_uiground.report.terminal import Progress, teststatus
 from pytest_uiground.run import STATE
 from pytest_uiground.run.build import build_model
-from pytest_uiground.run.collect import SLICE_MARKER, SuiteFile, add_slice_keywords, slice_mark, stratified_subset
+from pytest_uiground.run.collect import (
+    SLICE_MARKER,
+    SuiteFile,
+    add_slice_keywords,
+    only_new,
+    slice_mark,
+    stratified_subset,
+)
 from pytest_uiground.run.state import WorkerState
 from pytest_uiground.run.stop import StopOnSigterm
 from pytest_uiground.suite.config import SuiteConfigError
@@ -90,6 +97,8 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     except (SuiteConfigError, SuiteLoadError, registry.UnknownNameError, ValueError) as exc:
         raise SuiteFile.CollectError(str(exc)) from exc
     samples = list(loaded.samples)
+    if state.options.only_new:
+        samples = only_new(samples, state.baseline(loaded.config.name))
     if state.options.limit is not None:
         keys = loaded.config.stratify or tuple(sorted({k for s in samples for k in s.meta}))
         samples = stratified_subset(samples, state.options.limit, keys, state.options.seed)

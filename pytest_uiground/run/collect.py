@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from pytest_uiground.gate.baseline import Baseline, recorded_ids
 from pytest_uiground.record.sample import Sample
 from pytest_uiground.run.latency import run_latency_benchmark
 from pytest_uiground.run.worker import run_sample
@@ -70,6 +71,15 @@ def stratified_subset(samples: Sequence[Sample], n: int, keys: Sequence[str], se
                 if not open_seats[k]:
                     del open_seats[k]
     return sorted(chosen, key=lambda s: s.id)
+
+
+def only_new(samples: Sequence[Sample], base: Baseline | None) -> list[Sample]:
+    """``--uiground-only-new``: the samples the baseline never recorded (all of them without a usable baseline:
+    a new suite's samples are all new)."""
+    if base is None or base.damaged:
+        return list(samples)
+    recorded = recorded_ids(base)
+    return [s for s in samples if s.id not in recorded]
 
 
 def _stratum(sample: Sample, keys: Sequence[str]) -> tuple[str, ...]:
