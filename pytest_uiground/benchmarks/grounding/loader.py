@@ -75,7 +75,7 @@ def load(options: Mapping[str, Any], ctx: LoaderContext) -> list[Sample]:
     samples = samples_of(path, lines)
     if options.get("warnings", True):
         for problem in checks.cheap(path, lines, samples):
-            warnings.warn(AnnotationWarning(f"{path.name}: {problem}"), stacklevel=2)
+            warnings.warn(AnnotationWarning(f"{path.name}: {problem.line()}"), stacklevel=2)
     return samples
 
 

@@ -80,10 +80,10 @@ def suite_toml(name: str, lines: Sequence[dict[str, Any]]) -> str:
         for k, v in line.items():
             if k not in fmt.KNOWN or k == "element_type":
                 keys.setdefault(k, set()).add(str(v))
+    # A key every line has, with a few values shared by several samples (one value per sample is an id).
     slices = [k for k, values in sorted(keys.items()) if 1 < len(values) <= SLICE_MAX_VALUES
-              and all(k in line for line in lines)]
-    if len(lines) >= 2:
-        slices.append("size")
+              and len(values) < len(lines) and all(k in line for line in lines)]
+    slices.append("size")  # the loader gives every sample with a box its size bucket
     listed = ", ".join(f'"{s}"' for s in slices)
     n = len(lines)
     out = [f"# Your own screenshots: {n} samples when written (python -m pytest_uiground init --from).",
