@@ -203,6 +203,44 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
+PLACEHOLDER = "pytest-uiground[hf,openai,report] @ git+https://github.com/OWNER/pytest-uiground@COMMIT"
+"""The workflow's install line where init cannot tell where the package came from: its install step
+fails on ``OWNER``, saying what to put there."""
+
+
+def installed_from() -> str | None:
+    """The install line this package was installed from, per its PEP 610 ``direct_url.json``: a git URL and
+    commit (``pip install git+...``); :data:`PLACEHOLDER` for a local folder or archive (a CI runner has
+    neither); None when there is no such file (installed from an index: the pinned version works)."""
+    import importlib.metadata
+    import json
+
+    try:
+        text = importlib.metadata.distribution("pytest-uiground").read_text("direct_url.json")
+    except importlib.metadata.PackageNotFoundError:
+        return None
+    if not text:
+        return None
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return PLACEHOLDER
+    vcs = data.get("vcs_info") if isinstance(data, dict) else None
+    url = data.get("url") if isinstance(data, dict) else None
+    if isinstance(vcs, dict) and vcs.get("vcs") == "git" and isinstance(url, str) and vcs.get("commit_id") \
+            and not url.startswith("file:"):
+        return f"pytest-uiground[hf,openai,report] @ git+{url}@{vcs['commit_id']}"
+    return PLACEHOLDER
+
+
+def _install_line(workflow: str) -> str:
+    """The workflow with its ``UIGROUND_PACKAGE`` line naming where this package came from (issue 30 item 7)."""
+    line = installed_from()
+    if line is None:
+        return workflow
+    return re.sub(r'(?m)^(  UIGROUND_PACKAGE: )".*"$', lambda m: f'{m.group(1)}"{line}"', workflow, count=1)
+
+
 REPORT_DIR = "out/"
 """The report folder the README's commands and the gate workflow write (``--uiground-report out``)."""
 
@@ -242,5 +280,5 @@ def _write(copies: Sequence[tuple[Path, Path]], extras: Sequence[tuple[Path, Pat
             continue
         dest.parent.mkdir(parents=True, exist_ok=True)
         text = src.read_text(encoding="utf-8")
-        dest.write_text(_model_file(text, dirs) if dirs is not None else text, encoding="utf-8")
+        dest.write_text(_model_file(text, dirs) if dirs is not None else _install_line(text), encoding="utf-8")
         print(f"wrote {dest}")
