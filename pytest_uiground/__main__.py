@@ -3,7 +3,9 @@
 ``annotate`` curates an annotation set with the OCR detector and a person (or a
 script of answers); ``compare`` puts several ``--uiground-report`` runs side by side;
 ``merge`` puts the report folders of ``--uiground-shard`` runs back into one run;
-``init`` starts a project of your own from the built-in suites and the gate workflow.
+``init`` starts a project of your own from the built-in suites and the gate workflow (``--from DIR``:
+a suite of your own screenshots); ``import`` converts a labelling tool's export into the ``grounding``
+loader's annotations.jsonl; ``validate`` checks those annotations.
 Each subcommand lives in its own module and is imported only when used.
 """
 
@@ -20,7 +22,12 @@ COMMANDS = {
     "merge": ("pytest_uiground.shard.merge",
               "merge the report folders of --uiground-shard I/N runs into one verdict, report and baseline"),
     "init": ("pytest_uiground.suite.init",
-             "copy built-in suites, their baselines and a gate workflow into a project (--list: the suites)"),
+             "copy built-in suites, their baselines and a gate workflow into a project (--list: the suites); "
+             "--from DIR: a suite of your own screenshots"),
+    "import": ("pytest_uiground.benchmarks.grounding.importers",
+               "convert a COCO, Label Studio, CVAT or OpenAdapt export into annotations.jsonl"),
+    "validate": ("pytest_uiground.benchmarks.grounding.validate",
+                 "check a grounding suite's annotations (one line per finding, an HTML page of them)"),
 }
 
 

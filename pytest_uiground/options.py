@@ -128,6 +128,7 @@ class RunOptions:
     cropping_depth: int = 3
     keep_errored: bool = False  # --snapshot-update: keep the previous entries of errored samples
     force_update: bool = False  # --snapshot-update: write even when absolute floors fail
+    only_new: bool = False  # run only the samples absent from the baseline (with --snapshot-update: add them)
     baselines_explicit: bool = False  # --uiground-baselines was given: the folder must exist
     max_pixels: int = 89_478_485  # image headers above this are invalid samples (Pillow's own default)
     max_raw_chars: int = 100_000  # raw model output kept per record
@@ -365,6 +366,9 @@ OPTIONS: tuple[Opt, ...] = (
     Opt("--uiground-keep-errored", False, "--snapshot-update: keep the previous baseline entries of samples that "
         "errored in this run (without it, an update from a run with sample errors is refused)", boolean,
         switch=True, field="keep_errored"),
+    Opt("--uiground-only-new", False, "run only the samples absent from the committed baseline; with "
+        "--snapshot-update, add their entries and keep every other entry as it is (a suite that grew)", boolean,
+        switch=True, field="only_new"),
     Opt("--uiground-force-update", False, "--snapshot-update: write the baseline even though absolute floors "
         "fail", boolean, switch=True, field="force_update"),
     Opt("--uiground-max-pixels", 89_478_485, "images whose header declares more pixels are invalid samples "

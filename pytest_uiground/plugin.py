@@ -21,7 +21,7 @@ from pytest_uiground.report import writers
 from pytest_uiground.report.terminal import Progress, teststatus
 from pytest_uiground.run import STATE
 from pytest_uiground.run.build import build_model
-from pytest_uiground.run.collect import SLICE_MARKER, SuiteFile, add_slice_keywords, slice_mark
+from pytest_uiground.run.collect import SLICE_MARKER, SuiteFile, add_slice_keywords, only_new, slice_mark
 from pytest_uiground.run.shard import planned
 from pytest_uiground.run.state import WorkerState
 from pytest_uiground.run.stop import StopOnSigterm
@@ -94,7 +94,9 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         check_replay_parser(state.options.model, loaded.config.name, loaded.config.models)
     except (SuiteConfigError, SuiteLoadError, registry.UnknownNameError, ValueError) as exc:
         raise SuiteFile.CollectError(str(exc)) from exc
-    samples = planned(loaded, state.options)  # --uiground-limit's subset, --uiground-shard's part of it
+    # --uiground-only-new's new samples, then --uiground-limit's subset and --uiground-shard's part of them
+    pool = only_new(loaded.samples, state.baseline(loaded.config.name)) if state.options.only_new else None
+    samples = planned(loaded, state.options, pool)
     metafunc.parametrize(SAMPLE_ARG, [pytest.param(s, id=s.id, marks=slice_mark(s)) for s in samples])
 
 

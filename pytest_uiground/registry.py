@@ -9,8 +9,11 @@ chosen, so loading the plugin stays light. Unknown names fail listing the known 
 from __future__ import annotations
 
 import importlib
+import importlib.util
+import sys
 from functools import cache
 from importlib.metadata import entry_points
+from pathlib import Path
 from typing import Any
 
 MODEL_GROUP = "pytest_uiground.models"
@@ -37,11 +40,43 @@ def is_import_path(name: str) -> bool:
     return bool(sep and module and attr)
 
 
-def import_object(target: str, *, what: str) -> Any:
-    """The object at ``package.module:attr.path``; a clear error naming ``what`` otherwise."""
+PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", "pytest.ini", "tox.ini", ".git")
+"""A folder holding one of these is a project's root: the search for a module of the user's stops there."""
+
+
+def _project_module(module_name: str, near: Path) -> Path | None:
+    """The folder from ``near`` up to the project's root that holds ``module_name``'s top package or module
+    (``myloaders.py`` or ``myloaders/``), or None."""
+    top = module_name.split(".", 1)[0]
+    for folder in (near, *near.parents):
+        if (folder / f"{top}.py").is_file() or (folder / top / "__init__.py").is_file():
+            return folder
+        if any((folder / m).exists() for m in PROJECT_MARKERS):
+            return None
+    return None
+
+
+def import_object(target: str, *, what: str, near: Path | None = None) -> Any:
+    """The object at ``package.module:attr.path``; a clear error naming ``what`` otherwise.
+
+    ``near`` (a suite's folder): a module of the user's project that is not importable yet (pytest puts
+    only the test folders on ``sys.path``, so ``myloaders:load`` beside ``suites/`` was not found without
+    ``pythonpath = ["."]``, issue 30) is looked for from there up to the project's root, and its folder
+    added to ``sys.path``; when it is nowhere, the error says exactly what to add."""
     module_name, sep, attr = target.partition(":")
     if not (sep and module_name and attr):
         raise UnknownNameError(f"{what} {target!r} is not of the form package.module:attribute")
+    if near is not None and importlib.util.find_spec(module_name.split(".", 1)[0]) is None:
+        folder = _project_module(module_name, near)
+        if folder is None:
+            top = module_name.split(".", 1)[0]
+            raise UnknownNameError(
+                f"{what} {target!r} cannot be imported: no module {top!r} on sys.path, nor as {top}.py or "
+                f"{top}/__init__.py in {near} or a folder above it up to the project's root; put it in the "
+                "project's root, or add its folder to pytest's path in pyproject.toml: [tool.pytest.ini_options] "
+                'pythonpath = ["FOLDER"] (relative to the rootdir)')
+        if str(folder) not in sys.path:
+            sys.path.insert(0, str(folder))
     try:
         obj: Any = importlib.import_module(module_name)
         for part in attr.split("."):
@@ -51,10 +86,11 @@ def import_object(target: str, *, what: str) -> Any:
     return obj
 
 
-def resolve(group: str, name: str, *, what: str, option: str) -> Any:
-    """The object registered as ``name`` in ``group`` (or named by ``module:attr``)."""
+def resolve(group: str, name: str, *, what: str, option: str, near: Path | None = None) -> Any:
+    """The object registered as ``name`` in ``group`` (or named by ``module:attr``, looked for ``near`` a
+    suite's folder too: :func:`import_object`)."""
     if is_import_path(name):
-        return import_object(name, what=what)
+        return import_object(name, what=what, near=near)
     targets = known(group)
     if name not in targets:
         listed = ", ".join(sorted(targets)) or "none (is pytest-uiground installed, e.g. pip install -e .?)"

@@ -314,11 +314,12 @@ def _stored(entry: BaselineEntry) -> dict[str, Any]:
 
 
 def samples_text(suite: str, results: Sequence[SampleResult], provenance: Mapping[str, Any],
-                 previous: Baseline | None = None) -> str:
+                 previous: Baseline | None = None, kept: Mapping[str, Any] | None = None) -> str:
     """The text of ``samples.json``. A sample that errored is never recorded as a wrong answer:
     its previous entry is kept when there is one, else it has no entry (the controller refuses
-    an update with errors unless ``--uiground-keep-errored`` says so)."""
-    samples: dict[str, Any] = {}
+    an update with errors unless ``--uiground-keep-errored`` says so). ``kept``: stored entries
+    written back as they are (``--uiground-only-new``: the samples this run did not run)."""
+    samples: dict[str, Any] = dict(kept or {})
     for r in sorted(results, key=lambda r: r.id):
         if r.error is None:
             samples[r.id] = _entry(r)
@@ -333,7 +334,8 @@ def samples_text(suite: str, results: Sequence[SampleResult], provenance: Mappin
 
 
 def write(root: Path, suite: str, results: Sequence[SampleResult], provenance: Mapping[str, Any],
-          previous: Baseline | None = None, snapshots: Mapping[str, Mapping[str, Any]] | None = None) -> Path:
+          previous: Baseline | None = None, snapshots: Mapping[str, Mapping[str, Any]] | None = None,
+          kept: Mapping[str, Any] | None = None) -> Path:
     """Write the suite's baseline as a pair: ``samples.json`` and one snapshot per aggregate check
     (``snapshots``: check label → aggregate; None writes ``samples.json`` alone, for tests of it).
 
@@ -343,7 +345,7 @@ def write(root: Path, suite: str, results: Sequence[SampleResult], provenance: M
     folder) removes the staged folder and raises the ``OSError`` with the previous pair untouched."""
     folder = suite_dir(root, suite)
     staged, old = staging_dirs(root, suite)
-    files = {SAMPLES_FILE: samples_text(suite, results, provenance, previous)}
+    files = {SAMPLES_FILE: samples_text(suite, results, provenance, previous, kept)}
     if snapshots is not None:
         files |= {f"{SNAPSHOT_DIR}/{snapshot_mod.file_name(label)}": snapshot_mod.serialize(data)
                   for label, data in snapshots.items()}
@@ -426,7 +428,7 @@ def _few(ids: set[str], limit: int = 10) -> str:
 
 def provenance_mismatch(base: Baseline, current: Mapping[str, Any], ids: set[str]) -> str | None:
     """Why the baseline was recorded on something else than this run's suite (another suite
-    version, dataset revision or sample set), or None. Per-sample comparisons still use the
+    version, dataset revision or loader options), or None. Per-sample comparisons still use the
     shared ids; the aggregate checks fail with this text until the baseline is updated."""
     prov = base.provenance
     out: list[str] = []
@@ -435,14 +437,10 @@ def provenance_mismatch(base: Baseline, current: Mapping[str, Any], ids: set[str
         old, new = prov.get(key), current.get(key)
         if old != new and (old is not None or new is not None):
             out.append(f"{what} {old!r} in the baseline, {new!r} now")
-    old_ids = recorded_ids(base)
-    added, removed = ids - old_ids, old_ids - ids
-    if added or removed:
-        parts = [f"{len(added)} added ({_few(added)})" if added else "",
-                 f"{len(removed)} removed ({_few(removed)})" if removed else ""]
-        out.append(f"sample set changed: {len(old_ids)} samples in the baseline, {len(ids)} now; "
-                   + "; ".join(p for p in parts if p))
-    elif prov.get("refusals") == current.get("refusals") and \
+    # A suite that grew or shrank is no mismatch: new samples are run, not gated, and removed ones drop out
+    # (growth()); the fingerprint (of the ids and the loader options) is compared when the ids are the same
+    # (and the refusal policy, itself compared above, is the same: it is folded into the fingerprint).
+    if ids == recorded_ids(base) and prov.get("refusals") == current.get("refusals") and \
             prov.get("dataset_fingerprint") not in (None, current.get("dataset_fingerprint")):
         out.append(f"dataset fingerprint {prov.get('dataset_fingerprint')!r} in the baseline, "
                    f"{current.get('dataset_fingerprint')!r} now (the loader options changed)")
@@ -451,6 +449,32 @@ def provenance_mismatch(base: Baseline, current: Mapping[str, Any], ids: set[str
     return ("the baseline was recorded on another dataset or suite version: " + "; ".join(out)
             + f" ({base.path}); per-sample results are compared on the shared samples only; review the change "
             "and record a new baseline with --snapshot-update")
+
+
+def growth(base: Baseline | None, ids: set[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The samples the suite has that the baseline never recorded (new: run, listed, not gated; the aggregate
+    comparison uses the samples both have) and those the baseline has that the suite no longer does
+    (removed: they drop out). Empty for a suite without a usable baseline (every sample is then new)."""
+    if base is None or base.damaged:
+        return (), ()
+    old = recorded_ids(base)
+    return tuple(sorted(ids - old)), tuple(sorted(old - ids))
+
+
+def growth_text(new: Sequence[str], removed: Sequence[str]) -> str:
+    """One line for the terminal and the report: which samples are new and which were removed."""
+    parts = ([f"{len(new)} new sample{'s' * (len(new) != 1)} (not in the baseline: run, not gated; "
+              f"--snapshot-update --uiground-only-new adds them): {_few(set(new))}"] if new else [])
+    parts += [f"{len(removed)} removed (dropped from the comparison): {_few(set(removed))}"] if removed else []
+    return "; ".join(parts)
+
+
+def stored_entries(root: Path, suite: str) -> dict[str, Any]:
+    """``samples.json``'s per-sample objects as stored (every key kept), for an update that adds samples and
+    must leave the others' entries byte-identical (``--uiground-only-new``)."""
+    data = _strict_json((suite_dir(root, suite) / SAMPLES_FILE).read_text(encoding="utf-8"))
+    samples = data.get("samples") if isinstance(data, dict) else None
+    return dict(samples) if isinstance(samples, dict) else {}
 
 
 class UpdateLock:

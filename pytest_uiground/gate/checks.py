@@ -147,6 +147,12 @@ class Check:
     # --uiground-regressions significant: a drop beyond the tolerance fails only when its paired test is
     # significant at this level too (the suite's level; divided by the slice count for a slice); None: each.
     significance: float | None = None
+    # Small suites (issue 30): a slice under the suite's ``min_slice`` is reported but its drop does not fail
+    # the run alone (``gated`` false; its floor still holds); ``tasks`` names the metric's tasks for a metric
+    # that no sample has.
+    gated: bool = True
+    min_slice: int = 0
+    tasks: tuple[str, ...] = ()
 
     @property
     def worse_by(self) -> float:
@@ -176,11 +182,17 @@ class Check:
         if self.mismatch and not self.updating:
             out.append(f"{self.label}: {self.mismatch}")
         v = self.current.value
-        if self.floor is not None and (math.isnan(v) or v < self.floor):
+        if self.floor is not None and self.current.n == 0 and self.slice is None:
+            tasks = ", ".join(self.tasks) or "of the metric"
+            out.append(f"{self.label}: no sample has task {tasks}, so its floor {self.floor:.2f} cannot be met "
+                       f"(set in {self.suite_file}): give the samples that task, or drop the metric")
+        elif self.floor is not None and (math.isnan(v) or v < self.floor):
             out.append(f"{self.label} = {v:.2f} is below its floor {self.floor:.2f} (set in {self.suite_file})")
         if self.ceiling is not None and (math.isnan(v) or v > self.ceiling):
             out.append(f"{self.label} = {v:.2f} is above its ceiling {self.ceiling:.2f} (set in {self.suite_file})")
         p = self.paired
+        if not self.gated:
+            return out
         if p is not None and not self.updating and self.worse_by > self.tolerance and not self.within_noise:
             moved = "dropped" if self.higher_is_better else "rose (lower is better)"
             out.append(
@@ -223,6 +235,8 @@ class Check:
         fix = "restore it from version control, or record a new baseline with --snapshot-update"
         if self.damaged:
             return [f"{self.label}: {self.damaged}"]
+        if self.stored is None and self.paired is None:
+            return []  # a check whose samples are all new (a slice value the suite grew): nothing to meet yet
         if self.stored is None:
             return [f"{self.label}: its stored snapshot {self.snapshot_file} is missing (deleted, or the check "
                     f"was added after the baseline was recorded); {fix}"]
@@ -272,6 +286,8 @@ class Check:
     def verdict(self) -> str:
         if self.problems():
             return "FAIL"
+        if not self.gated:
+            return f"not gated (n {self.current.n} < min_slice {self.min_slice})"
         if self.paired is not None and not self.updating and self.worse_by > self.tolerance and self.within_noise:
             return "within noise"
         if self.paired is not None and -self.worse_by > self.tolerance:
@@ -335,9 +351,11 @@ def build_checks(
         chosen = [r for r in results if r.id in set(mr.overall.ids)]
         tol = mr.spec.tolerance
         entries: list[tuple[str | None, Aggregate, float | None, float]] = [
-            (None, mr.overall, mr.spec.floor, config.tolerance if tol is None else tol)
+            (None, mr.overall, mr.spec.floor, sized_tolerance(config.tolerance, config.tolerance_samples,
+                                                             mr.overall.n) if tol is None else tol)
         ]
-        entries += [(k, a, mr.spec.slice_floors.get(k), config.slice_tolerance if tol is None else tol)
+        entries += [(k, a, mr.spec.slice_floors.get(k), sized_tolerance(
+            config.slice_tolerance, config.slice_tolerance_samples, a.n) if tol is None else tol)
                     for k, a in mr.slices.items()]
         for label, agg, floor, tolerance in entries:
             name = mr.spec.name if label is None else f"{mr.spec.name}.{label}"
@@ -358,8 +376,16 @@ def build_checks(
                                 stored=snapshot,
                                 snapshot_file=f"{snapshot_dir}/{snapshot_mod.file_name(name)}",
                                 significance=None if significance is None else
-                                significance if label is None else significance / max(1, len(mr.slices))))
+                                significance if label is None else significance / max(1, len(mr.slices)),
+                                gated=label is None or agg.n >= config.min_slice, min_slice=config.min_slice,
+                                tasks=tuple(mr.spec.tasks)))
     return checks
+
+
+def sized_tolerance(points: float, samples: float, n: int) -> float:
+    """The allowed drop of a check over ``n`` samples: ``points``, or ``samples`` samples' worth of points
+    (one flip moves a share by 100/n), whichever is larger (``[baseline] tolerance = "auto"``)."""
+    return max(points, 100.0 * samples / n) if samples and n else points
 
 
 def latency_check(config: SuiteConfig, results: Sequence[SampleResult], *, parallel: bool, suite_file: str

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from pytest_uiground.gate import baseline as baseline_mod
 from pytest_uiground.gate.checks import Check, LatencyCheck, build_checks, latency_check
 from pytest_uiground.gate.flips import FlipTest, judge_flips, slice_keys
-from pytest_uiground.gate.metrics import MetricResult, compute_all
+from pytest_uiground.gate.metrics import LATENCY, MetricResult, compute_all
 from pytest_uiground.gate.noise import Noise, measure
 from pytest_uiground.gate.rules import (
     dataset_provenance,
@@ -28,6 +28,7 @@ from pytest_uiground.gate.rules import (
     regression_rule,
     update_refusal,
 )
+from pytest_uiground.gate.snapshot import file_name as snapshot_file
 from pytest_uiground.gate.verdict import SIGNIFICANT, BaselineFate, Verdict, baseline_fate, decide
 from pytest_uiground.judges.base import incomparable
 from pytest_uiground.options import RunOptions
@@ -60,6 +61,11 @@ class SuiteOutcome:
     provenance: dict[str, Any] = field(default_factory=dict)
     flips: FlipTest | None = None  # the per-sample flips and how they are judged (gate/flips.py)
     noise: Noise | None = None  # --uiground-repeat: the model's run-to-run flip rate (gate/noise.py)
+    # A suite that grew or shrank since its baseline (issue 30): new samples run, listed, not gated; removed
+    # ones drop out. ``only_new``: this run ran only the new ones (--uiground-only-new).
+    new_ids: tuple[str, ...] = ()
+    removed_ids: tuple[str, ...] = ()
+    only_new: bool = False
     verdict: Verdict | None = None
 
     @property
@@ -81,10 +87,16 @@ def assemble(loaded: LoadedSuite, path: Path, results: list[SampleResult], optio
     results = sorted(results, key=lambda r: r.id)
     base = baseline_mod.load(options.baselines_dir, loaded.config.name)
     ran = {r.id for r in results}
-    partial = ran != {s.id for s in loaded.samples}
     policy = refusal_policy(options, loaded.config)
-    metric_results = compute_all(refusal_metrics(loaded.config, policy), results)
     usable = base is not None and base.damaged is None
+    new_ids, removed_ids = baseline_mod.growth(base, {s.id for s in loaded.samples})
+    only_new = options.only_new and usable
+    partial = ran != (set(new_ids) if only_new else {s.id for s in loaded.samples})
+    # --uiground-only-new: the numbers are the whole suite's, the samples not run read from their stored
+    # entries, so the snapshots an update writes agree with samples.json (recomputed, never carried over).
+    scored = sorted(results + stored_records(loaded, base, ran), key=lambda r: r.id) if only_new and base \
+        else results
+    metric_results = compute_all(refusal_metrics(loaded.config, policy), scored)
     why = incomparable(base.provenance.get("judge"), judge) if usable and base is not None and judge else None
     ids = {s.id for s in loaded.samples}
     mismatch = (baseline_mod.provenance_mismatch(base, dataset_provenance(loaded, policy), ids)
@@ -95,7 +107,7 @@ def assemble(loaded: LoadedSuite, path: Path, results: list[SampleResult], optio
     out = SuiteOutcome(
         loaded=loaded, path=path, results=results, metric_results=metric_results, partial=partial,
         baseline=base, model=model, judge=judge, incomparable=why, mismatch=mismatch,
-        checks=build_checks(loaded.config, metric_results, results, None if why else base, partial=partial,
+        checks=build_checks(loaded.config, metric_results, scored, None if why else base, partial=partial,
                             updating=options.updating, suite_file=rel, incomparable=why, mismatch=mismatch,
                             snapshot_dir=str(snapshot_dir), significance=level if rule == SIGNIFICANT else None)
         if whole else [],
@@ -103,6 +115,7 @@ def assemble(loaded: LoadedSuite, path: Path, results: list[SampleResult], optio
         updating=options.updating,
         flips=judge_flips(results, slice_keys(loaded.config), rule, level),
         noise=measure(results, slice_keys(loaded.config), seed=options.seed, bound=options.max_flip_rate),
+        new_ids=new_ids, removed_ids=removed_ids, only_new=only_new,
     )
     out.provenance = provenance(out, options)
     if options.updating:
@@ -123,11 +136,41 @@ def write_baseline(out: SuiteOutcome, options: RunOptions) -> None:
     if unrecorded:
         prov["unrecorded"] = unrecorded
     snapshots = {c.label: c.snapshot_data() for c in out.checks}
+    stored_kept: dict[str, Any] | None = None
+    if out.only_new and out.baseline is not None:
+        # The entries of the samples not run, byte for byte; removed samples drop out. Timings have no stored
+        # per-sample values: a latency metric keeps its stored snapshot.
+        ids, ran = {s.id for s in out.loaded.samples}, {r.id for r in out.results}
+        stored_kept = {k: v for k, v in baseline_mod.stored_entries(options.baselines_dir, out.name).items()
+                       if k in ids and k not in ran}
+        timed = {m.name for m in out.loaded.config.metrics if m.score == LATENCY}
+        stored = out.baseline.snapshots or {}
+        for c in out.checks:
+            if c.metric in timed and c.stored is not None:
+                snapshots[c.label] = dict(stored.get(snapshot_file(c.label), c.stored))
+        earlier = out.baseline.provenance.get("unrecorded")
+        unrecorded = sorted({*unrecorded, *(str(i) for i in earlier if str(i) in ids and str(i) not in ran)}
+                            if isinstance(earlier, list) else set(unrecorded))
+        prov = {**prov, "n_samples": len(stored_kept) + len(out.results)}
+        prov.pop("unrecorded", None)
+        if unrecorded:
+            prov["unrecorded"] = unrecorded
     try:
-        baseline_mod.write(options.baselines_dir, out.name, out.results, prov, previous, snapshots)
+        baseline_mod.write(options.baselines_dir, out.name, out.results, prov, previous, snapshots, kept=stored_kept)
     except OSError as exc:
         where = getattr(exc, "filename", None) or baseline_mod.suite_dir(options.baselines_dir, out.name)
         out.write_error = f"could not write {where}: {exc.strerror or exc}; the previous baseline is untouched"
+
+
+def stored_records(loaded: LoadedSuite, base: baseline_mod.Baseline | None, ran: set[str]) -> list[SampleResult]:
+    """The baseline's stored scores as records of the suite's samples this run did not run (the metrics read
+    them like this run's records: :func:`pytest_uiground.gate.checks.baseline_records` does the same for
+    the paired comparison)."""
+    if base is None:
+        return []
+    return [SampleResult(suite=loaded.config.name, id=s.id, task=s.task, meta=dict(s.meta),
+                         score=base.entries[s.id].as_score(binary=s.task != "vqa"))
+            for s in loaded.samples if s.id not in ran and s.id in base.entries]
 
 
 def conclude(out: SuiteOutcome, *, interrupted: bool = False) -> Verdict:

@@ -149,9 +149,19 @@ BROWSER_JS = r"""
     Object.keys(s.meta).forEach(function (k) { field(dl, k, s.meta[k]); });
     field(dl, "score", s.value);
     field(dl, "latency (ms)", s.latency);
-    Object.keys(s.truth || {}).forEach(function (k) { field(dl, "truth " + k, s.truth[k]); });
-    Object.keys(s.pred).forEach(function (k) { field(dl, "predicted " + k, s.pred[k]); });
-    Object.keys(s.before || {}).forEach(function (k) { field(dl, "baseline's " + k, s.before[k]); });
+    // Boxes and points read in pixels of the screenshot, labelled (what a person compares with the image).
+    var size = s.screen !== undefined ? data.screens[s.screen] : null;
+    function px(k, v) {
+      if (!size || !Array.isArray(v)) return v;
+      if (k === "box" && v.length === 4) return "box [" + [v[0] * size.w, v[1] * size.h, v[2] * size.w,
+                                                           v[3] * size.h].map(Math.round).join(", ") + "] px";
+      if (k === "point" && v.length === 2) return "point (" + Math.round(v[0] * size.w) + ", "
+                                                  + Math.round(v[1] * size.h) + ") px";
+      return v;
+    }
+    Object.keys(s.truth || {}).forEach(function (k) { field(dl, "truth " + k, px(k, s.truth[k])); });
+    Object.keys(s.pred).forEach(function (k) { field(dl, "predicted " + k, px(k, s.pred[k])); });
+    Object.keys(s.before || {}).forEach(function (k) { field(dl, "baseline's " + k, px(k, s.before[k])); });
     field(dl, "stability", s.stability);
     if (s.format_error) field(dl, "format error", "the output did not parse");
     Object.keys(s.components || {}).forEach(function (k) { field(dl, k, s.components[k]); });

@@ -187,7 +187,9 @@ def sample_entry(record: SampleResult, sample: Sample | None, screens: _Screens,
         "raw": _clip(record.raw), "pred": prediction_fields(record.prediction, record.task),
         "components": _jsonable(record.score.components), "notes": _jsonable(record.score.notes),
         "instruction": sample.instruction if sample is not None else None, "truth": truth_fields(sample),
-        "click": [round(v, 5) for v in sample.click] if sample is not None and sample.click is not None else None,
+        # The input click of a detection sample; a grounding sample's click (a loader's leftover) is not drawn.
+        "click": [round(v, 5) for v in sample.click] if sample is not None and sample.click is not None
+        and sample.task == "detect" else None,
         "before": prediction_fields(record.before, record.task) if record.before is not None else None,
         "stability": record.stability.text() if record.stability is not None else None,
     }

@@ -227,7 +227,7 @@ def draw_marks(draw: ImageDraw.ImageDraw, to_px: Callable[[float, float], tuple[
                      outline=TRUTH_RGB, width=3)
     elif box is not None:
         draw.rectangle((*to_px(box.x0, box.y0), *to_px(box.x1, box.y1)), outline=TRUTH_RGB, width=3)
-    if sample is not None and sample.click is not None:
+    if sample is not None and sample.click is not None and sample.task == "detect":
         cx, cy = to_px(sample.click.x, sample.click.y)
         draw.ellipse([cx - 4, cy - 4, cx + 4, cy + 4], fill=CLICK_RGB)
     if before is not None:

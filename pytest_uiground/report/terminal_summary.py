@@ -42,6 +42,9 @@ def write_suite(tr: Any, o: SuiteOutcome, options: RunOptions, load: str, artifa
         prov = o.baseline.provenance
         tr.write_line(f"baseline: model {prov.get('model')!r}, {prov.get('date', '?')}"
                       + (" (partial run: compared on the same samples)" if o.partial else ""))
+    grown = baseline_mod.growth_text(o.new_ids, o.removed_ids)
+    if grown:
+        tr.write_line(("only the new samples ran; " if o.only_new else "") + grown)
     for line in table(o.checks) + limit_problems(o.checks):
         tr.write_line(line)
     cached = sum(r.cache == "hit" for r in o.results)

@@ -10,14 +10,25 @@ xdist worker collects everything again.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
 
+from pytest_uiground.gate.baseline import Baseline, recorded_ids
 from pytest_uiground.record.sample import Sample
 from pytest_uiground.run.latency import run_latency_benchmark
 from pytest_uiground.run.worker import run_sample
 from pytest_uiground.suite.items import SAMPLE_ARG, SuiteModule
+
+
+def only_new(samples: Sequence[Sample], base: Baseline | None) -> list[Sample]:
+    """``--uiground-only-new``: the samples the baseline never recorded (all of them without a usable baseline:
+    a new suite's samples are all new)."""
+    if base is None or base.damaged:
+        return list(samples)
+    recorded = recorded_ids(base)
+    return [s for s in samples if s.id not in recorded]
 
 
 def test_sample(uiground_sample: Sample, uiground_model: Any, request: pytest.FixtureRequest) -> None:

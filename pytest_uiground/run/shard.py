@@ -119,10 +119,11 @@ def part(samples: Sequence[Sample], index: int, count: int) -> list[Sample]:
     return [s for s in samples if where[s.id] == index]
 
 
-def planned(loaded: LoadedSuite, options: RunOptions) -> list[Sample]:
-    """The samples this run collects of a suite: all, or ``--uiground-limit``'s stratified subset,
-    then ``--uiground-shard``'s part. Every process (and the shard manifest) computes the same list."""
-    samples = list(loaded.samples)
+def planned(loaded: LoadedSuite, options: RunOptions, pool: Sequence[Sample] | None = None) -> list[Sample]:
+    """The samples this run collects of a suite: all (or ``pool``, e.g. ``--uiground-only-new``'s), or
+    ``--uiground-limit``'s stratified subset, then ``--uiground-shard``'s part. Every process (and the shard
+    manifest) computes the same list."""
+    samples = list(loaded.samples if pool is None else pool)
     if options.limit is not None:
         keys = loaded.config.stratify or tuple(sorted({k for s in samples for k in s.meta}))
         samples = stratified_subset(samples, options.limit, keys, options.seed)

@@ -62,6 +62,8 @@ REFUSAL_POLICIES = ("count", "exclude")
 Gelato's README count all 564, cua-lite and Gelato's logs leave them out: 510)."""
 EXPECTS = "expects"
 """The meta key a loader sets on suites with refusal samples: ``element`` or ``refusal``."""
+MIN_SLICE = 5
+"""``[baseline] min_slice``'s default: a slice of fewer samples moves 20+ points on one flip."""
 
 REGRESSION_RULES = ("each", "significant")
 """``[baseline] regressions`` and ``--uiground-regressions``: how per-sample flips fail a run."""
@@ -84,6 +86,13 @@ class SuiteConfig:
     metrics: tuple[MetricSpec, ...]
     tolerance: float = 2.0
     slice_tolerance: float = 5.0
+    # A tolerance that accounts for the suite's size (issue 30): the allowed drop is at least this many
+    # samples' worth of points (100 * k / n for a check over n samples); 0: the fixed tolerance alone.
+    # ``tolerance = "auto"`` is 2 points or one sample's worth, whichever is larger; "K samples" is K alone.
+    tolerance_samples: float = 0.0
+    slice_tolerance_samples: float = 0.0
+    # Slices with fewer samples are reported but not gated alone (their floors still hold).
+    min_slice: int = MIN_SLICE
     # How per-sample flips fail the run: "each" (every regressed sample) or "significant" (only when
     # regressions outnumber fixes significantly at ``significant_level``; see gate/verdict.py).
     regressions: str = "each"
@@ -250,7 +259,12 @@ def load_suite_config(path: Path) -> SuiteConfig:
                     f"{path}: metrics[{i}].mean_of: {ref!r} is not a metric declared before {m.name!r}"
                 )
     baseline = _Fields(path, "baseline", top.get("baseline", dict, {}))
-    baseline.unknown({"tolerance", "slice_tolerance", "regressions", "significant_level"})
+    baseline.unknown({"tolerance", "slice_tolerance", "regressions", "significant_level", "min_slice"})
+    tolerance, tolerance_samples = _tolerance(baseline, "tolerance", 2.0)
+    slice_tolerance, slice_tolerance_samples = _tolerance(baseline, "slice_tolerance", 5.0)
+    min_slice = baseline.get("min_slice", int, MIN_SLICE)
+    if min_slice < 0:
+        raise baseline.fail("min_slice", f"must be >= 0 (0 gates every slice), got {min_slice}")
     regressions = baseline.get("regressions", str, "each")
     if regressions not in REGRESSION_RULES:
         raise baseline.fail("regressions", f"{regressions!r} is not one of {', '.join(REGRESSION_RULES)}: 'each' "
@@ -286,8 +300,11 @@ def load_suite_config(path: Path) -> SuiteConfig:
         loader=loader.get("name", str, required=True),
         loader_options=loader.get("options", dict, {}),
         metrics=metrics,
-        tolerance=baseline.number("tolerance", default=2.0) or 0.0,
-        slice_tolerance=baseline.number("slice_tolerance", default=5.0) or 0.0,
+        tolerance=tolerance,
+        slice_tolerance=slice_tolerance,
+        tolerance_samples=tolerance_samples,
+        slice_tolerance_samples=slice_tolerance_samples,
+        min_slice=min_slice,
         regressions=regressions,
         significant_level=level,
         latency=LatencySpec(
@@ -300,6 +317,24 @@ def load_suite_config(path: Path) -> SuiteConfig:
         scorer=scorer.get("name", str, "task"),
         refusals=policy,
     )
+
+
+_SAMPLES = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*samples?\s*$")
+
+
+def _tolerance(table: _Fields, key: str, default: float) -> tuple[float, float]:
+    """``(points, samples)`` of a tolerance: a number of points, ``"auto"`` (the larger of ``default``
+    points and one sample's worth) or ``"K samples"`` (K samples' worth alone)."""
+    value = table.table.get(key)
+    if isinstance(value, str):
+        if value.strip() == "auto":
+            return default, 1.0
+        m = _SAMPLES.match(value)
+        if m is None:
+            raise table.fail(key, f"{value!r} is not a number of points, \"auto\" or \"K samples\" (e.g. "
+                             "\"1 sample\": one flip's worth of points, 100/n for n samples)")
+        return 0.0, float(m.group(1))
+    return table.number(key, default=default) or 0.0, 0.0
 
 
 def check_against_samples(config: SuiteConfig, metas: Iterable[Mapping[str, str]]) -> None:

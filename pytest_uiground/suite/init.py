@@ -20,6 +20,7 @@ after half the project was written (which the rerun then refused: "nothing was c
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import re
 import shutil
@@ -42,6 +43,9 @@ def _parser() -> argparse.ArgumentParser:
                    "see --list")
     p.add_argument("--list", action="store_true", help="list the built-in suites and exit")
     p.add_argument("--dir", type=Path, default=Path("."), help="the project to write into (default: .)")
+    p.add_argument("--from", dest="source", type=Path, default=None, metavar="DIR",
+                   help="a folder of your own screenshots (with or without annotations.jsonl): writes suites/NAME "
+                        "as a grounding suite (one NAME)")
     return p
 
 
@@ -143,6 +147,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"init: {exc}", file=sys.stderr)
         return 1
     found = {s.folder: s for s in builtin.suites(where)}
+    if args.source is not None:
+        if len(args.suites) != 1:
+            print("init: --from DIR writes one suite: python -m pytest_uiground init NAME --from DIR",
+                  file=sys.stderr)
+            return 2
+        # The data side is the grounding benchmark's (the core knows no benchmark): imported by name.
+        scaffold = importlib.import_module("pytest_uiground.benchmarks.grounding.scaffold")
+        return int(scaffold.main(args.suites[0], args.source, args.dir))
     if args.list:
         print(_list(list(found.values())))
         return 0
@@ -191,8 +203,56 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
+PLACEHOLDER = "pytest-uiground[hf,openai,report] @ git+https://github.com/OWNER/pytest-uiground@COMMIT"
+"""The workflow's install line where init cannot tell where the package came from: its install step
+fails on ``OWNER``, saying what to put there."""
+
+
+def installed_from() -> str | None:
+    """The install line this package was installed from, per its PEP 610 ``direct_url.json``: a git URL and
+    commit (``pip install git+...``); :data:`PLACEHOLDER` for a local folder or archive (a CI runner has
+    neither); None when there is no such file (installed from an index: the pinned version works)."""
+    import importlib.metadata
+    import json
+
+    try:
+        text = importlib.metadata.distribution("pytest-uiground").read_text("direct_url.json")
+    except importlib.metadata.PackageNotFoundError:
+        return None
+    if not text:
+        return None
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return PLACEHOLDER
+    vcs = data.get("vcs_info") if isinstance(data, dict) else None
+    url = data.get("url") if isinstance(data, dict) else None
+    if isinstance(vcs, dict) and vcs.get("vcs") == "git" and isinstance(url, str) and vcs.get("commit_id") \
+            and not url.startswith("file:"):
+        return f"pytest-uiground[hf,openai,report] @ git+{url}@{vcs['commit_id']}"
+    return PLACEHOLDER
+
+
+def _install_line(workflow: str) -> str:
+    """The workflow with its ``UIGROUND_PACKAGE`` line naming where this package came from (issue 30 item 7)."""
+    line = installed_from()
+    if line is None:
+        return workflow
+    return re.sub(r'(?m)^(  UIGROUND_PACKAGE: )".*"$', lambda m: f'{m.group(1)}"{line}"', workflow, count=1)
+
+
 REPORT_DIR = "out/"
 """The report folder the README's commands and the gate workflow write (``--uiground-report out``)."""
+
+
+def project_files(project: Path, suite_dirs: Sequence[str]) -> None:
+    """Write the gate workflow, the model file (listing ``suite_dirs``) and ``.gitignore``'s ``out/`` for a
+    suite written elsewhere (``init NAME --from DIR``); existing files are kept or extended as :func:`main`
+    does, and each step is printed."""
+    where = builtin.locate()
+    _write([], [(where.path("workflow"), project / ".github" / "workflows" / "model-upgrade-gate.yml", None),
+                (where.path("model_file"), project / "uiground-model.toml", suite_dirs)])
+    print(_ignore_reports(project / ".gitignore"))
 
 
 def _ignore_reports(path: Path) -> str:
@@ -220,5 +280,5 @@ def _write(copies: Sequence[tuple[Path, Path]], extras: Sequence[tuple[Path, Pat
             continue
         dest.parent.mkdir(parents=True, exist_ok=True)
         text = src.read_text(encoding="utf-8")
-        dest.write_text(_model_file(text, dirs) if dirs is not None else text, encoding="utf-8")
+        dest.write_text(_model_file(text, dirs) if dirs is not None else _install_line(text), encoding="utf-8")
         print(f"wrote {dest}")

@@ -76,7 +76,8 @@ def check_loader_result(samples: object, who: str) -> None:
 def load_suite(path: Path, data_path: Path | None = None) -> LoadedSuite:
     """Parse suite.toml and run its loader once per process."""
     config = load_suite_config(path)
-    loader = registry.resolve(registry.LOADER_GROUP, config.loader, what="loader", option=f"{path} [loader] name")
+    loader = registry.resolve(registry.LOADER_GROUP, config.loader, what="loader", option=f"{path} [loader] name",
+                              near=path.parent)
     ctx = LoaderContext(suite_name=config.name, suite_dir=path.parent, data_path=data_path)
     try:
         samples = loader(config.loader_options, ctx)

@@ -107,7 +107,7 @@ def test_empty_dataset_fails_the_suite(tmp_path: Path, monkeypatch: pytest.Monke
 
 
 def test_provenance_mismatch_names_the_difference(tmp_path: Path) -> None:
-    from pytest_uiground.gate.baseline import provenance_mismatch
+    from pytest_uiground.gate.baseline import growth, growth_text, provenance_mismatch
 
     base = Baseline(tmp_path / "samples.json", {"a": BaselineEntry(True, 100.0), "b": BaselineEntry(False, 0.0)},
                     {"suite_version": "1", "dataset_fingerprint": "f1", "dataset_revision": "r1",
@@ -117,7 +117,13 @@ def test_provenance_mismatch_names_the_difference(tmp_path: Path) -> None:
     text = provenance_mismatch(base, {**same, "dataset_revision": "r2"}, {"a", "b", "d"})
     assert text is not None
     assert "dataset revision 'r1' in the baseline, 'r2' now" in text
-    assert "1 added (d)" in text and "1 removed (c)" in text
+    # a grown or shrunk sample set is no mismatch (issue 30): new samples are run, not gated; removed ones drop out
+    assert "added" not in text and "removed" not in text
+    assert provenance_mismatch(base, same, {"a", "b", "d"}) is None
+    assert growth(base, {"a", "b", "d"}) == (("d",), ("c",))
+    assert growth_text(("d",), ("c",)) == ("1 new sample (not in the baseline: run, not gated; --snapshot-update "
+                                           "--uiground-only-new adds them): d; 1 removed (dropped from the "
+                                           "comparison): c")
     only_options = provenance_mismatch(base, {**same, "dataset_fingerprint": "f2"}, {"a", "b", "c"})
     assert only_options is not None and "dataset fingerprint 'f1' in the baseline, 'f2' now" in only_options
 

@@ -8,6 +8,7 @@ with pytest; the workflow is schema-checked and its shell steps are run here.
 from __future__ import annotations
 
 import importlib.metadata
+import json
 import os
 import re
 import shutil
@@ -199,7 +200,10 @@ def test_the_workflow_installs_the_pinned_package_and_saves_the_cache_on_failure
     assert uses["actions/cache/save"]["if"].startswith("always()")  # type: ignore[union-attr]
     assert uses["actions/upload-artifact"]["if"] == "always()"
     assert uses["marocchino/sticky-pull-request-comment"]["with"]["header"]  # type: ignore[index]
-    assert all(re.fullmatch(r"[\w./-]+@v\d+", str(s["uses"])) for s in _steps() if "uses" in s)
+    # GitHub's own actions by major version; a third-party one by commit (it runs with the job's token)
+    assert all(re.fullmatch(r"actions/[\w./-]+@v\d+|[\w.-]+/[\w./-]+@[0-9a-f]{40}", str(s["uses"]))
+               for s in _steps() if "uses" in s)
+    assert "marocchino/sticky-pull-request-comment@773744901bac0e8cbb5a0dc842800d45e9b2b405" in text
     assert not re.search(r"(^|\s)-n\s", str(_step("Run the suites")["run"]))
     assert "--uiground-device cuda" in text and "model = \"openai\"" in text  # how to run 7B models
     assert all("${{" not in str(s.get("run", "")) for s in _steps())  # inputs reach shell steps via env only
@@ -344,3 +348,52 @@ def test_init_ignores_the_report_folder_once(tmp_path: Path, capsys: pytest.Capt
     assert init.main(["synthetic", "--dir", str(fresh)]) == 0
     assert (fresh / ".gitignore").read_text().splitlines()[-1] == "out/"
     assert "wrote out/ to" in capsys.readouterr().out
+
+
+def test_the_workflow_fails_on_lfs_pointers_naming_git_lfs_pull(tmp_path: Path) -> None:
+    """Screenshots that are still Git LFS pointers (a checkout without lfs) stop the job with the fix named."""
+    assert _steps()[0]["with"] == {"lfs": True}  # type: ignore[comparison-overlap]
+    shots = tmp_path / "suites" / "mine" / "screens"
+    shots.mkdir(parents=True)
+    (shots / "a.png").write_bytes(b"\x89PNG real enough")
+    done, _ = _run_step("Check that the screenshots are files", tmp_path, {})
+    assert done.returncode == 0, done.stdout + done.stderr
+    (shots / "b.png").write_text("version https://git-lfs.github.com/spec/v1\noid sha256:abc\nsize 12\n")
+    done, _ = _run_step("Check that the screenshots are files", tmp_path, {})
+    assert done.returncode == 1 and "git lfs pull" in done.stdout and "suites/mine/screens/b.png" in done.stdout
+
+
+def test_record_baseline_input_and_triggers() -> None:
+    doc = _workflow()
+    on = doc.get("on", doc.get(True))  # type: ignore[call-overload]
+    assert on["workflow_dispatch"]["inputs"]["record_baseline"]["type"] == "boolean"
+    assert {"pyproject.toml", "**/*.py"} <= set(on["pull_request"]["paths"])
+    assert "--snapshot-update" in str(_step("Run the suites")["env"])
+    assert "HF_TOKEN" in doc["env"]  # type: ignore[operator]
+
+
+def test_init_writes_the_source_it_was_installed_from(monkeypatch: pytest.MonkeyPatch) -> None:
+    """PEP 610 direct_url.json: a git URL and commit becomes the install line; a local folder a placeholder the
+    install step refuses, naming what to write; no file (an index install) keeps the pinned version."""
+    import importlib.metadata
+
+    class Dist:
+        def __init__(self, text: str | None) -> None:
+            self.text = text
+
+        def read_text(self, name: str) -> str | None:
+            return self.text
+
+    git = {"url": "https://github.com/acme/pytest-uiground", "vcs_info": {"vcs": "git", "commit_id": "abc123"}}
+    monkeypatch.setattr(importlib.metadata, "distribution", lambda name: Dist(json.dumps(git)))
+    line = "pytest-uiground[hf,openai,report] @ git+https://github.com/acme/pytest-uiground@abc123"
+    assert init.installed_from() == line
+    assert f'  UIGROUND_PACKAGE: "{line}"' in init._install_line(WORKFLOW.read_text())
+    monkeypatch.setattr(importlib.metadata, "distribution",
+                        lambda name: Dist(json.dumps({"url": "file:///src", "dir_info": {"editable": True}})))
+    assert init.installed_from() == init.PLACEHOLDER
+    monkeypatch.setattr(importlib.metadata, "distribution", lambda name: Dist(None))
+    assert init._install_line(WORKFLOW.read_text()) == WORKFLOW.read_text()
+    done = subprocess.run(["bash", "-e", "-c", str(_step("Install pytest-uiground")["run"])],
+                          env={**os.environ, "UIGROUND_PACKAGE": init.PLACEHOLDER}, capture_output=True, text=True)
+    assert done.returncode == 1 and "set UIGROUND_PACKAGE" in done.stdout

@@ -1,0 +1,295 @@
+"""The annotation format for your own screenshots: ``annotations.jsonl`` (or a CSV with the same columns).
+
+Why one module: the loader (:mod:`.loader`), the importers (:mod:`.importers`), ``init --from``,
+``validate`` and the browser annotator all read and write the same lines, and a person reads and
+types the same boxes; one reader and one atomic writer keep them from drifting apart.
+
+One JSON object per line, UTF-8, beside (or above) the images:
+
+* ``image`` (required): the screenshot's path relative to the annotation file's folder, POSIX
+  separators, never absolute, never containing ``..``;
+* ``instruction``: what a user would say ("Open the comments"); required for tasks ``point`` and
+  ``refusal`` (a line without one is reported as an invalid sample, naming it);
+* ``bbox``: ``[x1, y1, x2, y2]`` in PIXELS of the image (top-left origin, x1 < x2, y1 < y2), or
+  ``polygon``: a flat pixel list ``[x1, y1, x2, y2, x3, y3, ...]`` (the bbox is then its bounding box);
+* optional ``id`` (default: the image stem and the line number, :func:`default_id`), ``task``
+  (``point`` default, ``detect``, ``refusal``), ``element_type`` (``text``, ``icon``...), ``click``
+  ``[x, y]`` pixels (an input of ``detect`` samples);
+* any other key is metadata: a slice (``"app": "radio"``).
+
+The CSV form has the same columns, the bbox as four columns ``x1, y1, x2, y2``, the click as
+``click_x, click_y`` and a polygon as its JSON text; empty cells are absent keys.
+
+Pixels wherever a person types or reads a box, labelled: :func:`box_text` prints
+``box [x1, y1, x2, y2] px``. Writes are atomic (:func:`pytest_uiground.record.files.atomic_write_text`):
+a crash leaves the previous file whole, never half of one.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any, Final
+
+from pytest_uiground.record.files import atomic_write_text
+from pytest_uiground.record.sample import safe_id
+
+DEFAULT_FILE: Final = "annotations.jsonl"
+TASKS: Final[tuple[str, ...]] = ("point", "detect", "refusal")
+KNOWN: Final[tuple[str, ...]] = ("id", "image", "instruction", "bbox", "polygon", "task", "element_type", "click")
+"""The keys the format defines, in the order lines are written; any other key is metadata."""
+CSV_BOX: Final[tuple[str, ...]] = ("x1", "y1", "x2", "y2")
+CSV_CLICK: Final[tuple[str, ...]] = ("click_x", "click_y")
+IMAGE_SUFFIXES: Final[tuple[str, ...]] = (".png", ".jpg", ".jpeg", ".webp", ".bmp", ".gif")
+_LEADING_JUNK: Final = re.compile(r"^[^A-Za-z0-9]+")
+
+PixelBox = tuple[float, float, float, float]
+
+
+class FormatError(ValueError):
+    """The whole file cannot be read (not UTF-8, a CSV without an ``image`` column): names the file and the fix."""
+
+
+class BadLine(ValueError):
+    """One line is malformed; the message names the key, the value and the fix. Becomes an invalid sample."""
+
+
+@dataclass(frozen=True)
+class Line:
+    """One line of the file as read: its 1-based number and its object (``None`` with ``problem`` when the
+    line is not a JSON object)."""
+
+    number: int
+    raw: dict[str, Any] | None
+    problem: str | None = None
+
+
+@dataclass(frozen=True)
+class Annotation:
+    """One checked line: pixel geometry, before any image is opened."""
+
+    number: int
+    id: str
+    image: str
+    instruction: str
+    task: str
+    bbox: PixelBox
+    polygon: tuple[float, ...] | None = None
+    element_type: str | None = None
+    click: tuple[float, float] | None = None
+    meta: dict[str, str] = field(default_factory=dict)
+
+
+def box_text(box: Sequence[float]) -> str:
+    """A pixel box as a person reads and types it: ``box [x1, y1, x2, y2] px``."""
+    return "box [" + ", ".join(_num(v) for v in box) + "] px"
+
+
+def _num(v: float) -> str:
+    return str(int(v)) if float(v).is_integer() else f"{v:.1f}"
+
+
+def show(value: Any) -> str:
+    try:
+        return json.dumps(value)
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+# -- reading ----------------------------------------------------------------------------------------
+def read(path: Path) -> list[Line]:
+    """Every line of a JSONL (or ``.csv``) annotation file; blank lines and ``#`` comments are skipped."""
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise FormatError(f"{path}: not UTF-8 text ({exc}); save the annotation file as UTF-8") from exc
+    if path.suffix.lower() == ".csv":
+        return _read_csv(path, text)
+    out: list[Line] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        try:
+            raw = json.loads(line)
+        except json.JSONDecodeError as exc:
+            out.append(Line(number, None, f"not a JSON object ({exc.msg} at column {exc.colno}); each line of "
+                                          "annotations.jsonl is one object such as {\"image\": \"a.png\", "
+                                          "\"instruction\": \"Open the menu\", \"bbox\": [10, 20, 60, 44]}"))
+            continue
+        if not isinstance(raw, dict):
+            out.append(Line(number, None, f"is a JSON {type(raw).__name__}, not an object"))
+            continue
+        out.append(Line(number, raw))
+    return out
+
+
+def _read_csv(path: Path, text: str) -> list[Line]:
+    reader = csv.DictReader(io.StringIO(text))
+    columns = reader.fieldnames or []
+    if "image" not in columns:
+        raise FormatError(f"{path}: the CSV has no 'image' column (columns: {columns}); the header row names the "
+                          f"columns: image, instruction, {', '.join(CSV_BOX)}, and optionally id, task, "
+                          "element_type, click_x, click_y, polygon, then any metadata")
+    out: list[Line] = []
+    for row in reader:
+        number = reader.line_num
+        raw: dict[str, Any] = {k: v for k, v in row.items() if k is not None and v not in (None, "")}
+        try:
+            if any(k in raw for k in CSV_BOX):
+                raw["bbox"] = [_csv_number(raw.pop(k, None), k) for k in CSV_BOX]
+            if any(k in raw for k in CSV_CLICK):
+                raw["click"] = [_csv_number(raw.pop(k, None), k) for k in CSV_CLICK]
+            if "polygon" in raw:
+                raw["polygon"] = json.loads(raw["polygon"])
+        except (BadLine, json.JSONDecodeError) as exc:
+            out.append(Line(number, None, str(exc)))
+            continue
+        out.append(Line(number, raw))
+    return out
+
+
+def _csv_number(cell: Any, column: str) -> float:
+    try:
+        return float(cell)
+    except (TypeError, ValueError):
+        raise BadLine(f"column {column} is {cell!r}, not a number (pixels)") from None
+
+
+def clean_id(raw: str) -> str:
+    """``raw`` in the sample-id alphabet (other characters become ``_``, a leading non-alphanumeric run
+    is dropped); "" when nothing is left."""
+    return _LEADING_JUNK.sub("", safe_id(raw.strip()))
+
+
+def default_id(image: str, number: int) -> str:
+    """The id of a line without one: the image stem and the line number (``excel-3``), stable while the
+    file's order is; the annotator and the importers write ids, so only hand-written lines use it."""
+    stem = clean_id(PurePosixPath(image).stem) or "screen"
+    return f"{stem}-{number}"
+
+
+def check_image_path(value: Any) -> str:
+    """The ``image`` value when it is a relative POSIX path without ``..``; else :class:`BadLine` with the fix."""
+    if not isinstance(value, str) or not value.strip():
+        raise BadLine(f"'image' is {show(value)}; give the screenshot's path relative to the annotation file")
+    if "\\" in value:
+        raise BadLine(f"'image' {value!r} uses backslashes; write it with '/' (POSIX separators)")
+    p = PurePosixPath(value)
+    if p.is_absolute() or re.match(r"^[A-Za-z]:", value):
+        raise BadLine(f"'image' {value!r} is absolute; write it relative to the annotation file's folder "
+                      "(copy the screenshot beside or below the file)")
+    if ".." in p.parts or "\0" in value:
+        raise BadLine(f"'image' {value!r} contains '..'; image paths stay inside the annotation file's folder: "
+                      "copy the screenshot there (init --from does) and write its path relative to the file")
+    return value
+
+
+def _numbers(value: Any, key: str, n: int | None, hint: str) -> list[float]:
+    ok = isinstance(value, (list, tuple)) and (n is None or len(value) == n) and all(
+        isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in value)
+    if not ok:
+        raise BadLine(f"'{key}' is {show(value)[:80]}; expected {hint}")
+    return [float(v) for v in value]
+
+
+def parse(line: Line) -> Annotation:
+    """A checked :class:`Annotation`, or :class:`BadLine` naming the key, the value and the fix. Only what the
+    line itself says is checked here; the image's size (a box outside it) is the loader's and validate's."""
+    if line.raw is None:
+        raise BadLine(line.problem or "not an object")
+    raw = line.raw
+    image = check_image_path(raw.get("image"))
+    task = raw.get("task", "point")
+    if task not in TASKS:
+        raise BadLine(f"'task' is {show(task)}; expected one of {', '.join(TASKS)}")
+    instruction = raw.get("instruction")
+    if instruction is not None and not isinstance(instruction, str):
+        raise BadLine(f"'instruction' is {show(instruction)}, not text")
+    instruction = (instruction or "").strip()
+    if not instruction and task != "detect":
+        raise BadLine("has no instruction yet; add \"instruction\": what a user would say to reach this element "
+                      "(\"Open the comments\")")
+    polygon: tuple[float, ...] | None = None
+    if raw.get("polygon") is not None:
+        values = _numbers(raw["polygon"], "polygon", None, "a flat pixel list [x1, y1, x2, y2, x3, y3, ...]")
+        if len(values) < 6 or len(values) % 2:
+            raise BadLine(f"'polygon' has {len(values)} numbers; expected a flat pixel list of at least three "
+                          "vertices [x1, y1, x2, y2, x3, y3, ...]")
+        polygon = tuple(values)
+        xs, ys = values[0::2], values[1::2]
+        bbox: PixelBox = (min(xs), min(ys), max(xs), max(ys))
+    elif raw.get("bbox") is not None:
+        x1, y1, x2, y2 = _numbers(raw["bbox"], "bbox", 4, "[x1, y1, x2, y2] in pixels of the image")
+        bbox = (x1, y1, x2, y2)
+    elif task == "refusal":
+        bbox = (0.0, 0.0, 0.0, 0.0)
+    else:
+        raise BadLine("has no 'bbox'; add \"bbox\": [x1, y1, x2, y2] in pixels of the image (or a \"polygon\")")
+    if task != "refusal" and not (bbox[0] < bbox[2] and bbox[1] < bbox[3]):
+        raise BadLine(f"{box_text(bbox)} is degenerate: x1 < x2 and y1 < y2 are needed (corners, not [x, y, w, h]"
+                      "; convert a width/height box to x2 = x + w, y2 = y + h)")
+    click = None
+    if raw.get("click") is not None:
+        cx, cy = _numbers(raw["click"], "click", 2, "[x, y] in pixels of the image")
+        click = (cx, cy)
+    element_type = raw.get("element_type")
+    sid = raw.get("id")
+    if sid is not None and (not isinstance(sid, (str, int)) or isinstance(sid, bool) or not str(sid).strip()):
+        raise BadLine(f"'id' is {show(sid)}; expected a non-empty string")
+    meta = {str(k): _meta_text(v) for k, v in raw.items() if k not in KNOWN and _meta_text(v)}
+    return Annotation(number=line.number, id=str(sid) if sid is not None else default_id(image, line.number),
+                      image=image, instruction=instruction, task=str(task), bbox=bbox, polygon=polygon,
+                      element_type=str(element_type) if isinstance(element_type, (str, int)) and str(element_type)
+                      else None, click=click, meta=meta)
+
+
+def _meta_text(value: Any) -> str:
+    if value is None or isinstance(value, (dict, list)):
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+# -- writing ----------------------------------------------------------------------------------------
+def ordered(record: Mapping[str, Any]) -> dict[str, Any]:
+    """A line's keys in the format's order (:data:`KNOWN`), metadata after, so a diff of the file reads well;
+    whole-pixel floats are written as integers."""
+    out = {k: _tidy(record[k]) for k in KNOWN if k in record and record[k] is not None}
+    out.update({k: v for k, v in record.items() if k not in KNOWN and v is not None})
+    return out
+
+
+def _tidy(value: Any) -> Any:
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, (list, tuple)):
+        return [_tidy(v) for v in value]
+    return value
+
+
+def dumps(records: Iterable[Mapping[str, Any]]) -> str:
+    """The JSONL text of ``records``: one object per line, UTF-8 kept readable (no ``\\u`` escapes)."""
+    return "".join(json.dumps(ordered(r), ensure_ascii=False, allow_nan=False) + "\n" for r in records)
+
+
+def write(path: Path, records: Iterable[Mapping[str, Any]]) -> None:
+    """Replace ``path`` with ``records``, whole or not at all (a reader never sees half a file)."""
+    atomic_write_text(path, dumps(records))
+
+
+def raw_records(path: Path) -> list[dict[str, Any]]:
+    """The file's objects as they are (CSV rows converted), for a writer that edits and writes them back;
+    a line that is not an object raises :class:`FormatError` naming it (it would be lost on writing)."""
+    out: list[dict[str, Any]] = []
+    for line in read(path):
+        if line.raw is None:
+            raise FormatError(f"{path}:{line.number}: {line.problem}; fix that line first")
+        out.append(line.raw)
+    return out
