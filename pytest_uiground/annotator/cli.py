@@ -61,7 +61,8 @@ def resolve(target: Path, out: str | None) -> tuple[Path, Path]:
                              "screenshots or an annotations.jsonl (the OpenAdapt .json form is --terminal's)")
         file, folder = target, target.parent
     elif target.is_dir():
-        file, folder = target / _suite_file(target), target
+        file = target / _suite_file(target)
+        folder = file.parent  # a suite's file may sit in a subfolder with its screenshots
     else:
         raise UsageError(f"TARGET {target} does not exist; give a suite folder, a folder of screenshots or an "
                          "annotations.jsonl")

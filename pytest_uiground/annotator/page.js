@@ -113,7 +113,9 @@ async function historyStep(stack, kind) {
   const change = kind === "undo" ? {ops: entry.inverse, inverse: entry.ops} : {ops: entry.ops, inverse: entry.inverse};
   const ok = await commit(entry.label, () => change, {history: kind});
   if (!ok) { stack.push(entry); return; }
-  S.sel = null;
+  // Keep the changed sample selected (its instruction can be typed again at once).
+  const touched = change.ops.find((op) => op.op === "replace" || op.op === "insert");
+  S.sel = touched && sampleAt(touched.index) ? {kind: "sample", index: touched.index} : null;
   setStatus((kind === "undo" ? "undone: " : "redone: ") + entry.label, "");
   render();
 }
@@ -142,7 +144,11 @@ function rebase(ops, oldEntries, state) {
   const out = [];
   for (const op of ops) {
     if (op.op === "insert") {
-      out.push({...op, index: op.index >= oldEntries ? state.entries : op.index});
+      const sample = {...op.sample};
+      if (typeof sample.id === "string" && state.samples.some((s) => s.data.id === sample.id)) {
+        sample.id = newId(sample.image);  // the other tab took this id for its own new sample
+      }
+      out.push({...op, sample, index: op.index >= oldEntries ? state.entries : op.index});
     } else if (op.op === "replace" || op.op === "delete") {
       const hit = state.samples.find((s) => same(s.data, op.old));
       if (!hit) return null;

@@ -43,7 +43,6 @@ from pytest_uiground.record.sample import safe_id
 TASKS: Final = ("point", "detect", "refusal")
 REVIEW_STATUSES: Final = ("accepted", "rejected")
 SIDECAR_VERSION: Final = 1
-_TYPE_RE: Final = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_ .\-]{0,39}$")
 
 
 class StoreError(ValueError):
@@ -121,8 +120,6 @@ def check_sample(sample: object, sizes: Mapping[str, tuple[int, int]]) -> dict[s
             raise StoreError(f"{key} {sample[key]!r} must be a string")
     if "task" in sample and sample["task"] not in TASKS:
         raise StoreError(f"task {sample['task']!r} is not one of {', '.join(TASKS)}")
-    if sample.get("element_type") and not _TYPE_RE.match(sample["element_type"]):
-        raise StoreError(f"element_type {sample['element_type']!r}: use a short word such as text, icon or button")
     return sample
 
 
