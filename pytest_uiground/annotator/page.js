@@ -21,6 +21,7 @@ const S = {
   drag: null,
   typing: {timer: null, session: 0},
   hints: {},          // "image|x1,y1,x2,y2" -> proposal text (for the instruction hint)
+  early: null,        // {text, enter}: keys typed while a new sample is being saved
 };
 
 // -- server ----------------------------------------------------------------------------------------
@@ -237,6 +238,8 @@ function reviewOp(name, pid, status) { return {op: "review", image: name, pid, s
 async function addSample(box, elementType, proposal) {
   const name = image().name;
   let created = null;
+  // Keys typed before the new sample's editor opens (the save takes a round trip) are kept for it.
+  S.early = {text: "", enter: false};
   const label = proposal ? "accept “" + proposal.text + "”" : "draw a box";
   const ok = await commit(label, () => {
     created = {id: newId(name), image: name, instruction: "", bbox: box, element_type: elementType, task: "point"};
@@ -249,10 +252,26 @@ async function addSample(box, elementType, proposal) {
     }
     return {ops, inverse};
   });
+  const early = S.early;
+  S.early = null;
   if (!ok) return;
   const hit = S.state.samples.find((s) => s.data.id === created.id);
   if (hit) select({kind: "sample", index: hit.index});
   focusInstruction();
+  if (early.text) {
+    $("instruction").value = early.text;
+    if (!early.enter) flushSoon();
+  }
+  if (early.enter) {
+    flushInstruction();
+    $("instruction").blur();
+    go(1, true);
+  }
+}
+
+function flushSoon() {
+  clearTimeout(S.typing.timer);
+  S.typing.timer = setTimeout(flushInstruction, 600);
 }
 
 async function accept() {
@@ -362,7 +381,21 @@ function items() {
   let list = samplesOn(name).filter((s) => !S.filter || needsInstruction(s.data))
     .map((s) => ({kind: "sample", index: s.index, box: boxOf(s.data) || [0, 0, 0, 0], todo: needsInstruction(s.data)}));
   if (!S.filter) list = list.concat(pendingProposals(S.cur).map((p) => ({kind: "proposal", pid: p.pid, box: p.box, todo: true})));
-  return list.sort((a, b) => (a.box[1] - b.box[1]) || (a.box[0] - b.box[0]));
+  return readingOrder(list);
+}
+
+// Rows top to bottom (boxes whose vertical centres lie within half a box height share a row, so a
+// toolbar's labels of slightly different heights read left to right), each row left to right.
+function readingOrder(list) {
+  const cy = (it) => (it.box[1] + it.box[3]) / 2;
+  const sorted = list.slice().sort((a, b) => cy(a) - cy(b));
+  const rows = [];
+  for (const it of sorted) {
+    const row = rows[rows.length - 1];
+    if (row && cy(it) - row.cy <= Math.max(6, row.h / 2)) row.items.push(it);
+    else rows.push({cy: cy(it), h: it.box[3] - it.box[1], items: [it]});
+  }
+  return rows.flatMap((row) => row.items.sort((a, b) => a.box[0] - b.box[0]));
 }
 
 function position(list) {
@@ -502,7 +535,9 @@ function renderImages() {
     if (S.filter && !todo && i !== S.cur) return;
     const li = el("li", (i === S.cur ? "current " : "") + (img.done ? "done" : ""));
     li.dataset.index = String(i);
-    li.append(el("span", "name", img.name));
+    const label = el("span", "name");
+    for (const part of img.name.split(/(?<=[_\-./])/)) label.append(part, document.createElement("wbr"));
+    li.append(label);
     const stats = el("span", "stats");
     if (img.error) {
       stats.textContent = img.error;
@@ -574,10 +609,12 @@ function renderStage() {
     const sel = S.sel && S.sel.kind === "sample" && S.sel.index === s.index;
     const poly = !Array.isArray(s.data.bbox);
     const node = el("div", "box sample" + (needsInstruction(s.data) ? " todo" : "") + (sel ? " sel" : "")
-      + (poly ? " poly" : ""));
+      + (poly ? " poly" : "") + (box[1] * z < 18 ? " low-tag" : ""));
     node.dataset.sample = String(s.index);
     place(node, (S.drag && S.drag.index === s.index && S.drag.box) || box);
-    node.append(el("span", "tag", String(s.data.instruction || "") || (s.data.id || "") + " · no instruction"));
+    const caption = String(s.data.instruction || "") || (s.data.id || "") + " · no instruction";
+    if (sel) node.append(el("span", "tag", caption));  // only the selection's: a dense toolbar stays readable
+    else node.title = caption;
     if (sel && !poly) {
       for (const h of HANDLES) {
         const handle = el("span", "handle");
@@ -636,6 +673,7 @@ function renderPanel() {
     if (document.activeElement !== et) et.value = String(d.element_type || "");
     $("task").value = TASKS.includes(d.task) ? d.task : "point";
     $("click-text").textContent = Array.isArray(d.click) ? fmt(d.click) : "none";
+    $("click-clear").hidden = !Array.isArray(d.click);
     $("click-set").textContent = S.clickMode ? "Click on the screenshot…" : "Mark click";
     const known = new Set(["id", "image", "instruction", "bbox", "polygon", "element_type", "task", "click"]);
     const meta = Object.keys(d).filter((k) => !known.has(k)).map((k) => k + "=" + JSON.stringify(d[k]));
@@ -683,8 +721,8 @@ function renderSampleList() {
   list.replaceChildren();
   const img = image();
   if (!img) return;
-  const samples = samplesOn(img.name).filter((s) => !S.filter || needsInstruction(s.data))
-    .sort((a, b) => { const x = boxOf(a.data) || [0, 0], y = boxOf(b.data) || [0, 0]; return (x[1] - y[1]) || (x[0] - y[0]); });
+  const samples = readingOrder(samplesOn(img.name).filter((s) => !S.filter || needsInstruction(s.data))
+    .map((s) => ({s, box: boxOf(s.data) || [0, 0, 0, 0]}))).map((it) => it.s);
   for (const s of samples) {
     const li = el("li", S.sel && S.sel.kind === "sample" && S.sel.index === s.index ? "sel" : "");
     const text = String(s.data.instruction || "");
@@ -785,6 +823,15 @@ function onKey(ev) {
     || t instanceof HTMLSelectElement;
   const mod = ev.ctrlKey || ev.metaKey;
   if ($("help").open) return;
+  if (S.early && !ev.ctrlKey && !ev.metaKey && !ev.altKey) {  // a new sample's editor is about to open
+    if (S.early.enter) { ev.preventDefault(); return; }  // typed after Enter: not the instruction's
+    if (ev.key.length === 1) S.early.text += ev.key;
+    else if (ev.key === "Backspace") S.early.text = S.early.text.slice(0, -1);
+    else if (ev.key === "Enter") S.early.enter = true;
+    else return;
+    ev.preventDefault();
+    return;
+  }
   if (mod && (ev.key === "z" || ev.key === "Z")) { ev.preventDefault(); if (ev.shiftKey) redo(); else undo(); return; }
   if (mod && ev.key === "y") { ev.preventDefault(); redo(); return; }
   if (typing) {
@@ -804,7 +851,7 @@ function onKey(ev) {
   const shift = ev.shiftKey;
   const keys = {
     "j": () => go(1, false), "n": () => go(1, false), "k": () => go(-1, false), "p": () => go(-1, false),
-    "a": () => accept(), "r": () => (selectedProposal() ? reject() : null),
+    "a": () => (selectedProposal() ? accept() : focusInstruction()), "r": () => (selectedProposal() ? reject() : null),
     "Enter": () => (selectedProposal() ? accept() : focusInstruction()),
     "i": () => focusInstruction(), "e": () => { if (selectedSample()) $("etype").focus(); },
     "t": () => cycleTask(), "c": () => startClick(), "u": () => undo(),
@@ -885,10 +932,7 @@ function wire() {
   });
   const instruction = $("instruction");
   instruction.addEventListener("focus", () => { S.typing.session++; });
-  instruction.addEventListener("input", () => {
-    clearTimeout(S.typing.timer);
-    S.typing.timer = setTimeout(flushInstruction, 600);
-  });
+  instruction.addEventListener("input", flushSoon);
   instruction.addEventListener("blur", () => flushInstruction());
   $("etype").addEventListener("change", () => {
     const s = selectedSample(), value = $("etype").value.trim();

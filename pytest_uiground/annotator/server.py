@@ -26,6 +26,7 @@ import hmac
 import json
 import mimetypes
 import secrets
+import sys
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -320,6 +321,12 @@ class AnnotatorServer(ThreadingHTTPServer):
     def __init__(self, annotator: Annotator, port: int = 0) -> None:
         super().__init__(("127.0.0.1", port), Handler)
         self.annotator = annotator
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A tab closed while its request was answered is no error worth a traceback."""
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
 
     def server_close(self) -> None:
         super().server_close()

@@ -75,10 +75,24 @@ def saved(page: Page) -> None:
     expect(page.locator("#status")).to_have_text(re.compile(r"^(saved|undone: |redone: )"))
 
 
+def bounds(page: Page, selector: str) -> dict[str, float]:
+    """An element's box on screen; asked again when a re-render (proposals of the next screen
+    arriving) replaced the element between finding it and measuring it."""
+    found: list[dict[str, float]] = []
+
+    def measured() -> bool:
+        box = page.locator(selector).bounding_box()
+        if box is not None:
+            found.append(dict(box))
+        return box is not None
+
+    wait_until(measured, f"the box of {selector}")
+    return found[-1]
+
+
 def drag(page: Page, start: tuple[float, float], end: tuple[float, float], width: int = W) -> None:
     """Drag from one image pixel to another, wherever the page placed and zoomed the screenshot."""
-    box = page.locator("#overlay").bounding_box()
-    assert box is not None
+    box = bounds(page, "#overlay")
     zoom = box["width"] / width
     page.mouse.move(box["x"] + start[0] * zoom, box["y"] + start[1] * zoom)
     page.mouse.down()
@@ -154,12 +168,10 @@ def test_accept_and_reject_proposals(page: Page, shots: Path, serve: Callable[..
     page.locator(".box.sample").click()
     drag(page, (100, 60), (110, 65))
     wait_until(lambda: samples(running)[0]["bbox"] == [50, 45, 170, 85], "the moved box")
-    handle = page.locator('.handle[data-handle="se"]').bounding_box()
-    assert handle is not None
+    handle = bounds(page, '.handle[data-handle="se"]')
     page.mouse.move(handle["x"] + handle["width"] / 2, handle["y"] + handle["height"] / 2)
     page.mouse.down()
-    box = page.locator("#overlay").bounding_box()
-    assert box is not None
+    box = bounds(page, "#overlay")
     zoom = box["width"] / W
     page.mouse.move(box["x"] + 190 * zoom, box["y"] + 95 * zoom, steps=5)
     page.mouse.up()
@@ -301,10 +313,10 @@ def test_zoom_on_a_small_icon_and_the_filter(page: Page, shots: Path, serve: Cal
     running = serve(shots / "annotations.jsonl")
     trouble = open_page(page, running)
     page.locator("#sample-list li").first.click()
-    before = page.locator(".box.sample.sel").bounding_box()
+    before = bounds(page, ".box.sample.sel")
     page.keyboard.press("z")
-    after = page.locator(".box.sample.sel").bounding_box()
-    assert before is not None and after is not None and after["width"] > 3 * before["width"]
+    after = bounds(page, ".box.sample.sel")
+    assert after["width"] > 3 * before["width"]
     assert page.locator("#zoom-level").text_content() != "100%"
     page.keyboard.press("f")  # only samples with no instruction yet: b.png's screen drops out of the list
     assert page.locator("#image-list li").all_text_contents()[0].startswith("a.png")
