@@ -15,7 +15,7 @@ const S = {
   props: {},          // image index -> {items, error} | "loading"
   zoom: 1, fit: true,
   undo: [], redo: [],
-  queue: Promise.resolve(), inflight: 0,
+  queue: Promise.resolve(), inflight: 0, saves: 0,
   conflict: null,     // {label, ops} while a change waits for the person's decision
   clickMode: false,
   drag: null,
@@ -60,6 +60,7 @@ async function send(label, build, opts) {
   const change = build();
   if (!change) return false;
   S.inflight++;
+  S.saves++;
   setStatus("saving…", "busy");
   let reply;
   try {
@@ -133,6 +134,7 @@ function showConflict() {
   $("banner-text").textContent = "Not saved: " + S.state.file_name + " changed in another tab or program since this "
     + "page loaded it. Your change: “" + S.conflict.label + "”.";
   $("banner-reapply").hidden = false;
+  $("banner-reload").textContent = "Reload without it";
   $("banner").hidden = false;
   setStatus("conflict: not saved", "bad");
 }
@@ -184,11 +186,15 @@ async function resolveConflict(reapply) {
 // A change made elsewhere shows before the next edit is refused.
 async function poll() {
   if (!S.state || S.inflight || S.conflict) return;
+  const saves = S.saves;
   const reply = await api("api/revision");
-  if (reply.status === 200 && reply.doc.revision !== S.state.revision && !S.inflight && !S.conflict) {
+  // A save of this page's that started meanwhile moved the revision itself: no news from elsewhere.
+  if (reply.status === 200 && reply.doc.revision !== S.state.revision && !S.inflight && !S.conflict
+      && S.saves === saves) {
     $("banner-text").textContent = S.state.file_name + " changed in another tab or program. Reload to see it "
       + "(your changes so far are saved).";
     $("banner-reapply").hidden = true;
+    $("banner-reload").textContent = "Reload";
     $("banner").hidden = false;
   }
 }

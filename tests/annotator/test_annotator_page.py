@@ -47,7 +47,8 @@ def browser_context_args(browser_context_args: dict[str, Any]) -> dict[str, Any]
     return {**browser_context_args, "viewport": {"width": 1500, "height": 900}}
 
 
-def wait_until(check: Callable[[], bool], what: str, timeout: float = 20.0) -> None:
+def wait_until(check: Callable[[], bool], what: str, timeout: float = 60.0) -> None:
+    """Poll ``check`` (the file on disk, mostly); generous, as the test machine may be busy."""
     end = time.monotonic() + timeout
     while not check():
         if time.monotonic() > end:
@@ -323,4 +324,40 @@ def test_zoom_on_a_small_icon_and_the_filter(page: Page, shots: Path, serve: Cal
     assert page.locator("#image-list li").count() == 1
     page.keyboard.press("f")
     assert page.locator("#image-list li").count() == 2
+    assert trouble == []
+
+
+def test_keys_typed_at_once_and_a_closed_tab_lose_nothing(context: BrowserContext, shots: Path,
+                                                          serve: Callable[..., Running], detector: str) -> None:
+    """A fast typist does not wait for the instruction box: what is typed right after ``a`` (while
+    the new sample is being saved) is its instruction, and ``Enter`` typed then still moves on.
+    Text typed and never confirmed is saved when the tab closes."""
+    running = serve(shots / "annotations.jsonl", detector=detector)
+    page = context.new_page()
+    trouble = open_page(page, running, proposals=3)
+    page.keyboard.press("j")
+    page.keyboard.press("a")
+    page.keyboard.type("Log in now")  # no wait for the editor
+    page.keyboard.press("Enter")
+    expect(page.locator("#prop-text")).to_have_text("Email")  # moved on to the next item to do
+    page.keyboard.press("a")
+    page.wait_for_selector("#instruction:focus")
+    page.keyboard.type("Type my email")  # not confirmed: no Enter, no pause
+    page.close(run_before_unload=True)
+    wait_until(lambda: [s["instruction"] for s in samples(running)] == ["Log in now", "Type my email"],
+               "both instructions")
+    assert trouble == []
+
+
+def test_an_edit_elsewhere_is_announced_before_the_next_change(page: Page, shots: Path,
+                                                               serve: Callable[..., Running]) -> None:
+    running = serve(shots / "annotations.jsonl")
+    trouble = open_page(page, running)
+    line = {"image": "a.png", "instruction": "From an editor", "bbox": [1, 1, 9, 9]}
+    running.file.write_text(json.dumps(line) + "\n")  # an editor saves the file
+    expect(page.locator("#banner-text")).to_contain_text("changed in another tab or program", timeout=15_000)
+    assert page.locator("#banner-reapply").is_hidden()
+    page.locator("#banner-reload").click()
+    expect(page.locator("#sample-list li")).to_have_text(["From an editor point"])
+    expect(page.locator("#banner")).to_be_hidden()
     assert trouble == []
