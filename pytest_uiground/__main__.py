@@ -1,7 +1,8 @@
 """``python -m pytest_uiground``: the commands that live beside the pytest plugin.
 
-``annotate`` curates an annotation set with the OCR detector and a person (or a
-script of answers); ``compare`` puts several ``--uiground-report`` runs side by side;
+``annotate`` serves a page to annotate screenshots on (OCR proposals to accept, boxes to
+draw, instructions to type; ``--terminal``: the prompt review, or a script of answers);
+``compare`` puts several ``--uiground-report`` runs side by side;
 ``merge`` puts the report folders of ``--uiground-shard`` runs back into one run;
 ``init`` starts a project of your own from the built-in suites and the gate workflow (``--from DIR``:
 a suite of your own screenshots); ``import`` converts a labelling tool's export into the ``grounding``
@@ -15,8 +16,8 @@ import sys
 from collections.abc import Sequence
 
 COMMANDS = {
-    "annotate": ("pytest_uiground.benchmarks.openadapt.annotate",
-                 "curate element annotations from screenshots (OCR proposals)"),
+    "annotate": ("pytest_uiground.annotator.cli",
+                 "annotate screenshots in the browser (OCR proposals); --terminal: the prompt review"),
     "compare": ("pytest_uiground.report.compare", "compare several --uiground-report runs in one HTML page"),
     "probe": ("pytest_uiground.probe.cli", "check a model's coordinate frame on 13 generated screens"),
     "merge": ("pytest_uiground.shard.merge",

@@ -1,0 +1,339 @@
+"""The annotator's local web server: the page, the screenshots, the detector's proposals, the changes.
+
+Why the standard library's ``http.server`` (``ThreadingHTTPServer``): the page talks to one
+person's browser on 127.0.0.1, a handful of requests a second, and the plugin must not grow a
+web framework dependency for a side command; a thread per request lets the page fetch the next
+screenshot while the detector runs. What a framework would add is done here in a few lines:
+
+* **Only this person.** Bound to 127.0.0.1 on a random free port; a random token (``secrets``)
+  is part of the URL and every request without it is refused (403), as is a ``Host`` header
+  that is not this address (a web page elsewhere cannot reach the server by DNS rebinding).
+* **No external assets.** The page, its script and its style are package data served from
+  here; the Content-Security-Policy allows nothing else (no inline script, no other origin),
+  so even a missed escape could not run a script. The page writes every user string with
+  ``textContent``.
+* **Proposals** come from ``benchmarks/openadapt/annotate.py:load_detector`` (``ocr`` by
+  default, or ``module:function``), one image at a time on one background thread (the page
+  asks for the image on screen first; the others follow in order) and are kept in the sidecar
+  (:mod:`pytest_uiground.annotator.store`), so a reload does not run the detector again.
+* **Changes** go through :class:`~pytest_uiground.annotator.store.Store`: a change made on an
+  old revision is answered 409 with the current state, and the page says so.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import mimetypes
+import secrets
+import sys
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from importlib import resources
+from pathlib import Path
+from typing import Any, Final
+from urllib.parse import parse_qs, urlsplit
+
+from pytest_uiground.annotator.store import Conflict, Snapshot, Store, StoreError, check_image_path
+from pytest_uiground.record.files import hex_digest
+
+IMAGE_SUFFIXES: Final = (".png", ".jpg", ".jpeg", ".webp")
+SKIP_DIRS: Final = frozenset({"__pycache__", "node_modules", "site-packages", "out"})
+MAX_BODY: Final = 8 * 1024 * 1024
+STATIC: Final = {"/page.js": "text/javascript; charset=utf-8", "/page.css": "text/css; charset=utf-8"}
+CSP: Final = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
+              "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+
+
+@dataclass(frozen=True)
+class ImageInfo:
+    """A screenshot the page can show: its path relative to the annotations file, its size."""
+
+    name: str
+    path: Path
+    width: int = 0
+    height: int = 0
+    error: str | None = None
+
+
+def find_images(folder: Path, root: Path, referenced: Iterable[str]) -> list[ImageInfo]:
+    """The screenshots under ``folder`` (hidden folders, caches and report folders skipped) and
+    those the file's lines name, each with its size read from the header (not decoded)."""
+    from PIL import Image
+
+    names: set[str] = set()
+    for path in sorted(folder.rglob("*")):
+        rel = path.relative_to(root)
+        if (path.suffix.lower() in IMAGE_SUFFIXES and path.is_file()
+                and not any(p.startswith(".") or p in SKIP_DIRS for p in rel.parts[:-1])):
+            names.add(rel.as_posix())
+    for name in referenced:
+        try:
+            names.add(check_image_path(name))
+        except StoreError:
+            continue  # a bad path stays on its line; validation names it
+    infos = []
+    for name in sorted(names):
+        path = root / name
+        try:
+            with Image.open(path) as img:
+                width, height = img.size
+            infos.append(ImageInfo(name, path, width, height))
+        except (OSError, ValueError, Image.DecompressionBombError) as exc:
+            reason = "missing" if not path.exists() else f"cannot be read ({type(exc).__name__}: {exc})"
+            infos.append(ImageInfo(name, path, error=f"{name} {reason}"))
+    return infos
+
+
+class Proposals:
+    """The detector's proposals per image, computed on one background thread in image order,
+    the image the page waits for first, and kept in the sidecar."""
+
+    def __init__(self, store: Store, images: Sequence[ImageInfo], spec: str, min_score: float,
+                 *, prefetch: bool = True) -> None:
+        from pytest_uiground.benchmarks.openadapt.annotate import load_detector
+
+        self.store, self.images, self.spec, self.min_score = store, images, spec, min_score
+        self.detector = load_detector(spec)  # a bad --detector fails at start-up, not on the page
+        self._done: dict[int, dict[str, Any]] = {}
+        self._wanted: list[int] = []
+        self._cond = threading.Condition()
+        self._prefetch = prefetch
+        self._closed = False
+        cached = store.read().proposals
+        for i, info in enumerate(images):
+            record = cached.get(info.name)
+            if isinstance(record, dict) and record.get("key") == self._key(info):
+                self._done[i] = record
+        self._thread = threading.Thread(target=self._work, name="uiground-proposals", daemon=True)
+        self._thread.start()
+
+    def _key(self, info: ImageInfo) -> str:
+        data = info.path.read_bytes() if info.error is None else b""
+        return f"{self.spec}|{self.min_score}|{hex_digest(data, short=True)}"
+
+    def get(self, i: int, timeout: float = 300.0) -> dict[str, Any]:
+        with self._cond:
+            if i not in self._done:
+                self._wanted.append(i)
+                self._cond.notify_all()
+                self._cond.wait_for(lambda: i in self._done, timeout=timeout)
+            return self._done.get(i, {"error": f"the detector took more than {timeout:.0f} s on this image"})
+
+    def _pick(self) -> int | None:
+        """The image to compute next: the latest one the page asked for, else the first not done."""
+        wanted = next((i for i in reversed(self._wanted) if i not in self._done), None)
+        if wanted is not None or not self._prefetch:
+            return wanted
+        return next((i for i in range(len(self.images)) if i not in self._done), None)
+
+    def close(self, timeout: float = 60.0) -> None:
+        """Stop after the image being read (a detector's native thread must not be cut off at exit)."""
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()
+        self._thread.join(timeout)
+
+    def _work(self) -> None:
+        while True:
+            with self._cond:
+                self._cond.wait_for(lambda: self._closed or self._pick() is not None)
+                if self._closed:
+                    return
+                i = self._pick()
+                self._wanted = [w for w in self._wanted if w != i]
+            assert i is not None
+            record = self._compute(self.images[i])
+            with self._cond:
+                self._done[i] = record
+                self._cond.notify_all()
+
+    def _compute(self, info: ImageInfo) -> dict[str, Any]:
+        from pytest_uiground.benchmarks.openadapt.annotate import AnnotateError, proposals_of, read_image
+
+        if info.error is not None:
+            return {"error": info.error, "items": []}
+        img = read_image(info.path)
+        if img is None:
+            return {"error": f"{info.name} cannot be decoded", "items": []}
+        try:
+            found, hidden = proposals_of(self.detector, img, info.name, self.min_score)
+        except AnnotateError as exc:
+            return {"error": str(exc), "items": []}
+        items: list[dict[str, Any]] = []
+        seen: set[str] = set()
+        for e in found:
+            pid = hex_digest(f"{e.text}|{list(e.box)}", short=True)[:10]
+            while pid in seen:
+                pid = hex_digest(pid, short=True)[:10]
+            seen.add(pid)
+            items.append({"pid": pid, "box": list(e.box), "text": e.text or "", "element_type": e.element_type})
+        record = {"key": self._key(info), "items": items, "hidden": hidden}
+        self.store.save_proposals(info.name, record)
+        return record
+
+
+class Annotator:
+    """What the handler serves: the store, the images, the proposals and the page's token."""
+
+    def __init__(self, store: Store, images: Sequence[ImageInfo], proposals: Proposals | None,
+                 token: str | None = None) -> None:
+        self.store, self.images, self.proposals = store, list(images), proposals
+        self.token = token or secrets.token_urlsafe(24)
+        self.sizes = {i.name: (i.width, i.height) for i in self.images if i.error is None}
+        self.detector = proposals.spec if proposals else None
+
+    def state(self, snap: Snapshot | None = None) -> dict[str, Any]:
+        snap = snap or self.store.read()
+        review = snap.review
+        return {
+            "revision": snap.revision, "file": str(self.store.path), "file_name": self.store.path.name,
+            "sidecar": self.store.sidecar.name, "detector": self.detector, "entries": len(snap.entries),
+            "problems": snap.problems,
+            "images": [{"i": i, "name": info.name, "width": info.width, "height": info.height, "error": info.error,
+                        "done": bool(review.get(info.name, {}).get("done")),
+                        "marks": review.get(info.name, {}).get("proposals", {})}
+                       for i, info in enumerate(self.images)],
+            "samples": [{"index": n, "data": e.data} for n, e in enumerate(snap.entries) if e.data is not None],
+        }
+
+    def change(self, body: Any) -> tuple[int, dict[str, Any]]:
+        if not isinstance(body, dict) or not isinstance(body.get("base"), str) or not isinstance(body.get("ops"), list):
+            return 400, {"error": "expected {\"base\": REVISION, \"ops\": [...]}"}
+        try:
+            snap = self.store.change(body["base"], body["ops"], self.sizes)
+        except Conflict:
+            return 409, {"conflict": True, "state": self.state()}
+        except StoreError as exc:
+            return 400, {"error": str(exc)}
+        return 200, {"state": self.state(snap)}
+
+
+class Handler(BaseHTTPRequestHandler):
+    """Routes: ``/`` (the page), ``/page.js``, ``/page.css``, ``/api/state``, ``/api/revision``,
+    ``/api/image/N``, ``/api/proposals/N`` (GET) and ``/api/change`` (POST); all need the token."""
+
+    server: AnnotatorServer
+    server_version = "uiground-annotate"
+    sys_version = ""
+
+    def log_message(self, format: str, *args: Any) -> None:  # one person's page: no access log
+        return
+
+    def _allowed(self) -> tuple[str, dict[str, list[str]]] | None:
+        url = urlsplit(self.path)
+        query = parse_qs(url.query)
+        token = self.headers.get("X-Token") or (query.get("token") or [""])[0]
+        host = self.headers.get("Host", "")
+        port = self.server.server_address[1]
+        if host not in (f"127.0.0.1:{port}", f"localhost:{port}"):
+            self._send(403, b"refused: this server answers only http://127.0.0.1 requests\n", "text/plain")
+            return None
+        if not hmac.compare_digest(token.encode(), self.server.annotator.token.encode()):
+            self._send(403, b"refused: the URL's token is missing or wrong; open the URL the annotate command "
+                       b"printed\n", "text/plain")
+            return None
+        return url.path, query
+
+    def do_GET(self) -> None:
+        allowed = self._allowed()
+        if allowed is None:
+            return
+        path, _query = allowed
+        annotator = self.server.annotator
+        if path in ("/", "/index.html"):
+            page = _asset("page.html").replace("{{TOKEN}}", annotator.token)
+            self._send(200, page.encode(), "text/html; charset=utf-8")
+        elif path in STATIC:
+            self._send(200, _asset(path[1:]).encode(), STATIC[path])
+        elif path == "/api/state":
+            self._json(200, annotator.state())
+        elif path == "/api/revision":
+            self._json(200, {"revision": annotator.store.revision()})
+        elif path.startswith(("/api/image/", "/api/proposals/")):
+            info = self._image(path.rsplit("/", 1)[-1])
+            if info is None:
+                return
+            if path.startswith("/api/proposals/"):
+                if annotator.proposals is None:
+                    self._json(200, {"items": [], "error": "no detector (--detector none)"})
+                else:
+                    self._json(200, annotator.proposals.get(annotator.images.index(info)))
+            elif info.error is not None:
+                self._send(404, info.error.encode(), "text/plain")
+            else:
+                kind = mimetypes.guess_type(info.name)[0] or "application/octet-stream"
+                self._send(200, info.path.read_bytes(), kind, cache="private, max-age=3600")
+        else:
+            self._send(404, b"not found\n", "text/plain")
+
+    def do_POST(self) -> None:
+        allowed = self._allowed()
+        if allowed is None:
+            return
+        if allowed[0] != "/api/change":
+            self._send(404, b"not found\n", "text/plain")
+            return
+        length = int(self.headers.get("Content-Length") or 0)
+        if not 0 < length <= MAX_BODY or "json" not in self.headers.get("Content-Type", ""):
+            self._json(400, {"error": "expected a JSON body (application/json) under 8 MiB"})
+            return
+        try:
+            body = json.loads(self.rfile.read(length))
+        except ValueError as exc:
+            self._json(400, {"error": f"the body is not JSON: {exc}"})
+            return
+        self._json(*self.server.annotator.change(body))
+
+    def _image(self, raw: str) -> ImageInfo | None:
+        images = self.server.annotator.images
+        if not raw.isdigit() or int(raw) >= len(images):
+            self._send(404, b"no such image\n", "text/plain")
+            return None
+        return images[int(raw)]
+
+    def _json(self, status: int, doc: Any) -> None:
+        self._send(status, json.dumps(doc, ensure_ascii=False).encode(), "application/json; charset=utf-8")
+
+    def _send(self, status: int, body: bytes, kind: str, cache: str = "no-store") -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Cache-Control", cache)
+        self.send_header("Content-Security-Policy", CSP)
+        self.send_header("X-Content-Type-Options", "nosniff")
+        self.send_header("Referrer-Policy", "no-referrer")
+        self.end_headers()
+        self.wfile.write(body)
+
+
+def _asset(name: str) -> str:
+    return resources.files("pytest_uiground.annotator").joinpath(name).read_text(encoding="utf-8")
+
+
+class AnnotatorServer(ThreadingHTTPServer):
+    """The HTTP server on 127.0.0.1 (``port`` 0: a free one) carrying its :class:`Annotator`."""
+
+    daemon_threads = True
+
+    def __init__(self, annotator: Annotator, port: int = 0) -> None:
+        super().__init__(("127.0.0.1", port), Handler)
+        self.annotator = annotator
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A tab closed while its request was answered is no error worth a traceback."""
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
+
+    def server_close(self) -> None:
+        super().server_close()
+        if self.annotator.proposals is not None:
+            self.annotator.proposals.close()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}/?token={self.annotator.token}"
+

@@ -1,0 +1,289 @@
+"""The annotations file and its review sidecar: every read and write the annotator makes.
+
+Why one small module: the annotator must never lose or silently overwrite an edit, and the
+shared reader of ``annotations.jsonl`` (the ``grounding`` loader's format module) is written in
+parallel; keeping the file handling here, behind :class:`Store`, lets it be swapped for that
+module later without touching the server or the page.
+
+* **The file.** ``annotations.jsonl``: one JSON object per line (``image``, ``instruction``,
+  ``bbox`` ``[x1, y1, x2, y2]`` in pixels or ``polygon``, optional ``id``, ``task``,
+  ``element_type``, ``click``; any other key is metadata and is kept as it is). Lines the
+  annotator does not change are written back byte for byte; a line that is not a JSON object
+  (or a blank one) is kept verbatim and reported, never dropped.
+* **The sidecar.** Review state that is no part of a sample (which detector proposals were
+  accepted or rejected, which images are done, the proposals themselves so a reload does not
+  run the detector again) lives in ``<stem>.review.json`` beside the file, never as extra keys
+  on a sample line (extra keys are metadata and would become slices).
+* **Revisions.** The revision is a digest of the file's bytes and of the sidecar's review part.
+  A change names the revision it was made on; when the files moved on since (another tab,
+  another annotator process, an editor), it is refused with :class:`Conflict` and nothing is
+  written. Both files are replaced atomically (``record.files.atomic_write_text``), the file
+  first: a crash between the two leaves every sample and at worst shows a handled proposal again.
+* **Changes** are small operations on entry indexes (``insert``, ``replace``, ``delete``, each
+  naming the sample it expects where one is replaced or removed; ``review``; ``done``), so the
+  page's undo is the inverse operation, saved like any other.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import threading
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any, Final
+
+from pytest_uiground.record.files import atomic_write_text, hex_digest
+from pytest_uiground.record.sample import safe_id
+
+TASKS: Final = ("point", "detect", "refusal")
+REVIEW_STATUSES: Final = ("accepted", "rejected")
+SIDECAR_VERSION: Final = 1
+
+
+class StoreError(ValueError):
+    """A change that cannot be applied as sent (the page shows the message); nothing is written."""
+
+
+class Conflict(Exception):
+    """The files changed since the revision the change was made on; nothing is written."""
+
+    def __init__(self, current: str) -> None:
+        super().__init__(f"the annotations changed since this page loaded them (now at revision {current})")
+        self.current = current
+
+
+@dataclass
+class Entry:
+    """One line of the file: its text as read (``None`` once changed) and its object (``None``
+    for a blank line or one that is not a JSON object, kept verbatim)."""
+
+    raw: str | None
+    data: dict[str, Any] | None
+
+
+@dataclass
+class Snapshot:
+    """The file and the sidecar as read at one revision."""
+
+    entries: list[Entry]
+    review: dict[str, Any]
+    proposals: dict[str, Any]
+    revision: str
+    problems: list[str] = field(default_factory=list)
+
+
+def check_image_path(value: object) -> str:
+    """A sample's ``image``: relative, POSIX separators, no ``..``; raises :class:`StoreError`."""
+    if not isinstance(value, str) or not value:
+        raise StoreError(f"image {value!r} is not a path: expected the screenshot's path relative to the file")
+    path = PurePosixPath(value)
+    if "\\" in value or path.is_absolute() or ".." in path.parts or re.match(r"^[A-Za-z]:", value):
+        raise StoreError(f"image {value!r} must be relative to the annotations file's folder, with '/' separators "
+                         "and no '..'")
+    return value
+
+
+def _numbers(value: object, n: int | None, what: str) -> list[float]:
+    if (not isinstance(value, list) or (n is not None and len(value) != n)
+            or not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in value)):
+        want = f"{n} finite numbers" if n else "a list of finite numbers"
+        raise StoreError(f"{what} {value!r} is not {want} (pixels)")
+    return [float(v) for v in value]
+
+
+def check_sample(sample: object, sizes: Mapping[str, tuple[int, int]]) -> dict[str, Any]:
+    """The checks a sample the page sends must pass; the message names the key and the fix.
+    Keys the annotator does not know are metadata and pass as they are."""
+    if not isinstance(sample, dict):
+        raise StoreError(f"a sample must be a JSON object, got {type(sample).__name__}")
+    image = check_image_path(sample.get("image"))
+    size = sizes.get(image)
+    if "bbox" in sample:
+        x1, y1, x2, y2 = _numbers(sample["bbox"], 4, "bbox")
+        if not (x1 < x2 and y1 < y2):
+            raise StoreError(f"box {sample['bbox']} px has no area: need x1 < x2 and y1 < y2")
+        if size is not None and (x1 < 0 or y1 < 0 or x2 > size[0] or y2 > size[1]):
+            raise StoreError(f"box {sample['bbox']} px is not inside the {size[0]}x{size[1]} image {image}")
+    if "polygon" in sample:
+        points = _numbers(sample["polygon"], None, "polygon")
+        if len(points) < 6 or len(points) % 2:
+            raise StoreError(f"polygon {sample['polygon']!r} needs at least three x, y pairs (pixels)")
+    if "click" in sample and sample["click"] is not None:
+        _numbers(sample["click"], 2, "click")
+    for key in ("instruction", "element_type", "id"):
+        if key in sample and not isinstance(sample[key], str):
+            raise StoreError(f"{key} {sample[key]!r} must be a string")
+    if "task" in sample and sample["task"] not in TASKS:
+        raise StoreError(f"task {sample['task']!r} is not one of {', '.join(TASKS)}")
+    return sample
+
+
+def new_id(image: str, used: set[str]) -> str:
+    """A sample id for a new line: the image stem and a counter (``home-003``), unique in the file.
+    Written explicitly so that removing a line never renumbers the samples after it."""
+    base = safe_id(PurePosixPath(image).stem).lstrip("_.:+-") or "image"
+    n = 1
+    while f"{base}-{n:03d}" in used:
+        n += 1
+    return f"{base}-{n:03d}"
+
+
+def sidecar_path(annotations: Path) -> Path:
+    return annotations.with_name(f"{annotations.stem}.review.json")
+
+
+def _line(data: Mapping[str, Any]) -> str:
+    return json.dumps(data, ensure_ascii=False)
+
+
+class Store:
+    """``annotations.jsonl`` and its sidecar, read and changed under one lock.
+
+    The in-process lock orders the server's threads; an advisory lock on the file's folder (where
+    the platform has ``fcntl``) orders two annotator processes on the same file."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.sidecar = sidecar_path(path)
+        self._lock = threading.Lock()
+
+    # -- reading --------------------------------------------------------------------------------
+    def read(self) -> Snapshot:
+        with self._locked():
+            return self._read()
+
+    def _read(self) -> Snapshot:
+        raw = self.path.read_bytes() if self.path.exists() else b""
+        entries: list[Entry] = []
+        problems: list[str] = []
+        for n, line in enumerate(raw.decode("utf-8", errors="replace").splitlines(), 1):
+            data: Any = None
+            if line.strip():
+                try:
+                    data = json.loads(line)
+                except ValueError as exc:
+                    problems.append(f"{self.path.name} line {n} is not JSON ({exc}); kept as it is")
+                if data is not None and not isinstance(data, dict):
+                    problems.append(f"{self.path.name} line {n} is not a JSON object; kept as it is")
+                    data = None
+            entries.append(Entry(line, data))
+        side = self._read_sidecar(problems)
+        review: dict[str, Any] = side["images"] if isinstance(side.get("images"), dict) else {}
+        proposals: dict[str, Any] = side["proposals"] if isinstance(side.get("proposals"), dict) else {}
+        return Snapshot(entries, review, proposals, self._revision(raw, review), problems)
+
+    def _read_sidecar(self, problems: list[str]) -> dict[str, Any]:
+        if not self.sidecar.exists():
+            return {}
+        try:
+            side = json.loads(self.sidecar.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            problems.append(f"{self.sidecar.name} cannot be read ({exc}); review state starts empty, the next change "
+                            "rewrites it")
+            return {}
+        return side if isinstance(side, dict) else {}
+
+    @staticmethod
+    def _revision(raw: bytes, review: Mapping[str, Any]) -> str:
+        return (hex_digest(raw, short=True)[:12] + "."
+                + hex_digest(json.dumps(review, sort_keys=True), short=True)[:8])
+
+    def revision(self) -> str:
+        return self.read().revision
+
+    # -- changing -------------------------------------------------------------------------------
+    def change(self, base: str, ops: Sequence[Mapping[str, Any]], sizes: Mapping[str, tuple[int, int]]) -> Snapshot:
+        """Apply ``ops`` made on revision ``base`` and write both files; :class:`Conflict` when
+        the files moved on, :class:`StoreError` when an operation does not fit (nothing written)."""
+        with self._locked():
+            snap = self._read()
+            if base != snap.revision:
+                raise Conflict(snap.revision)
+            entries = list(snap.entries)
+            review = json.loads(json.dumps(snap.review))
+            for n, op in enumerate(ops, 1):
+                try:
+                    self._apply(op, entries, review, sizes)
+                except StoreError as exc:
+                    raise StoreError(f"change {n} of {len(ops)}: {exc}") from None
+            ids = [str(e.data["id"]) for e in entries if e.data is not None and isinstance(e.data.get("id"), str)]
+            dupes = sorted({i for i in ids if ids.count(i) > 1})
+            if dupes:
+                raise StoreError(f"sample id {dupes[0]!r} would be used twice; ids must be unique in the file")
+            if any(e.raw is None for e in entries) or len(entries) != len(snap.entries):
+                text = "".join(f"{e.raw if e.raw is not None else _line(e.data or {})}\n" for e in entries)
+                atomic_write_text(self.path, text)
+            if review != snap.review:
+                self._write_sidecar(review, snap.proposals)
+            return self._read()
+
+    def _apply(self, op: Mapping[str, Any], entries: list[Entry], review: dict[str, Any],
+               sizes: Mapping[str, tuple[int, int]]) -> None:
+        kind = op.get("op") if isinstance(op, Mapping) else None
+        if kind in ("insert", "replace", "delete"):
+            index = op.get("index")
+            top = len(entries) if kind == "insert" else len(entries) - 1
+            if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index <= top:
+                raise StoreError(f"{kind}: line index {index!r} is outside the file's {len(entries)} line(s)")
+            if kind != "insert" and entries[index].data != op.get("old"):
+                raise StoreError(f"{kind}: line {index + 1} is not the sample this change was made on; reload the page")
+            if kind == "delete":
+                del entries[index]
+                return
+            entry = Entry(None, check_sample(op.get("sample"), sizes))
+            if kind == "insert":
+                entries.insert(index, entry)
+            else:
+                entries[index] = entry
+        elif kind == "review":
+            image, pid, status = op.get("image"), op.get("pid"), op.get("status")
+            if not isinstance(image, str) or not isinstance(pid, str) or status not in (*REVIEW_STATUSES, None):
+                raise StoreError(f"review: expected an image, a proposal id and a status in {REVIEW_STATUSES} or "
+                                 f"null, got {dict(op)!r}")
+            marks = review.setdefault(image, {}).setdefault("proposals", {})
+            if status is None:
+                marks.pop(pid, None)
+            else:
+                marks[pid] = status
+        elif kind == "done":
+            image, done = op.get("image"), op.get("done")
+            if not isinstance(image, str) or not isinstance(done, bool):
+                raise StoreError(f"done: expected an image and true or false, got {dict(op)!r}")
+            review.setdefault(image, {})["done"] = done
+        else:
+            raise StoreError(f"unknown change {kind!r}: expected insert, replace, delete, review or done")
+
+    def save_proposals(self, image: str, record: Mapping[str, Any]) -> None:
+        """Keep one image's detector proposals in the sidecar (not part of the revision: a
+        proposal computed in the background never conflicts with an edit)."""
+        with self._locked():
+            snap = self._read()
+            self._write_sidecar(snap.review, {**snap.proposals, image: dict(record)})
+
+    def _write_sidecar(self, review: Mapping[str, Any], proposals: Mapping[str, Any]) -> None:
+        doc = {"version": SIDECAR_VERSION, "annotations": self.path.name,
+               "note": "review state of python -m pytest_uiground annotate; not read by the loader",
+               "images": review, "proposals": proposals}
+        atomic_write_text(self.sidecar, json.dumps(doc, ensure_ascii=False, indent=1) + "\n")
+
+    @contextmanager
+    def _locked(self) -> Iterator[None]:
+        with self._lock:
+            try:
+                import fcntl
+            except ImportError:  # Windows: the in-process lock only
+                yield
+                return
+            # The folder itself is locked: no lock file is left beside the annotations.
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.path.parent, os.O_RDONLY)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+                yield
+            finally:
+                os.close(fd)

@@ -1,0 +1,179 @@
+"""``python -m pytest_uiground annotate`` without a browser: what TARGET resolves to, the errors
+that name the fix, the server's refusals (token, host, paths), no external assets, the command
+run for real (URL printed, Ctrl+C stops it), and ``--terminal`` still being the prompt review."""
+
+from __future__ import annotations
+
+import http.client
+import io
+import json
+import re
+import signal
+import subprocess
+import sys
+import urllib.request
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from conftest import Running
+
+from pytest_uiground.__main__ import main as cli_main
+from pytest_uiground.annotator import cli
+from pytest_uiground.annotator.server import CSP
+from pytest_uiground.benchmarks.openadapt import annotate as terminal
+
+
+def request(running: Running, path: str, *, token: str | None = "ok", host: str | None = None,
+            body: object = None) -> tuple[int, bytes, dict[str, str]]:
+    """One request to the server; ``token="ok"`` sends the right one, None none at all."""
+    conn = http.client.HTTPConnection("127.0.0.1", running.server.server_address[1], timeout=30)
+    sep = "&" if "?" in path else "?"
+    if token is not None:
+        path += f"{sep}token={running.server.annotator.token if token == 'ok' else token}"
+    headers = {"Host": host} if host else {}
+    data = None
+    if body is not None:
+        data = json.dumps(body).encode()
+        headers["Content-Type"] = "application/json"
+    conn.request("POST" if body is not None else "GET", path, body=data, headers=headers)
+    response = conn.getresponse()
+    return response.status, response.read(), dict(response.getheaders())
+
+
+def test_every_request_without_the_token_is_refused(shots: Path, serve: Callable[..., Running]) -> None:
+    running = serve(shots / "annotations.jsonl")
+    for path in ("/", "/page.js", "/api/state", "/api/image/0", "/api/revision"):
+        assert request(running, path, token=None)[0] == 403, path
+        assert request(running, path, token="wrong")[0] == 403, path
+    status, body, _ = request(running, "/api/change", token=None, body={"base": "x", "ops": []})
+    assert status == 403 and b"token is missing or wrong" in body
+    # A page elsewhere reaching the port through its own host name (DNS rebinding) is refused too.
+    assert request(running, "/api/state", host="evil.example:80")[0] == 403
+    assert request(running, "/api/state")[0] == 200
+    assert not running.file.exists()  # refused requests wrote nothing
+
+
+def test_the_page_loads_nothing_from_elsewhere(shots: Path, serve: Callable[..., Running]) -> None:
+    running = serve(shots / "annotations.jsonl")
+    status, body, headers = request(running, "/")
+    page = body.decode()
+    assert status == 200 and headers["Content-Security-Policy"] == CSP
+    assert "default-src 'none'" in CSP and "'unsafe-inline'" not in CSP
+    refs = re.findall(r'(?:src|href)="([^"]*)"', page)
+    assert refs and all(not re.match(r"^[a-z]+://|^//", r) for r in refs), refs
+    assert "<script>" not in page and "style=" not in page  # no inline script or style: the CSP forbids them
+    for asset in ("/page.js", "/page.css"):
+        status, body, _ = request(running, asset)
+        assert status == 200 and b"http://" not in body and b"https://" not in body
+    assert b".innerHTML" not in request(running, "/page.js")[1]  # user strings go through textContent
+
+
+def test_images_are_served_by_index_only(shots: Path, serve: Callable[..., Running]) -> None:
+    running = serve(shots / "annotations.jsonl")
+    state = json.loads(request(running, "/api/state")[1])
+    assert [(i["name"], i["width"], i["height"]) for i in state["images"]] == [("a.png", 400, 300),
+                                                                              ("b.png", 400, 300)]
+    status, body, headers = request(running, "/api/image/1")
+    assert status == 200 and headers["Content-Type"] == "image/png" and body == (shots / "b.png").read_bytes()
+    for bad in ("/api/image/2", "/api/image/..%2Fa.png", "/api/image/-1"):
+        assert request(running, bad)[0] == 404, bad
+
+
+def test_a_change_through_the_server_and_a_stale_one(shots: Path, serve: Callable[..., Running]) -> None:
+    running = serve(shots / "annotations.jsonl")
+    state = json.loads(request(running, "/api/state")[1])
+    sample = {"id": "a-001", "image": "a.png", "instruction": "Open the menu", "bbox": [1, 2, 30, 40]}
+    status, body, _ = request(running, "/api/change", body={"base": state["revision"],
+                                                             "ops": [{"op": "insert", "index": 0, "sample": sample}]})
+    assert status == 200 and json.loads(body)["state"]["samples"] == [{"index": 0, "data": sample}]
+    status, body, _ = request(running, "/api/change", body={"base": state["revision"], "ops": [
+        {"op": "done", "image": "a.png", "done": True}]})
+    assert status == 409 and json.loads(body)["state"]["samples"][0]["data"] == sample
+    assert running.lines() == [json.dumps(sample)]
+    status, body, _ = request(running, "/api/change", body={"base": "x"})
+    assert status == 400 and b"expected" in body
+
+
+def test_proposals_come_from_the_detector_in_pixels(shots: Path, serve: Callable[..., Running], detector: str) -> None:
+    running = serve(shots / "annotations.jsonl", detector=detector)
+    doc = json.loads(request(running, "/api/proposals/0")[1])
+    assert [(p["text"], p["box"], p["element_type"]) for p in doc["items"]] == [
+        ("Login", [40, 40, 160, 80], "text"), ("Help", [40, 200, 100, 220], "text"),
+        ("Email", [42, 122, 200, 148], "text")]
+    assert doc["hidden"] == 1 and len({p["pid"] for p in doc["items"]}) == 3
+    side = json.loads((shots / "annotations.review.json").read_text())
+    assert [p["text"] for p in side["proposals"]["a.png"]["items"]] == ["Login", "Help", "Email"]
+
+
+# -- TARGET -----------------------------------------------------------------------------------------
+def test_target_resolves_to_the_annotations_file(tmp_path: Path, shots: Path) -> None:
+    assert cli.resolve(shots, None) == (shots / "annotations.jsonl", shots)
+    (shots / "annotations.jsonl").write_text("")
+    assert cli.resolve(shots / "annotations.jsonl", None) == (shots / "annotations.jsonl", shots)
+    suite = tmp_path / "suites" / "mine"
+    (suite / "data").mkdir(parents=True)
+    (suite / "suite.toml").write_text('[suite]\nname = "mine"\n[loader]\nname = "grounding"\n'
+                                      '[loader.options]\nannotations = "data/labels.jsonl"\n')
+    assert cli.resolve(suite, None) == (suite / "data" / "labels.jsonl", suite / "data")
+    (suite / "suite.toml").write_text('[suite]\nname = "mine"\n[loader]\nname = "grounding"\n')
+    assert cli.resolve(suite, None) == (suite / "annotations.jsonl", suite)
+    # --out above the screenshots is fine; the images are then "shots/a.png".
+    assert cli.resolve(shots, str(tmp_path / "all.jsonl")) == (tmp_path / "all.jsonl", shots)
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["{shots}", "--out", "{shots}/curated.json"], "--out {shots}/curated.json: the page writes annotations.jsonl"),
+    (["{shots}", "--out", "{shots}/deeper/a.jsonl"], "are not under {shots}/deeper"),
+    (["{shots}/nowhere"], "TARGET {shots}/nowhere does not exist"),
+    (["{shots}/a.png"], "is not an annotations .jsonl file"),
+    (["{suite}"], "reads annotations 'annotations.json' (loader 'openadapt'); the page writes"),
+    (["{shots}", "--name", "x"], "--name is an option of --terminal"),
+    (["{empty}"], "no png/jpg/webp screenshots under"),
+    (["{shots}", "--detector", "nonsense"], "expected 'ocr' or 'module:function'"),
+])
+def test_usage_errors_name_the_value_and_the_fix(tmp_path: Path, shots: Path, capsys: pytest.CaptureFixture[str],
+                                                 args: list[str], message: str) -> None:
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    (suite / "suite.toml").write_text('[loader]\nname = "openadapt"\n[loader.options]\nannotations = '
+                                      '"annotations.json"\n')
+    (tmp_path / "empty").mkdir()
+    names = {"shots": str(shots), "suite": str(suite), "empty": str(tmp_path / "empty")}
+    assert cli.main([a.format(**names) for a in args] + ["--no-browser"]) == 2
+    assert message.format(**names) in capsys.readouterr().err
+
+
+def test_the_command_prints_the_url_serves_and_stops_on_ctrl_c(shots: Path) -> None:
+    proc = subprocess.Popen([sys.executable, "-m", "pytest_uiground", "annotate", str(shots), "--no-browser",
+                             "--detector", "none"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        head = [proc.stdout.readline() for _ in range(3)]
+        assert head[0].startswith(f"annotate: {shots / 'annotations.jsonl'} (0 sample(s), 2 screenshot(s)")
+        url = re.search(r"open (http://127\.0\.0\.1:\d+/\?token=\S+)", head[1])
+        assert url is not None, head
+        with urllib.request.urlopen(url.group(1), timeout=30) as page:
+            assert b"uiground annotate" in page.read()
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == 0, err
+    assert "stopped;" in out and "holds every saved change" in out
+
+
+# -- --terminal -------------------------------------------------------------------------------------
+def test_terminal_flag_runs_the_prompt_review_unchanged(tmp_path: Path, shots: Path, detector: str,
+                                                        monkeypatch: pytest.MonkeyPatch,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    answers = "a\nr\nr\n\na\nr\nr\n\n"  # a.png: accept Login; b.png: accept Login
+    outputs = []
+    for command in (lambda argv: terminal.main(argv), lambda argv: cli_main(["annotate", "--terminal", *argv])):
+        out = tmp_path / f"ann{len(outputs)}.json"
+        monkeypatch.setattr(sys, "stdin", io.StringIO(answers))
+        assert command([str(shots), "--out", str(out), "--detector", detector]) == 0
+        printed = capsys.readouterr().out.replace(str(out), "OUT")
+        outputs.append((printed, json.loads(out.read_text())))
+    assert outputs[0] == outputs[1]
+    assert "a.png #1/3 'Login' box 40 40 160 80 type text" in outputs[0][0]

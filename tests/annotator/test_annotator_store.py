@@ -1,0 +1,136 @@
+"""The annotator's store: changes made on a revision, lines it does not touch kept byte for byte,
+review state in the sidecar only, and every refused change naming the key and the fix."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from pytest_uiground.annotator.store import Conflict, Store, StoreError, check_image_path, new_id, sidecar_path
+
+SIZES = {"a.png": (400, 300), "sub/b.png": (200, 100)}
+# A hand-written file: spacing of its own, a metadata key, a line that is not JSON, a blank line.
+ORIGINAL = ('{"image":"a.png",  "instruction": "Open the menu", "bbox": [1, 2, 30, 40], "app": "radio"}\n'
+            'not json at all\n'
+            '\n'
+            '{"id": "keep", "image": "sub/b.png", "instruction": "Zoom", "polygon": [1, 1, 9, 1, 5, 8]}\n')
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Store:
+    path = tmp_path / "annotations.jsonl"
+    path.write_text(ORIGINAL, encoding="utf-8")
+    return Store(path)
+
+
+def test_reading_keeps_every_line_and_reports_the_bad_one(store: Store) -> None:
+    snap = store.read()
+    assert [e.data is not None for e in snap.entries] == [True, False, False, True]
+    assert snap.problems == ["annotations.jsonl line 2 is not JSON (Expecting value: line 1 column 1 (char 0)); "
+                             "kept as it is"]
+    assert snap.entries[0].data == {"image": "a.png", "instruction": "Open the menu", "bbox": [1, 2, 30, 40],
+                                    "app": "radio"}
+
+
+def test_a_change_rewrites_only_its_line_and_moves_the_revision(store: Store) -> None:
+    snap = store.read()
+    old = snap.entries[3].data
+    assert old is not None
+    new = {**old, "instruction": "Zoom in on the map"}
+    after = store.change(snap.revision, [{"op": "replace", "index": 3, "old": old, "sample": new}], SIZES)
+    lines = store.path.read_text(encoding="utf-8").splitlines()
+    assert lines[:3] == ORIGINAL.splitlines()[:3]  # byte for byte, the bad and the blank line too
+    assert json.loads(lines[3]) == new and list(json.loads(lines[3])) == ["id", "image", "instruction", "polygon"]
+    assert after.revision != snap.revision and after.revision == store.revision()
+    assert not sidecar_path(store.path).exists()  # no review change, no sidecar
+
+
+def test_a_change_on_an_old_revision_is_refused_and_writes_nothing(store: Store) -> None:
+    first = store.read().revision
+    sample = {"id": "a-001", "image": "a.png", "instruction": "", "bbox": [5, 5, 50, 50]}
+    store.change(first, [{"op": "insert", "index": 4, "sample": sample}], SIZES)
+    before = store.path.read_bytes()
+    with pytest.raises(Conflict):
+        store.change(first, [{"op": "delete", "index": 0, "old": store.read().entries[0].data}], SIZES)
+    assert store.path.read_bytes() == before
+    # An edit in an editor moves the revision too.
+    current = store.read().revision
+    store.path.write_text(store.path.read_text() + '{"image": "a.png", "bbox": [0, 0, 1, 1]}\n')
+    with pytest.raises(Conflict):
+        store.change(current, [{"op": "done", "image": "a.png", "done": True}], SIZES)
+
+
+def test_insert_then_its_inverse_restores_the_file_exactly(store: Store) -> None:
+    snap = store.read()
+    sample = {"id": "a-001", "image": "a.png", "instruction": "Close", "bbox": [5, 5, 50, 50], "task": "point"}
+    mid = store.change(snap.revision, [{"op": "insert", "index": 4, "sample": sample},
+                                       {"op": "review", "image": "a.png", "pid": "p1", "status": "accepted"}], SIZES)
+    assert json.loads(store.path.read_text().splitlines()[4]) == sample
+    side = json.loads(sidecar_path(store.path).read_text())
+    assert side["images"] == {"a.png": {"proposals": {"p1": "accepted"}}}
+    store.change(mid.revision, [{"op": "review", "image": "a.png", "pid": "p1", "status": None},
+                                {"op": "delete", "index": 4, "old": sample}], SIZES)
+    assert store.path.read_text(encoding="utf-8") == ORIGINAL
+    assert json.loads(sidecar_path(store.path).read_text())["images"] == {"a.png": {"proposals": {}}}
+
+
+def test_review_state_never_lands_on_a_sample_line(store: Store) -> None:
+    snap = store.read()
+    store.change(snap.revision, [{"op": "done", "image": "a.png", "done": True},
+                                 {"op": "review", "image": "a.png", "pid": "x", "status": "rejected"}], SIZES)
+    assert store.path.read_text(encoding="utf-8") == ORIGINAL
+    assert json.loads(sidecar_path(store.path).read_text())["images"]["a.png"] == {
+        "done": True, "proposals": {"x": "rejected"}}
+
+
+def test_proposals_in_the_sidecar_do_not_move_the_revision(store: Store) -> None:
+    before = store.revision()
+    store.save_proposals("a.png", {"key": "k", "items": [{"pid": "p", "box": [1, 2, 3, 4]}]})
+    assert store.revision() == before and store.read().proposals["a.png"]["key"] == "k"
+
+
+@pytest.mark.parametrize(("op", "message"), [
+    ({"op": "insert", "index": 9, "sample": {"image": "a.png"}}, "line index 9 is outside the file's 4 line(s)"),
+    ({"op": "replace", "index": 0, "old": {"image": "other"}, "sample": {"image": "a.png"}},
+     "line 1 is not the sample this change was made on"),
+    ({"op": "insert", "index": 0, "sample": {"image": "../a.png"}}, "must be relative to the annotations file"),
+    ({"op": "insert", "index": 0, "sample": {"image": "/tmp/a.png"}}, "must be relative"),
+    ({"op": "insert", "index": 0, "sample": {"image": "a.png", "bbox": [10, 10, 5, 20]}},
+     "box [10, 10, 5, 20] px has no area"),
+    ({"op": "insert", "index": 0, "sample": {"image": "a.png", "bbox": [0, 0, 401, 20]}},
+     "box [0, 0, 401, 20] px is not inside the 400x300 image a.png"),
+    ({"op": "insert", "index": 0, "sample": {"image": "a.png", "bbox": [0, 0, "1", 20]}}, "is not 4 finite numbers"),
+    ({"op": "insert", "index": 0, "sample": {"image": "a.png", "task": "click"}},
+     "task 'click' is not one of point, detect, refusal"),
+    ({"op": "insert", "index": 0, "sample": {"image": "a.png", "click": [1]}}, "click [1] is not 2 finite numbers"),
+    ({"op": "insert", "index": 0, "sample": {"image": "a.png", "instruction": 3}}, "instruction 3 must be a string"),
+    ({"op": "insert", "index": 0, "sample": {"id": "keep", "image": "a.png"}}, "sample id 'keep' would be used twice"),
+    ({"op": "review", "image": "a.png", "pid": "p", "status": "maybe"}, "review: expected an image"),
+    ({"op": "rename"}, "unknown change 'rename'"),
+])
+def test_a_change_that_does_not_fit_is_refused_naming_it(store: Store, op: dict[str, object], message: str) -> None:
+    with pytest.raises(StoreError) as info:
+        store.change(store.read().revision, [op], SIZES)
+    assert message in str(info.value)
+    assert store.path.read_text(encoding="utf-8") == ORIGINAL
+
+
+def test_image_paths_and_new_ids() -> None:
+    assert check_image_path("screens/home.png") == "screens/home.png"
+    for bad in ("a\\b.png", "C:/x.png", "", "a/../b.png"):
+        with pytest.raises(StoreError):
+            check_image_path(bad)
+    assert new_id("screens/Home screen.png", set()) == "Home_screen-001"
+    assert new_id("x.png", {"x-001", "x-002"}) == "x-003"
+    assert new_id("__.png", set()) == "image-001"
+
+
+def test_a_missing_file_reads_empty_and_the_first_change_creates_it(tmp_path: Path) -> None:
+    store = Store(tmp_path / "new" / "annotations.jsonl")
+    snap = store.read()
+    assert snap.entries == [] and snap.problems == []
+    store.change(snap.revision, [{"op": "insert", "index": 0, "sample": {"image": "a.png", "bbox": [1, 1, 2, 2]}}],
+                 SIZES)
+    assert store.path.read_text() == '{"image": "a.png", "bbox": [1, 1, 2, 2]}\n'
