@@ -1,7 +1,8 @@
 """``python -m pytest_uiground``: the commands that live beside the pytest plugin.
 
 ``annotate`` curates an annotation set with the OCR detector and a person (or a
-script of answers); ``compare`` puts several ``--uiground-report`` runs side by side;
+script of answers); ``compare`` puts several ``--uiground-report`` runs side by side; ``matrix``
+runs every model x cropping cell and compares them;
 ``init`` starts a project of your own from the built-in suites and the gate workflow.
 Each subcommand lives in its own module and is imported only when used.
 """
@@ -15,6 +16,7 @@ COMMANDS = {
     "annotate": ("pytest_uiground.benchmarks.openadapt.annotate",
                  "curate element annotations from screenshots (OCR proposals)"),
     "compare": ("pytest_uiground.report.compare", "compare several --uiground-report runs in one HTML page"),
+    "matrix": ("pytest_uiground.report.matrix", "run every model x cropping cell on suites and compare them"),
     "probe": ("pytest_uiground.probe.cli", "check a model's coordinate frame on 13 generated screens"),
     "init": ("pytest_uiground.suite.init",
              "copy built-in suites, their baselines and a gate workflow into a project (--list: the suites)"),

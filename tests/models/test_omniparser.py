@@ -386,3 +386,34 @@ def test_parser_reads_ocr_lines_above_the_authors_threshold() -> None:
     found = parser(Image.new("RGB", (100, 100)))
     assert [(e.type, e.content) for e in found] == [("icon", "Save ")]  # faint text dropped, zero box dropped
     assert parser(Image.new("RGB", (100, 100))) is found  # one parse per distinct image
+
+
+@pytest.mark.slow
+def test_annotate_proposes_omniparser_elements(detector_pt: Path, tmp_path: Path) -> None:
+    from PIL import Image
+
+    from pytest_uiground.benchmarks.openadapt.annotate import load_detector, main, proposals_of
+
+    screen = sorted((CURATED / "samples").glob("*.png"))[0]
+    detector = load_detector(f"omniparser={detector_pt}")
+    with Image.open(screen) as img:
+        kept, hidden = proposals_of(detector, img.convert("RGB"), screen.name, 0.0)
+    assert hidden == 0 and {"text", "icon"} <= {e.element_type for e in kept}
+    (tmp_path / "screens").mkdir()
+    (tmp_path / "screens" / screen.name).symlink_to(screen)
+    (tmp_path / "answers.txt").write_text("a\ns\n\n")  # accept the first proposal, skip the rest, add nothing
+    out = tmp_path / "ann.json"
+    assert main([str(tmp_path / "screens"), "--out", str(out), "--answers", str(tmp_path / "answers.txt"),
+                 "--detector", f"omniparser={detector_pt}", "--min-score", "0"]) == 0
+    data = json.loads(out.read_text())
+    assert data["metadata"]["detector"] == f"omniparser={detector_pt}"
+    assert len(data["samples"][0]["elements"]) == 1
+
+
+def test_annotate_names_the_extra_when_omniparser_is_missing(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pytest_uiground import extras
+    from pytest_uiground.benchmarks.openadapt.annotate import AnnotateError, load_detector
+
+    monkeypatch.setattr(extras, "absent", lambda modules: ["ultralytics"])
+    with pytest.raises(AnnotateError, match=r"--detector omniparser needs the \[omniparser\] extra"):
+        load_detector("omniparser")
