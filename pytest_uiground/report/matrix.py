@@ -178,7 +178,7 @@ def html_table(head: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
         return ' class="l"' if i < 2 else ' class="l wrap"' if i == 2 else ' class="num"'
     th = "".join(f"<th{cls(i)}>{esc(h)}</th>" for i, h in enumerate(head))
     body = "".join("<tr>" + "".join(f"<td{cls(i)}>{esc(c)}</td>" for i, c in enumerate(r)) + "</tr>" for r in rows)
-    return f'<table class="sortable"><tr>{th}</tr>{body}</table>'
+    return f'<div class="scroll"><table class="sortable"><tr>{th}</tr>{body}</table></div>'
 
 
 def render_markdown(suites: Sequence[str], cells: Sequence[Cell], total_s: float) -> str:
@@ -218,10 +218,15 @@ def render_html(suites: Sequence[str], cells: Sequence[Cell], total_s: float) ->
         in_suite = [r for r in runs if suite in r.suites]
         if not in_suite:
             continue
-        parts += ["<h3>runs</h3>", runs_table(suite, in_suite)]
+        parts += ["<h3>runs</h3>", f'<div class="scroll">{runs_table(suite, in_suite)}</div>']
         scatter = scatter_plot(suite, in_suite)
         if scatter:
             parts += ["<h3>accuracy vs latency</h3>", f'<figure class="chart">{scatter}</figure>']
+            unmeasured = [r.label for r in in_suite if latency(r, suite)[0] != latency(r, suite)[0]]
+            if unmeasured:  # NaN: every prediction came from the prediction cache
+                parts.append(f'<p class="note">not plotted, no latency measured (every prediction came from the '
+                             f"prediction cache; run with --uiground-cache off to time them): "
+                             f"{esc(', '.join(unmeasured))}</p>")
         for metric in metric_names(suite, in_suite):
             first = next(e for r in in_suite if (e := r.suites[suite].metrics.get(metric)) is not None)
             unit = units.unit_of(metric, first.unit)
@@ -230,7 +235,7 @@ def render_html(suites: Sequence[str], cells: Sequence[Cell], total_s: float) ->
                       f'<figure class="chart">{metric_chart(suite, metric, lines(suite, metric, in_suite), in_suite)}'
                       "</figure>"]
     return page("uiground matrix: " + ", ".join(suites), "\n".join(parts), script=assets.SORT_JS,
-                css=COMPARE_CSS + assets.SORT_CSS)
+                css=COMPARE_CSS + assets.SORT_CSS + ".scroll{overflow-x:auto;max-width:100%}")
 
 
 # -- the command --------------------------------------------------------------------------------------------
