@@ -2,7 +2,8 @@
 
 ``annotate`` serves a page to annotate screenshots on (OCR proposals to accept, boxes to
 draw, instructions to type; ``--terminal``: the prompt review, or a script of answers);
-``compare`` puts several ``--uiground-report`` runs side by side;
+``compare`` puts several ``--uiground-report`` runs side by side; ``matrix``
+runs every model x cropping cell and compares them;
 ``merge`` puts the report folders of ``--uiground-shard`` runs back into one run;
 ``init`` starts a project of your own from the built-in suites and the gate workflow (``--from DIR``:
 a suite of your own screenshots); ``import`` converts a labelling tool's export into the ``grounding``
@@ -19,6 +20,7 @@ COMMANDS = {
     "annotate": ("pytest_uiground.annotator.cli",
                  "annotate screenshots in the browser (OCR proposals); --terminal: the prompt review"),
     "compare": ("pytest_uiground.report.compare", "compare several --uiground-report runs in one HTML page"),
+    "matrix": ("pytest_uiground.report.matrix", "run every model x cropping cell on suites and compare them"),
     "probe": ("pytest_uiground.probe.cli", "check a model's coordinate frame on 13 generated screens"),
     "merge": ("pytest_uiground.shard.merge",
               "merge the report folders of --uiground-shard I/N runs into one verdict, report and baseline"),

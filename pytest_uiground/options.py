@@ -311,6 +311,9 @@ OPTIONS: tuple[Opt, ...] = (
         field="model.request_timeout"),
     Opt("--uiground-max-retries", 5, "--model openai: retries on 429, 5xx and timeouts", non_negative_int,
         field="model.max_retries"),
+    Opt("--uiground-omniparser-llm", "none", "--model omniparser: who picks the element of a point task: none (the "
+        "instruction matched against element texts) or openai (the authors' ScreenSpot-Pro prompt to the "
+        "--uiground-api-base server)", choice("none", "openai"), field="model.omniparser_llm"),
     Opt("--uiground-cropping", "none", "zoom strategy around the model's own answers: none, fixed (3x3 tiles), "
         "screenseeker (recursive)", choice("none", "fixed", "screenseeker"), field="cropping"),
     Opt("--uiground-cropping-depth", 3, "--uiground-cropping screenseeker: zoom levels", positive_int,

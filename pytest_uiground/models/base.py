@@ -45,6 +45,7 @@ class ModelOptions:
     max_retries: int = 5
     revision: str | None = None  # --uiground-model-revision: the hub revision passed to from_pretrained
     trust_remote_code: bool = False  # --uiground-trust-remote-code: remote code without a pinned revision
+    omniparser_llm: str = "none"  # --uiground-omniparser-llm: none or openai (models/omniparser)
     settings: Mapping[str, Any] = field(default_factory=dict)
     """Settings declared by adapters themselves (``pytest_uiground.options.declared_options``)."""
 

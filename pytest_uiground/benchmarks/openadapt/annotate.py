@@ -11,7 +11,9 @@ the answer script, the review loop and the resumable output, share one small sta
 split, each part would only be read together with the others.)
 
 * **Detector.** ``--detector ocr`` (the default) proposes every text RapidOCR reads (the
-  offline ``ocr`` model's engine, no download); ``--detector module:function`` names any
+  offline ``ocr`` model's engine, no download); ``--detector omniparser[=WEIGHTS]`` proposes
+  OmniParser's elements, icons included (``--model-path``'s forms; the ``[omniparser]`` extra);
+  ``--detector module:function`` names any
   callable ``(PIL.Image) -> [objects with .text, .box (normalized Box), .score]``, so a
   test or another detector (OmniParser, say) can be plugged in. Proposals below
   ``--min-score`` are not shown.
@@ -327,8 +329,11 @@ def load_detector(spec: str) -> Detector:
             return OcrGrounder(ModelOptions(name="ocr")).read
         except ImportError as exc:
             raise AnnotateError(f"--detector ocr: {exc}", code=2) from exc
+    if spec == "omniparser" or spec.startswith("omniparser="):
+        return _omniparser(spec.partition("=")[2] or None)
     if not is_import_path(spec):
-        raise AnnotateError(f"--detector {spec!r}: expected 'ocr' or 'module:function' (a callable taking a PIL "
+        raise AnnotateError(f"--detector {spec!r}: expected 'ocr', 'omniparser[=WEIGHTS]' or 'module:function' (a "
+                            "callable taking a PIL "
                             "image and returning objects with .text, .box and .score)", code=2)
     try:
         obj = import_object(spec, what="--detector")
@@ -338,6 +343,18 @@ def load_detector(spec: str) -> Detector:
         raise AnnotateError(f"--detector {spec!r} is a {type(obj).__name__}, not a callable", code=2)
     detector: Detector = obj
     return detector
+
+
+def _omniparser(model_path: str | None) -> Detector:
+    """OmniParser's parsed elements (its OCR lines and icon boxes), from ``--model-path``-style weights."""
+    from pytest_uiground import extras
+    from pytest_uiground.models.omniparser import model
+
+    try:
+        extras.require(*model.EXTRA, "--detector omniparser")
+    except ImportError as exc:
+        raise AnnotateError(str(exc), code=2) from exc
+    return lambda img: model.elements(img, model_path)
 
 
 # -- the review loop ------------------------------------------------------------------------------
@@ -447,7 +464,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, metavar="FILE.json", help="annotation file to write (code form)")
     p.add_argument("--answers", metavar="FILE", help="read one answer per line from FILE ('-' = stdin) and fail "
                    "on a bad or missing answer, instead of asking a person")
-    p.add_argument("--detector", default="ocr", help="'ocr' (default) or module:function returning proposals")
+    p.add_argument("--detector", default="ocr", help="'ocr' (default), 'omniparser[=WEIGHTS]' or module:function "
+                   "returning proposals")
     p.add_argument("--min-score", type=float, default=0.5, help="hide proposals scored below this (default 0.5)")
     p.add_argument("--resume", action="store_true", help="add to an existing --out, skipping its images")
     p.add_argument("--name", default="curated", help="dataset name written to the file (default curated)")

@@ -1,0 +1,3 @@
+"""OmniParser (Microsoft), the OpenAdapt seed's baseline: ``model`` (the adapter, ``--model omniparser``),
+``parse`` (the authors' merge, prompt and reader as plain data), ``weights`` (``--model-path`` and the
+licences), ``llm`` (the ScreenSpot-Pro run's GPT-4o step). Importing this package imports none of them."""
