@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import json
 import re
 
-from pytest_uiground.models.families import Family, Generation, Prompt, Resize
+from pytest_uiground.models.families import Family, Generation, Prompt, Resize, reading
 from pytest_uiground.models.families.reading import (
     Coords,
     ParseContext,
@@ -64,7 +63,7 @@ def read_click_absolute(text: str, ctx: ParseContext) -> Coords:
     """
     w, h = model_input_size(ctx, "holo")
     try:
-        data = json.loads(text)
+        data = reading.loads(text)
     except ValueError:
         return Coords(error="not a JSON object (ClickAbsoluteAction.model_validate_json fails)")
     except RecursionError:

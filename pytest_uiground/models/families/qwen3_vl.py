@@ -11,9 +11,7 @@ for outputs made with other prompts.
 
 from __future__ import annotations
 
-import json
-
-from pytest_uiground.models.families import Family, Generation, Prompt
+from pytest_uiground.models.families import Family, Generation, Prompt, reading
 from pytest_uiground.models.families.qwen_vl import VERDICT
 from pytest_uiground.models.families.reading import Coords, ParseContext, in_frame, is_terminate
 from pytest_uiground.models.families.uground import read_norm1000
@@ -100,7 +98,7 @@ def read_tool_call_or_plain(text: str, ctx: ParseContext) -> Coords:
         return Coords(error="no '<tool_call>' followed by a newline: the cookbook reads "
                             "text.split('<tool_call>\\n')[1] and finds no call")
     try:
-        first = json.loads(text.split("<tool_call>\n")[1].split("\n</tool_call>")[0])
+        first = reading.loads(text.split("<tool_call>\n")[1].split("\n</tool_call>")[0])
     except ValueError:
         first = None
     except RecursionError:  # the cookbook's json.loads raises too: its sample is lost, a format error here

@@ -8,8 +8,10 @@ the same output form is read the same way by every family that uses it.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from pytest_uiground.record.geometry import Box, Point
 
@@ -80,6 +82,38 @@ _POINT_TAG_RE = re.compile(rf"<point>\s*({NUM})[\s,]+({NUM})\s*</point>")
 _BBOX_TAG_RE = re.compile(rf"<bbox>\s*({NUM})[\s,]+({NUM})[\s,]+({NUM})[\s,]+({NUM})\s*</bbox>")
 _JSON_KEY_RE = re.compile(r"\"(?:bbox_2d|point_2d)\"\s*:\s*\[([^\[\]]*)\]")
 _NUM_RE = re.compile(NUM)
+
+
+MAX_JSON_DEPTH = 500
+"""Deeper JSON is refused before parsing: how deep ``json.loads`` goes before raising RecursionError
+depends on the Python version (3.11 raises on 5,000 nested lists, 3.12 parses them), and an answer's
+reading must not."""
+
+
+def loads(text: str) -> Any:
+    """``json.loads``, refusing nesting deeper than :data:`MAX_JSON_DEPTH` with ``RecursionError`` on every
+    Python (a linear scan of the brackets outside strings first)."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            if depth > deepest:
+                deepest = depth
+                if deepest > MAX_JSON_DEPTH:
+                    raise RecursionError(f"JSON nested deeper than {MAX_JSON_DEPTH} levels")
+        elif ch in "]}":
+            depth -= 1
+    return json.loads(text)
 
 
 def whole_number(digits: str) -> int | None:
@@ -280,12 +314,11 @@ _TOOL_CALL_RE = re.compile(r"<tool_call>(.*?)(?:</tool_call>|$)", re.DOTALL)
 def tool_calls(text: str) -> list[dict[str, object] | None]:
     """Every ``<tool_call>`` block's JSON object in order (``None`` for one that is not valid
     JSON, e.g. cut off); the Qwen chat templates' function-call form."""
-    import json
 
     out: list[dict[str, object] | None] = []
     for m in _TOOL_CALL_RE.finditer(text):
         try:
-            value = json.loads(m.group(1).strip())
+            value = loads(m.group(1).strip())
         except (ValueError, RecursionError):  # RecursionError: nested past the interpreter's limit
             value = None
         out.append(value if isinstance(value, dict) else None)
