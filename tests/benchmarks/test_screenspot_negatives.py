@@ -17,6 +17,8 @@ from typing import Any
 
 import pytest
 from conftest import Project
+from parity import ref_venusbench_gd as rv
+from parity.test_parity_gui import run_suite
 
 # Pillow before pytester snapshots sys.modules (its extension modules must not load twice).
 from PIL import Image  # noqa: F401
@@ -24,9 +26,6 @@ from PIL import Image  # noqa: F401
 from pytest_uiground.benchmarks.screenspot import loader as ssl
 from pytest_uiground.benchmarks.screenspot.lookalike import write_screenspot_pro
 from pytest_uiground.suite.loading import LoaderContext
-
-from parity import ref_venusbench_gd as rv
-from parity.test_parity_gui import run_suite
 
 NEGATIVE_TEXTS = ["[-1,-1]", "[-1, -1]", "[500,500]", "", "not there", "[-1,-1,-1,-1]", "[-1.0,-1.0]"]
 
