@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import Running
+from annotator_support import Running, detector, serve, shots  # noqa: F401 (fixtures by name)
 
 from pytest_uiground.__main__ import main as cli_main
 from pytest_uiground.annotator import cli
@@ -130,7 +130,7 @@ def test_target_resolves_to_the_annotations_file(tmp_path: Path, shots: Path) ->
     (["{suite}"], "reads annotations 'annotations.json' (loader 'openadapt'); the page writes"),
     (["{shots}", "--name", "x"], "--name is an option of --terminal"),
     (["{empty}"], "no png/jpg/webp screenshots under"),
-    (["{shots}", "--detector", "nonsense"], "expected 'ocr' or 'module:function'"),
+    (["{shots}", "--detector", "nonsense"], "expected 'ocr', 'omniparser[=WEIGHTS]' or 'module:function'"),
 ])
 def test_usage_errors_name_the_value_and_the_fix(tmp_path: Path, shots: Path, capsys: pytest.CaptureFixture[str],
                                                  args: list[str], message: str) -> None:

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Running, W, draw_screen
+from annotator_support import Running, W, detector, draw_screen, serve, shots  # noqa: F401 (fixtures by name)
 from playwright.sync_api import BrowserContext, Page, expect
 
 CHROMIUM = Path("/usr/bin/chromium")

@@ -13,7 +13,12 @@ a normalized box, so each loader normalizes at load time:
   ``{img_filename, bbox [x1, y1, x2, y2], instruction, instruction_cn, id, application,
   platform, img_size [w, h], ui_type, group}``; images in ``images/``. The box is
   normalized with the record's ``img_size``, as the reference scorer does, so no image is
-  opened at collection. Sample ``sspro-{id}`` (the id made safe for pytest).
+  opened at collection. Sample ``sspro-{id}`` (the id made safe for pytest). A record with
+  ``"gt_type": "negative"`` (a negative instruction: the element is absent) is scored as
+  ``eval_screenspot_pro.py --gt_type negative`` scores it (``eval_sample_negative_gt``: right iff the
+  answer is a refusal, a point is wrong, nothing readable is ``wrong_format``); its ``bbox`` is not
+  read. Every Pro sample carries ``gt_type`` and ``expects`` (``element``/``refusal``) in its meta,
+  so the suite counts negatives separately (metric ``negative_accuracy``).
 
 Boxes are kept as the references compute them, NOT clipped to the image: neither
 reference clips the predicted point either (the suites' reference parsers,
@@ -50,6 +55,7 @@ from pytest_uiground.record.geometry import Box
 from pytest_uiground.record.image import ImageRef
 from pytest_uiground.record.sample import Sample, Target
 from pytest_uiground.suite import hub
+from pytest_uiground.suite.config import EXPECTS
 from pytest_uiground.suite.loading import (
     LayoutError,
     LoaderContext,
@@ -81,6 +87,8 @@ PRO_FOLDER = "ScreenSpot-Pro"
 PRO_HUB_ID = "likaixin/ScreenSpot-Pro"
 PRO_LANGUAGES = {"en": "instruction", "cn": "instruction_cn"}
 PRO_META = ("group", "application", "ui_type", "platform")
+#: eval_screenspot_pro.py GT_TYPES; a record's own ``gt_type`` (absent: positive) says which rule scores it.
+PRO_GT_TYPES = ("positive", "negative")
 #: Combined slice keys (meta key -> the keys joined with "/"), one per table the reference prints.
 PRO_SLICES = {
     "cell": ("group", "ui_type"),
@@ -244,6 +252,9 @@ def pro_record_to_sample(file: Path, i: int, record: Any, images: Path, language
     seen[sid] = where
     name = record.get("img_filename")
     image = _image(images, name, sid)
+    gt_type = record.get("gt_type", "positive")
+    negative = gt_type == "negative"
+    meta.update({"gt_type": str(gt_type), EXPECTS: "refusal" if negative else "element"})
     meta.update(known_meta(record, PRO_META))
     for key, parts in PRO_SLICES.items():
         if all(p in meta for p in parts):
@@ -251,6 +262,8 @@ def pro_record_to_sample(file: Path, i: int, record: Any, images: Path, language
     try:
         if raw_id is None or str(raw_id) == "":
             raise RecordError("id", "missing")
+        if gt_type not in PRO_GT_TYPES:
+            raise RecordError("gt_type", f"{gt_type!r} is not one of {', '.join(PRO_GT_TYPES)} (absent: positive)")
         for key in PRO_META:
             meta_field(record, key)
         instruction = text_field(record, PRO_LANGUAGES[language])
@@ -260,15 +273,18 @@ def pro_record_to_sample(file: Path, i: int, record: Any, images: Path, language
         width, height = numbers(record.get("img_size"), 2, "img_size")
         if width <= 0 or height <= 0:
             raise RecordError("img_size", f"expected a positive [w, h], got {record.get('img_size')!r}")
-        x0, y0, x1, y1 = numbers(record.get("bbox"), 4, "bbox")
-        # eval_screenspot_pro.py eval_sample_positive_gt: bbox / the record's img_size, unclipped
-        box = unclipped_box(x0 / width, y0 / height, x1 / width, y1 / height, "bbox")
+        if negative:  # eval_sample_negative_gt reads only the answer: right iff it is "negative"
+            target = Target(refusal=True)
+        else:
+            x0, y0, x1, y1 = numbers(record.get("bbox"), 4, "bbox")
+            # eval_screenspot_pro.py eval_sample_positive_gt: bbox / the record's img_size, unclipped
+            target = Target(box=unclipped_box(x0 / width, y0 / height, x1 / width, y1 / height, "bbox"))
     except RecordError as exc:
         return invalid_sample(sid, image, "point", meta, f"{where}: {exc}")
     if width == int(width) and height == int(height):  # the size the reference scores with: no header read
         image = replace(image, size=(int(width), int(height)))
     meta["dataset_id"] = str(raw_id)  # a replay file may key its records by the dataset's own id
-    return Sample(id=sid, image=image, instruction=instruction, task="point", target=Target(box=box), meta=meta)
+    return Sample(id=sid, image=image, instruction=instruction, task="point", target=target, meta=meta)
 
 
 def load_pro(options: Mapping[str, Any], ctx: LoaderContext) -> list[Sample]:

@@ -1,4 +1,5 @@
-"""Fixtures of the annotator's tests: screenshots drawn here, a deterministic detector, and a
+"""Fixtures of the annotator's tests (imported by name: a second ``conftest.py`` under tests/ would shadow the
+shared one for ``from conftest import ...`` under xdist): screenshots drawn here, a deterministic detector, and a
 server running on a thread of the test process (its URL, its folder, its annotations file)."""
 
 from __future__ import annotations
