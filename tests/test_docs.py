@@ -249,7 +249,7 @@ def test_workflow_block_parses_and_its_commands_too(block: Block, pytestconfig: 
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     """A CI workflow (``yaml``): it parses, and every ``run:`` step's commands are checked as a no-run
     shell block's, with each ``${{ expression }}`` read as ``1`` (a matrix index, say)."""
-    yaml = pytest.importorskip("yaml", reason="checking a workflow needs PyYAML")
+    yaml = pytest.importorskip("yaml", reason="checking a workflow needs PyYAML (the [dev] extra has it)")
 
     def runs(node: object) -> Iterator[str]:
         if isinstance(node, dict):
@@ -299,7 +299,8 @@ def _runnable() -> list[tuple[str, list[str]]]:
             continue
         for words in commands(b.code):
             cheap = (words[:2] == ["pytest", "suites/synthetic"] or words[:2] == ["python", "-c"]
-                     or words[:4] == ["python", "-m", "pytest_uiground", "init"])
+                     or words[:4] in (["python", "-m", "pytest_uiground", "init"],
+                                      ["python", "-m", "pytest_uiground", "merge"]))
             if cheap:
                 seen.setdefault(tuple(words), b.where)
     return [(where, list(words)) for words, where in seen.items()]
@@ -312,7 +313,7 @@ def test_the_cheap_commands_run_in_a_fresh_project() -> None:
     comment says it fails may fail its checks (exit 1), never its usage (exit 2..5)."""
     runs = _runnable()
     # init first, then the main job (it fills the prediction cache), then the rest in document order
-    order = sorted(runs, key=lambda r: (r[1][:3] != ["python", "-m", "pytest_uiground"],
+    order = sorted(runs, key=lambda r: (r[1][:4] != ["python", "-m", "pytest_uiground", "init"],
                                         r[1] != ["pytest", "suites/synthetic"]))
     assert ["pytest", "suites/synthetic"] in [c for _, c in runs]
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}

@@ -163,8 +163,8 @@ def test_device_auto_pins_each_worker_to_its_own_gpu() -> None:
 
 
 def test_registry_unknown_name_lists_known() -> None:
-    known = ("center, elam, gta1, gui-owl, holo, mai-ui, molmo, ocr, openai, qwen-vl, replay, tinyclick, uground, "
-             "ui-venus, uitars")
+    known = ("center, elam, gelato, gta1, gui-owl, holo, mai-ui, molmo, ocr, omniparser, openai, qwen-vl, replay, "
+             "tinyclick, uground, ui-venus, uitars")
     with pytest.raises(registry.UnknownNameError, match=rf"no model named 'elma'; known: {known}"):
         registry.resolve(registry.MODEL_GROUP, "elma", what="model", option="--model")
     assert registry.resolve(registry.MODEL_GROUP, "pytest_uiground.models.offline.center:create", what="model",

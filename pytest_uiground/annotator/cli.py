@@ -22,7 +22,7 @@ import webbrowser
 from collections.abc import Sequence
 from pathlib import Path
 
-from pytest_uiground.annotator.server import Annotator, AnnotatorServer, Proposals, find_images
+from pytest_uiground.annotator.server import Annotator, AnnotatorServer, Proposals, curation_tool, find_images
 from pytest_uiground.annotator.store import Store
 
 DEFAULT_FILE = "annotations.jsonl"
@@ -132,11 +132,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``python -m pytest_uiground annotate``; returns the exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
     args = _parser().parse_args(argv)
+    annotate = curation_tool()
     if args.terminal or args.answers is not None:
-        from pytest_uiground.benchmarks.openadapt import annotate
-
-        return annotate.main([a for a in argv if a != "--terminal"])
-    from pytest_uiground.benchmarks.openadapt.annotate import AnnotateError
+        return int(annotate.main([a for a in argv if a != "--terminal"]))
+    AnnotateError = annotate.AnnotateError
 
     if args.name is not None:
         print("annotate: error: --name is an option of --terminal (annotations.jsonl has no dataset name)",
@@ -149,4 +148,4 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except AnnotateError as exc:  # --detector that cannot be loaded
         print(f"annotate: error: {exc}", file=sys.stderr)
-        return exc.code
+        return int(exc.code)

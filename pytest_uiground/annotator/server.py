@@ -23,6 +23,7 @@ screenshot while the detector runs. What a framework would add is done here in a
 from __future__ import annotations
 
 import hmac
+import importlib
 import json
 import mimetypes
 import secrets
@@ -87,16 +88,25 @@ def find_images(folder: Path, root: Path, referenced: Iterable[str]) -> list[Ima
     return infos
 
 
+CURATION_TOOL = "pytest_uiground.benchmarks.openadapt.annotate"
+"""The OpenAdapt curation tool: its detectors (OCR, OmniParser, ``module:function``) propose the page's boxes,
+and ``--terminal`` is its prompt review. The core knows no benchmark, so it is imported by name, as
+``python -m pytest_uiground`` imports its commands and ``init --from`` the grounding scaffold."""
+
+
+def curation_tool() -> Any:
+    """The curation tool's module (:data:`CURATION_TOOL`), imported on first use."""
+    return importlib.import_module(CURATION_TOOL)
+
+
 class Proposals:
     """The detector's proposals per image, computed on one background thread in image order,
     the image the page waits for first, and kept in the sidecar."""
 
     def __init__(self, store: Store, images: Sequence[ImageInfo], spec: str, min_score: float,
                  *, prefetch: bool = True) -> None:
-        from pytest_uiground.benchmarks.openadapt.annotate import load_detector
-
         self.store, self.images, self.spec, self.min_score = store, images, spec, min_score
-        self.detector = load_detector(spec)  # a bad --detector fails at start-up, not on the page
+        self.detector = curation_tool().load_detector(spec)  # a bad --detector fails at start-up, not on the page
         self._done: dict[int, dict[str, Any]] = {}
         self._wanted: list[int] = []
         self._cond = threading.Condition()
@@ -151,7 +161,8 @@ class Proposals:
                 self._cond.notify_all()
 
     def _compute(self, info: ImageInfo) -> dict[str, Any]:
-        from pytest_uiground.benchmarks.openadapt.annotate import AnnotateError, proposals_of, read_image
+        tool = curation_tool()
+        AnnotateError, proposals_of, read_image = tool.AnnotateError, tool.proposals_of, tool.read_image
 
         if info.error is not None:
             return {"error": info.error, "items": []}

@@ -192,7 +192,7 @@ def test_usage_errors_name_the_value(tmp_path: Path, shots: Path, detector: str,
     assert run(tmp_path, shots, "no_such_module_xyz:detect", "") == 2
     assert "--detector 'no_such_module_xyz:detect' cannot be imported" in capsys.readouterr().err
     assert run(tmp_path, shots, "nonsense", "") == 2
-    assert "expected 'ocr' or 'module:function'" in capsys.readouterr().err
+    assert "expected 'ocr', 'omniparser[=WEIGHTS]' or 'module:function'" in capsys.readouterr().err
     assert run(tmp_path, shots, detector.replace(":detect", ":broken"), "") == 1
     assert "detector failed on a.png: RuntimeError: model fell over" in capsys.readouterr().err
     assert run(tmp_path, tmp_path / "nowhere", detector, "") == 2
