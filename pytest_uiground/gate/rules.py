@@ -36,11 +36,21 @@ def _versions() -> dict[str, str]:
     return out
 
 
+def setting(options: RunOptions) -> str:
+    """The run's setting as model cards name it: ``native``, or ``zoom-in`` with the cropping strategy and
+    its depth (UI-Venus-1.5, Qwen-UI-Agent and ClawGUI report zoom-in, crop then ground again, as its own
+    column beside native scores; a figure must say which it is)."""
+    if options.cropping == "none":
+        return "native"
+    return f"zoom-in ({options.cropping}, depth {options.cropping_depth})"
+
+
 def provenance(out: SuiteOutcome, options: RunOptions) -> dict[str, Any]:
     """What the run records about a suite's result: in the baseline it writes and in its summary."""
     model = out.model or {}
     return {
         "model": model.get("name", options.model.name),
+        "setting": setting(options),
         "model_path": options.model.path,
         "model_fingerprint": model.get("fingerprint"),
         "model_revision": options.model.revision,

@@ -92,10 +92,17 @@ def _models(suites: Mapping[str, SuiteSummary]) -> str:
     return "+".join(sorted({s.model for s in suites.values() if s.model}))
 
 
+def _zoom(suites: Mapping[str, SuiteSummary]) -> str:
+    """`` zoom-in (fixed, depth 3)`` for a run with a cropping strategy, so native and zoom-in sit side by
+    side under their own names (summaries written before the setting was recorded read as native)."""
+    shown = {str(s.provenance.get("setting", "native")) for s in suites.values()}
+    return "" if shown <= {"native"} else " " + "/".join(sorted(shown - {"native"}))
+
+
 def default_labels(dirs: Sequence[Path], suites: Sequence[Mapping[str, SuiteSummary]]) -> list[str]:
     """One short label per run: the model name when that tells the runs apart, else the
     report folder's name, else both ("ocr · ocr-fixed"); never "ocr (ocr)"."""
-    models = [_models(s) for s in suites]
+    models = [_models(s) + _zoom(s) if _models(s) else "" for s in suites]
     names = [d.resolve().name or str(d) for d in dirs]
     both = [n if not m or m == n else f"{m} \u00b7 {n}" for m, n in zip(models, names, strict=True)]
     for candidate in (models, names, both):

@@ -31,7 +31,9 @@ def write_suite(tr: Any, o: SuiteOutcome, options: RunOptions, load: str, artifa
     """One suite's block on the terminal reporter ``tr``; ``load`` says how long the model took to
     load ("" if unknown), ``artifact_lines`` where the report and the markdown summary were written."""
     model = (o.model or {}).get("name", options.model.name)
-    tr.write_sep("=", f"uiground: {o.loaded.config.name} (model {model}, {len(o.results)} samples)")
+    shown = o.provenance.get("setting", "native")
+    how = "" if shown == "native" else f", {shown}"
+    tr.write_sep("=", f"uiground: {o.loaded.config.name} (model {model}{how}, {len(o.results)} samples)")
     if o.baseline is None:
         tr.write_line("no baseline yet: run with --snapshot-update to record one")
     elif o.baseline.damaged and options.updating:
@@ -40,7 +42,9 @@ def write_suite(tr: Any, o: SuiteOutcome, options: RunOptions, load: str, artifa
         tr.write_line(o.baseline.damaged)
     else:
         prov = o.baseline.provenance
-        tr.write_line(f"baseline: model {prov.get('model')!r}, {prov.get('date', '?')}"
+        tr.write_line(f"baseline: model {prov.get('model')!r}"
+                      + (f" ({prov['setting']})" if prov.get("setting", "native") != "native" else "")
+                      + f", {prov.get('date', '?')}"
                       + (" (partial run: compared on the same samples)" if o.partial else ""))
     grown = baseline_mod.growth_text(o.new_ids, o.removed_ids)
     if grown:

@@ -235,11 +235,18 @@ def test_detection_suite_runs_reports_and_compares(pytester: pytest.Pytester) ->
     assert {r["score"]["components"]["attempts"] for r in records("ocr")} == {1}
     assert max(r["score"]["components"]["attempts"] for r in records("ocr-fixed")) == 2  # the screen, then one tile
     assert docs[1]["model_fingerprint"]["cropping"] == "fixed"
+    # Zoom-in is labelled as the model cards label it: the setting in the summary, the terminal and compare.
+    assert [d["provenance"]["setting"] for d in docs] == ["native", "zoom-in (fixed, depth 3)"]
+    assert "(model ocr, zoom-in (fixed, depth 3), 6 samples)" in crop.stdout.str()
+    assert "(model ocr, 6 samples)" in plain.stdout.str()
     assert (pytester.path / "out" / "ocr" / "report.html").is_file()
+    assert "zoom-in (fixed, depth 3)" in (pytester.path / "out" / "ocr-fixed" / "report.html").read_text()
     html = pytester.path / "comparison.html"
     assert compare_main([str(pytester.path / "out" / "ocr"), str(pytester.path / "out" / "ocr-fixed"),
                          "--html", str(html)]) == 0
-    assert html.read_text().count("<svg class=\"plot\"") >= 7  # a chart per metric (6) and latency vs accuracy
+    page = html.read_text()
+    assert page.count("<svg class=\"plot\"") >= 7  # a chart per metric (6) and latency vs accuracy
+    assert "ocr zoom-in (fixed, depth 3)" in page, "native and zoom-in side by side, each named"
 
 
 def test_snapshot_match_follows_the_metric_direction() -> None:
