@@ -157,7 +157,9 @@ def test_refusals_lifecycle(project: Project, tmp_path: Path, xdist: list[str]) 
     update = project.pytester.runpytest_subprocess(*args, "--snapshot-update")
     assert update.ret == 0, update.stdout.str()[-3000:]
     stored = "\n".join(project.baseline_files().values())
-    assert stored.count('"refused": true') == 3, stored[:2000]
+    entries = json.loads(project.baseline_files()["osworld_g/samples.json"])["samples"]
+    assert sum(e["c"].get("refused") is True for e in entries.values()) == 3, stored[:2000]
+    assert sum(e.get("a", {}).get("refused") is True for e in entries.values()) == 3, "the answers are kept too"
 
 
 def test_report_draws_the_polygon_not_its_bounding_box() -> None:

@@ -425,3 +425,33 @@ def test_annotate_names_the_extra_when_omniparser_is_missing(monkeypatch: pytest
     monkeypatch.setattr(extras, "absent", lambda modules: ["ultralytics"])
     with pytest.raises(AnnotateError, match=r"--detector omniparser needs the \[omniparser\] extra"):
         load_detector("omniparser")
+
+
+def test_building_the_detector_leaves_pillows_own_open(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Importing ultralytics replaces ``PIL.Image.open`` process-wide (``ultralytics/utils/patches.py``): an
+    unreadable screenshot then tries to install pi-heif and fails with ModuleNotFoundError instead of its own
+    error, for every model in the run. The detector puts Pillow's own back (a stand-in import patches it here)."""
+    pytest.importorskip("ultralytics",
+                        reason="needs the [omniparser] extra (pip install 'pytest-uiground[omniparser]')")
+    import importlib
+
+    from PIL import Image
+
+    from pytest_uiground.models.omniparser.model import Detector
+
+    original, real_import = Image.open, importlib.import_module
+
+    def patching_import(name: str, *args: Any) -> Any:
+        if name != "ultralytics":
+            return real_import(name, *args)
+        Image.open = lambda *a, **k: (_ for _ in ()).throw(ModuleNotFoundError("No module named 'pi_heif'"))
+
+        def yolo(path: str) -> Any:
+            raise ValueError("not a checkpoint")
+
+        return type("Ultralytics", (), {"YOLO": staticmethod(yolo)})
+
+    monkeypatch.setattr(importlib, "import_module", patching_import)
+    with pytest.raises(ModelLoadError, match="is not an Ultralytics detector checkpoint"):
+        Detector(tmp_path / "model.pt")
+    assert Image.open is original

@@ -203,7 +203,7 @@ def test_the_right_frame_passes(probed: Any, family: str, frame: str) -> None:
     # families whose client resizes before sending
     ("holo", seeing("norm1000", "holo"), "answers look like 0..1000 but the family reads pixels of the resized "
                                          "image (families that read 0..1000: uground, qwen3-vl, gui-owl, ui-venus, "
-                                         "mai-ui)"),
+                                         "mai-ui, gelato)"),
     ("holo", seeing("pixels", "holo", swapped=True), "x and y look swapped: the answers are (y, x) in pixels of the "
                                                      "resized image"),
     ("holo", blind("holo"), "the answers ignore the image: 1 distinct point(s) for 13 targets"),

@@ -80,8 +80,17 @@ class Detector:
         import importlib
 
         import torch
+        from PIL import Image
 
-        yolo: Any = importlib.import_module("ultralytics").YOLO
+        pil_open = Image.open
+        try:
+            yolo: Any = importlib.import_module("ultralytics").YOLO
+        finally:
+            # Importing ultralytics replaces PIL.Image.open for the whole process (ultralytics/utils/patches.py,
+            # 8.4): on an image PIL cannot identify it tries to install pi-heif and raises ModuleNotFoundError,
+            # so every later broken screenshot of the run (any model's) would fail with that instead of its own
+            # error. The harness keeps Pillow's own open; the detector is handed decoded images.
+            Image.open = pil_open
         if threads is not None:
             torch.set_num_threads(threads)
         t0 = time.perf_counter()
