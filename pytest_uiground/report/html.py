@@ -173,6 +173,8 @@ def header(summary: SuiteSummary) -> str:
         ("regressed", len(summary.regressed)),
         ("fixed", len(summary.fixed)),
         *([("unstable (never failing alone)", len(summary.unstable))] if summary.unstable else []),
+        *([("new (not in the baseline: run, not gated)", len(summary.new))] if summary.new else []),
+        *([("removed (in the baseline, no longer in the suite)", len(summary.removed))] if summary.removed else []),
     ]
     rows += judge_rows(summary)
     shown = {"model": summary.model, "model_fingerprint": summary.model_fingerprint,

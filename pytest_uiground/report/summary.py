@@ -184,6 +184,10 @@ class SuiteSummary:
     unstable: tuple[str, ...] = ()
     #: --uiground-repeat: the run-to-run flip rate, overall and by slice (gate/noise.py); None when not repeated.
     noise: Mapping[str, Any] | None = None
+    #: A suite that grew or shrank since its baseline: the samples it has no entry for (run, not gated) and
+    #: the entries of samples the suite no longer has (dropped out).
+    new: tuple[str, ...] = ()
+    removed: tuple[str, ...] = ()
     #: Several --uiground-api-base: per endpoint, from the records (:func:`endpoint_table`); None otherwise.
     endpoints: Mapping[str, Any] | None = None
     version: int = VERSION
@@ -215,6 +219,10 @@ class SuiteSummary:
             out["unstable"] = list(self.unstable)
         if self.noise is not None:
             out["noise"] = dict(self.noise)
+        if self.new:
+            out["new"] = list(self.new)
+        if self.removed:
+            out["removed"] = list(self.removed)
         if self.endpoints is not None:
             out["endpoints"] = {k: dict(v) for k, v in self.endpoints.items()}
         return out
@@ -243,6 +251,7 @@ class SuiteSummary:
             verdict=Verdict.from_json(d.get("verdict")),
             unstable=_ids(d.get("unstable")),
             noise=dict(n) if isinstance(n := d.get("noise"), Mapping) else None,
+            new=_ids(d.get("new")), removed=_ids(d.get("removed")),
             endpoints=dict(ep) if isinstance(ep := d.get("endpoints"), Mapping) else None,
             version=int(d.get("version") or 1),
         )
@@ -297,6 +306,8 @@ def build(
     provenance: dict[str, Any],
     verdict: Verdict | None = None,
     noise: Mapping[str, Any] | None = None,
+    new: Sequence[str] = (),
+    removed: Sequence[str] = (),
 ) -> SuiteSummary:
     """The suite's summary record (``summary.json``) from its records, metrics, checks and provenance."""
     def r4(v: float) -> float | None:
@@ -340,6 +351,7 @@ def build(
         unstable=tuple(sorted(r.id for r in results if r.outcome == Outcome.UNSTABLE)),
         noise=noise,
         endpoints=endpoint_table(results),
+        new=tuple(sorted(new)), removed=tuple(sorted(removed)),
     )
 
 

@@ -64,9 +64,12 @@ def test_added_samples_are_new_then_only_new_adds_them_byte_identically(project:
     assert len(before) == 8
     # three samples added (one of them wrong): new, listed, run, not gated; the gate passes
     (folder / "annotations.jsonl").write_text("".join(json.dumps(r) + "\n" for r in lines(11)))
-    result = project.run(wrong=["s01", "s09"], xdist=xdist)
+    result = project.run("--uiground-report", "out", wrong=["s01", "s09"], xdist=xdist)
     out = result.stdout.str()
     assert result.ret == 0, out
+    assert project.summary()["new"] == ["s08", "s09", "s10"] and "removed" not in project.summary()
+    assert "new (not in the baseline: run, not gated)</dt><dd>3</dd>" in \
+        (project.root / "out" / "report.html").read_text().replace("\n", "")
     assert "3 new samples (not in the baseline: run, not gated; --snapshot-update --uiground-only-new adds them): " \
         "s08, s09, s10" in out
     assert "sample set changed" not in out and "PASS" in out
