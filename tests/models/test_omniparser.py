@@ -5,6 +5,7 @@ captions from a tiny random Florence-2; the LLM path against a loopback server."
 from __future__ import annotations
 
 import json
+import os
 import random
 import subprocess
 import sys
@@ -427,31 +428,18 @@ def test_annotate_names_the_extra_when_omniparser_is_missing(monkeypatch: pytest
         load_detector("omniparser")
 
 
-def test_building_the_detector_leaves_pillows_own_open(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_pillows_own_open_is_put_back_after_ultralytics_is_imported() -> None:
     """Importing ultralytics replaces ``PIL.Image.open`` process-wide (``ultralytics/utils/patches.py``): an
     unreadable screenshot then tries to install pi-heif and fails with ModuleNotFoundError instead of its own
-    error, for every model in the run. The detector puts Pillow's own back (a stand-in import patches it here)."""
-    pytest.importorskip("ultralytics",
-                        reason="needs the [omniparser] extra (pip install 'pytest-uiground[omniparser]')")
-    import importlib
+    error, for every model in the run. The detector puts Pillow's own back; checked in a fresh process (an
+    import here would patch this test process's Pillow for the tests after it)."""
+    import importlib.util
 
-    from PIL import Image
-
-    from pytest_uiground.models.omniparser.model import Detector
-
-    original, real_import = Image.open, importlib.import_module
-
-    def patching_import(name: str, *args: Any) -> Any:
-        if name != "ultralytics":
-            return real_import(name, *args)
-        Image.open = lambda *a, **k: (_ for _ in ()).throw(ModuleNotFoundError("No module named 'pi_heif'"))
-
-        def yolo(path: str) -> Any:
-            raise ValueError("not a checkpoint")
-
-        return type("Ultralytics", (), {"YOLO": staticmethod(yolo)})
-
-    monkeypatch.setattr(importlib, "import_module", patching_import)
-    with pytest.raises(ModelLoadError, match="is not an Ultralytics detector checkpoint"):
-        Detector(tmp_path / "model.pt")
-    assert Image.open is original
+    if importlib.util.find_spec("ultralytics") is None:
+        pytest.skip("needs the [omniparser] extra (pip install 'pytest-uiground[omniparser]')")
+    code = ("import PIL.Image as I; own = I.open; import ultralytics; assert I.open is not own, 'not patched'; "
+            "from pytest_uiground.models.omniparser.model import pillow_open_back; pillow_open_back(); "
+            "assert I.open is own; pillow_open_back(); assert I.open is own; print('restored')")
+    env = {**os.environ, "YOLO_OFFLINE": "True", "YOLO_AUTOINSTALL": "False", "YOLO_VERBOSE": "False"}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0 and "restored" in done.stdout, done.stderr[-2000:]

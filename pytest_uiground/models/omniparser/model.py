@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import threading
 import time
 from collections import OrderedDict
@@ -63,6 +64,20 @@ def _quiet_ultralytics() -> None:
         os.environ.setdefault(var, value)
 
 
+def pillow_open_back() -> None:
+    """Undo what importing ultralytics does to Pillow: ``ultralytics/utils/patches.py`` (8.4) replaces
+    ``PIL.Image.open`` for the whole process with a wrapper that, on an image Pillow cannot identify, tries
+    to install pi-heif and raises ModuleNotFoundError; every later broken screenshot of the run (any
+    model's) would then fail with that instead of its own error. The wrapper keeps Pillow's own open as
+    ``_image_open``; it is put back whenever the wrapper is in place, whoever imported ultralytics first."""
+    from PIL import Image
+
+    patches = sys.modules.get("ultralytics.utils.patches")
+    own = getattr(patches, "_image_open", None)
+    if own is not None and Image.open is getattr(patches, "image_open", None):
+        Image.open = own
+
+
 def _device(options: ModelOptions) -> str:
     if options.device != "auto":
         return options.device
@@ -80,17 +95,9 @@ class Detector:
         import importlib
 
         import torch
-        from PIL import Image
 
-        pil_open = Image.open
-        try:
-            yolo: Any = importlib.import_module("ultralytics").YOLO
-        finally:
-            # Importing ultralytics replaces PIL.Image.open for the whole process (ultralytics/utils/patches.py,
-            # 8.4): on an image PIL cannot identify it tries to install pi-heif and raises ModuleNotFoundError,
-            # so every later broken screenshot of the run (any model's) would fail with that instead of its own
-            # error. The harness keeps Pillow's own open; the detector is handed decoded images.
-            Image.open = pil_open
+        yolo: Any = importlib.import_module("ultralytics").YOLO
+        pillow_open_back()
         if threads is not None:
             torch.set_num_threads(threads)
         t0 = time.perf_counter()
