@@ -40,8 +40,10 @@ OWN_SWITCHES = frozenset({"--snapshot-update", "--uiground-probe"})
 PER_MACHINE = frozenset({"--uiground-api-base"})
 
 
-def replayable(args: Sequence[str]) -> list[str]:
-    """The command line without what belongs to one shard (``--opt value``, ``--opt=value``, ``-n2``)."""
+def _drop(args: Sequence[str], switches: frozenset[str] = frozenset(),
+          with_value: frozenset[str] = frozenset()) -> list[str]:
+    """``args`` without the ``switches`` and the ``with_value`` options and their values (``--opt value``
+    and ``--opt=value``)."""
     out: list[str] = []
     skip = False
     for arg in args:
@@ -49,31 +51,24 @@ def replayable(args: Sequence[str]) -> list[str]:
             skip = False
             continue
         name = arg.split("=", 1)[0]
-        if name in OWN_SWITCHES or (name in OWN_WITH_VALUE and "=" in arg):
+        if name in switches:
             continue
-        if name in OWN_WITH_VALUE:
-            skip = True
-            continue
-        if arg.startswith("-n") and not arg.startswith("--") and len(arg) > 2:  # -n2, -nauto
-            continue
-        out.append(arg)
-    return out
-
-
-def comparable(args: Sequence[str]) -> list[str]:
-    """``args`` without the values that may differ between shards of one run (:data:`PER_MACHINE`)."""
-    out: list[str] = []
-    skip = False
-    for arg in args:
-        if skip:
-            skip = False
-            continue
-        name = arg.split("=", 1)[0]
-        if name in PER_MACHINE:
+        if name in with_value:
             skip = "=" not in arg
             continue
         out.append(arg)
     return out
+
+
+def replayable(args: Sequence[str]) -> list[str]:
+    """The command line without what belongs to one shard (``--opt value``, ``--opt=value``, ``-n2``)."""
+    return [a for a in _drop(args, OWN_SWITCHES, OWN_WITH_VALUE)
+            if not (a.startswith("-n") and not a.startswith("--") and len(a) > 2)]  # -n2, -nauto
+
+
+def comparable(args: Sequence[str]) -> list[str]:
+    """``args`` without the values that may differ between shards of one run (:data:`PER_MACHINE`)."""
+    return _drop(args, with_value=PER_MACHINE)
 
 
 def identity(model: dict[str, Any] | None) -> dict[str, Any] | None:

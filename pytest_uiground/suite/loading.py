@@ -265,3 +265,14 @@ def candidates(data_path: Path | None, folder: str) -> list[Path]:
 def invalid_sample(sid: str, image: ImageRef, task: str, meta: Mapping[str, str], reason: str) -> Sample:
     return Sample(id=sid, image=image, instruction="", task=task, target=Target(),  # type: ignore[arg-type]
                   meta=dict(meta), invalid=reason)
+
+
+def unused_id(base: str, taken: set[str], suffix: str = "") -> str:
+    """A fallback sample id for a record whose own id is missing or repeated: ``base + suffix``, else
+    ``base-2 + suffix``, ``base-3 ...``, the first not in ``taken`` (which it joins). A loader puts every
+    real id in ``taken`` first, so a fallback can never take a real sample's id (issue 34, hostile 10)."""
+    sid, n = f"{base}{suffix}", 2
+    while sid in taken:
+        sid, n = f"{base}-{n}{suffix}", n + 1
+    taken.add(sid)
+    return sid

@@ -144,3 +144,14 @@ def test_lifecycle(project: Project, tmp_path: Path, xdist: list[str]) -> None:
     assert other.ret == 1
     other.stdout.fnmatch_lines(["*refusal policy*'count'*in the baseline*'exclude'*"])
     assert project.summary()["metrics"]["accuracy"]["n"] == 15
+
+
+def test_a_fallback_id_never_takes_a_real_records_id() -> None:
+    """A record without an id (index 0) falls back to ``record0``; a later record whose own id is ``record0``
+    keeps it, and the fallback moves aside (the OSWorld-G rule, one helper: suite/loading.py unused_id)."""
+    from pytest_uiground.benchmarks.venusbench_gd.loader import sample_ids
+
+    ids = sample_ids("element_grounding", [{}, {"id": "record0"}, {"id": "a"}, {"id": "a"}], "")
+    assert ids[1] == "venusbench-element_grounding-record0"
+    assert ids[0] == "venusbench-element_grounding-record0-2"
+    assert len(set(ids)) == 4 and ids[2].startswith("venusbench-element_grounding-record2")

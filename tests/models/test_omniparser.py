@@ -40,52 +40,55 @@ def real_screens() -> list[Path]:
     return shared if len(shared) == 9 else sorted((CURATED / "samples").glob("*.png"))
 
 
-# -- the merge, against a transcription of the reference -------------------------------------------
+# -- the merge, against an independent implementation of the reference's rules -------------------
 
 def reference_remove_overlap_new(boxes: list[dict], iou_threshold: float, ocr_bbox: list[dict] | None) -> list[dict]:
-    """microsoft/OmniParser@3540212 util/utils.py ``remove_overlap_new``, transcribed (dicts, as there)."""
-    def box_area(box):
-        return (box[2] - box[0]) * (box[3] - box[1])
+    """The rules of microsoft/OmniParser@3540212 util/utils.py ``remove_overlap_new``, written here from its
+    description (dicts in and out, as there), independently of ``models/omniparser/parse.py``:
 
-    def intersection_area(b1, b2):
+    1. Two boxes *overlap* by the largest of their IoU and the share of either box the other covers (a box
+       of no area covers nothing). An icon box is dropped when another icon box overlaps it above the
+       threshold and is strictly smaller.
+    2. A box is *inside* another when more than 80 % of its area is covered by it.
+    3. The result starts with every OCR element. Each icon kept by rule 1 then walks the OCR elements in
+       their order: one inside the icon adds its text and a space to the icon's label and leaves the
+       result (its text counts even when an earlier icon already took it out); an icon inside an OCR
+       element ends the walk and is not added (what it took out stays out). An icon that survives the
+       walk is appended as ``{"type": "icon", "bbox", "content": label or None}``.
+    4. Without OCR elements the kept icons are returned as they came."""
+    def area(b: list[float]) -> float:
+        return (b[2] - b[0]) * (b[3] - b[1])
+
+    def covered(b1: list[float], b2: list[float]) -> float:  # the area the two share
         return max(0, min(b1[2], b2[2]) - max(b1[0], b2[0])) * max(0, min(b1[3], b2[3]) - max(b1[1], b2[1]))
 
-    def IoU(b1, b2):
-        inter = intersection_area(b1, b2)
-        union = box_area(b1) + box_area(b2) - inter + 1e-6
-        r1, r2 = (inter / box_area(b1), inter / box_area(b2)) if box_area(b1) > 0 and box_area(b2) > 0 else (0, 0)
-        return max(inter / union, r1, r2)
+    def overlap(b1: list[float], b2: list[float]) -> float:
+        shared = covered(b1, b2)
+        shares = (shared / area(b1), shared / area(b2)) if area(b1) > 0 and area(b2) > 0 else (0.0, 0.0)
+        return max(shared / (area(b1) + area(b2) - shared + 1e-6), *shares)
 
-    def is_inside(b1, b2):
-        return intersection_area(b1, b2) / box_area(b1) > 0.80
+    def inside(small: list[float], big: list[float]) -> bool:
+        return covered(small, big) / area(small) > 0.80
 
-    filtered = []
-    if ocr_bbox:
-        filtered.extend(ocr_bbox)
-    for i, e1 in enumerate(boxes):
-        b1 = e1["bbox"]
-        if any(i != j and IoU(b1, e2["bbox"]) > iou_threshold and box_area(b1) > box_area(e2["bbox"])
-               for j, e2 in enumerate(boxes)):
-            continue
-        if ocr_bbox:
-            added, labels = False, ""
-            for e3 in ocr_bbox:
-                if not added:
-                    b3 = e3["bbox"]
-                    if is_inside(b3, b1):
-                        try:
-                            labels += e3["content"] + " "
-                            filtered.remove(e3)
-                        except ValueError:
-                            continue
-                    elif is_inside(b1, b3):
-                        added = True
-                        break
-            if not added:
-                filtered.append({"type": "icon", "bbox": b1, "content": labels or None})
-        else:
-            filtered.append(e1)
-    return filtered
+    kept = [icon for n, icon in enumerate(boxes)
+            if not any(m != n and overlap(icon["bbox"], other["bbox"]) > iou_threshold
+                       and area(icon["bbox"]) > area(other["bbox"]) for m, other in enumerate(boxes))]
+    if not ocr_bbox:
+        return kept
+    result: list[dict] = list(ocr_bbox)
+    for icon in kept:
+        label, swallowed = "", False
+        for text in ocr_bbox:
+            if inside(text["bbox"], icon["bbox"]):
+                label += text["content"] + " "
+                if any(r is text for r in result):
+                    result = [r for r in result if r is not text]
+            elif inside(icon["bbox"], text["bbox"]):
+                swallowed = True
+                break
+        if not swallowed:
+            result.append({"type": "icon", "bbox": icon["bbox"], "content": label or None})
+    return result
 
 
 def _random_box(rng: random.Random, big: float) -> Box:

@@ -58,6 +58,7 @@ from pytest_uiground.suite.loading import (
     read_records,
     safe_id,
     text_or_empty,
+    unused_id,
 )
 
 FOLDER = "benchmark"
@@ -226,9 +227,6 @@ def load(options: Mapping[str, Any], ctx: LoaderContext) -> list[Sample]:
         if problem is None:
             sid = f"osworld-g-{safe_id(str(record['id']))}"
         else:
-            sid, n = f"osworld-g-record{i}", 2
-            while sid in taken:
-                sid, n = f"osworld-g-record{i}-{n}", n + 1
-            taken.add(sid)
+            sid = unused_id(f"osworld-g-record{i}", taken)
         samples.append(record_to_sample(folder, file, i, record, sid, groups, sizes, problem))
     return samples

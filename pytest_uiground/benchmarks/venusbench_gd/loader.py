@@ -68,6 +68,7 @@ from pytest_uiground.suite.loading import (
     read_records,
     safe_id,
     text_field,
+    unused_id,
 )
 
 FOLDER = "VenusBench-GD"
@@ -169,18 +170,16 @@ def sample_ids(task: str, records: Sequence[Any], suffix: str) -> list[str]:
     for v in usable:
         if v is not None:
             counts[safe_id(v)] = counts.get(safe_id(v), 0) + 1
-    taken: set[str] = set()
+    own = {v: f"venusbench-{task}-{safe_id(v)}{suffix}" for v in usable if v is not None and counts[safe_id(v)] == 1}
+    taken = set(own.values())  # every real id first, so no fallback can take one
     out: list[str] = []
     for i, v in enumerate(usable):
-        if v is not None and counts[safe_id(v)] == 1:
-            sid = f"venusbench-{task}-{safe_id(v)}{suffix}"
+        if v is not None and v in own:
+            sid = own[v]
         elif v is None and not counts:
             sid = f"venusbench-{task}-{i}{suffix}"
         else:
-            sid, n = f"venusbench-{task}-record{i}{suffix}", 2
-            while sid in taken:
-                sid, n = f"venusbench-{task}-record{i}-{n}{suffix}", n + 1
-        taken.add(sid)
+            sid = unused_id(f"venusbench-{task}-record{i}", taken, suffix)
         out.append(sid)
     return out
 
