@@ -99,11 +99,13 @@ def _ids(title: str, ids: Sequence[str]) -> str:
 
 def _changed(s: SuiteSection, outcome: Outcome) -> list[str]:
     """One line per changed sample (capped): what it expects, what this run and the baseline answered."""
-    lines = [f"- {cell(sample_line(s.samples.get(r.id), r))}" for r in s.results if r.outcome == outcome]
-    if not lines:
+    changed = [r for r in s.results if r.outcome == outcome]
+    if not changed:
         return []
-    more = [f"- … (+{len(lines) - LINE_LIMIT} more: see samples.jsonl)"] if len(lines) > LINE_LIMIT else []
-    return [*lines[:LINE_LIMIT], *more, ""]
+    # Only the lines shown are built: each reads its screenshot's header for pixels.
+    lines = [f"- {cell(sample_line(s.samples.get(r.id), r))}" for r in changed[:LINE_LIMIT]]
+    more = [f"- … (+{len(changed) - LINE_LIMIT} more: see samples.jsonl)"] if len(changed) > LINE_LIMIT else []
+    return [*lines, *more, ""]
 
 
 def run_link(env: Mapping[str, str]) -> str | None:
