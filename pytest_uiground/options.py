@@ -215,7 +215,18 @@ def _resolved(path: object, config: pytest.Config) -> Path | None:
 
 
 def _baselines_dir(path: object, config: pytest.Config) -> Path:
-    return Path(str(path)).resolve() if path else config.rootpath / "baselines"
+    """``--uiground-baselines``, else ``<project>/baselines`` found from the suites being run, never from
+    pytest's rootdir (which an option's value can move: :mod:`pytest_uiground.suite.project`). A folder
+    outside the suites' git repository stops the run."""
+    from pytest_uiground.suite import project
+
+    where = config.invocation_params.dir
+    folder = (Path(str(path)).resolve() if path
+              else project.baselines_root(config.args, where, config.rootpath))
+    outside = project.outside_repository(folder, config.args, where)
+    if outside:
+        raise pytest.UsageError(outside)
+    return folder
 
 
 def _cache_dir(value: object, config: pytest.Config) -> Path | None:
@@ -277,7 +288,8 @@ OPTIONS: tuple[Opt, ...] = (
         field="shard"),
     Opt("--uiground-report", None, "write samples.jsonl, summary.json and report.html to DIR", None, "DIR",
         field="report_dir", convert=_resolved),
-    Opt("--uiground-baselines", None, "baseline root (default: <rootdir>/baselines); each suite uses DIR/<suite>/",
+    Opt("--uiground-baselines", None, "baseline root (default: <project>/baselines, found from the suites' paths, "
+        "never from the rootdir); each suite uses DIR/<suite>/",
         None, "DIR", field="baselines_dir", convert=_baselines_dir),
     Opt("--uiground-data-path", None, "local dataset root for suites that need one (see each suite's README)",
         None, "DIR", field="data_path", convert=_resolved),

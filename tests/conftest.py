@@ -151,7 +151,8 @@ class Project:
         self.write_suite()
         pytester.makepyfile(fakemodels=FAKE_MODELS)
         pytester.makeconftest("")
-        pytester.makeini("[pytest]\n")
+        # Strict, as this repository and many projects are (issue 38): a warning anywhere in a run is an error.
+        pytester.makeini("[pytest]\nfilterwarnings =\n    error\n")
 
     def write_suite(self, loader: str = "synthetic", floor: float = 10.0) -> None:
         path = self.root / "suites" / "mini" / "suite.toml"

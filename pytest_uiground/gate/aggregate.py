@@ -29,6 +29,9 @@ def aggregate_items(session: pytest.Session, out: SuiteOutcome) -> list[pytest.F
     """The suite's aggregate test items: one per check (in ``out.checks`` order), then latency."""
     module = SuiteModule.from_parent(session, path=out.path)
     items = []
+    if out.missing:
+        items.append(pytest.Function.from_parent(module, name="test_aggregate[baseline]",
+                                                 callobj=_missing_check(out)))
     for c in out.checks:
         item = pytest.Function.from_parent(module, name=f"test_aggregate[{c.label}]", callobj=_metric_check(c, out))
         item.stash[CHECK] = c
@@ -52,6 +55,16 @@ def _metric_check(check: Check, out: SuiteOutcome) -> Callable[[], None]:
             pytest.fail(verdict.fate_text.removeprefix("baseline NOT updated: "), pytrace=False)
         if check.label in verdict.failed_checks:
             pytest.fail("\n".join(check.problems()) + "\n" + check.explain(), pytrace=False)
+
+    return test_aggregate
+
+
+def _missing_check(out: SuiteOutcome) -> Callable[[], None]:
+    """No baseline: the suite gates nothing, and this item fails with the line that says how to record
+    one (the verdict fails for the same reason: :func:`.verdict.decide`)."""
+    def test_aggregate() -> None:
+        if out.verdict is not None and out.verdict.missing:
+            pytest.fail(out.verdict.missing, pytrace=False)
 
     return test_aggregate
 

@@ -66,6 +66,8 @@ class SuiteOutcome:
     new_ids: tuple[str, ...] = ()
     removed_ids: tuple[str, ...] = ()
     only_new: bool = False
+    # No baseline to meet (issue 38): the run gates nothing, so it fails, saying how to record one.
+    missing: str | None = None
     verdict: Verdict | None = None
 
     @property
@@ -118,9 +120,19 @@ def assemble(loaded: LoadedSuite, path: Path, results: list[SampleResult], optio
         new_ids=new_ids, removed_ids=removed_ids, only_new=only_new,
     )
     out.provenance = provenance(out, options)
+    if base is None and not options.updating:
+        out.missing = missing_text(loaded.config.name, rel, options)
     if options.updating:
         out.refusal = update_refusal(out, options)
     return out
+
+
+def missing_text(suite: str, rel: str, options: RunOptions) -> str:
+    """The one line every output prints for a suite without a baseline (issue 38: syrupy and
+    pytest-regressions fail a test whose snapshot is missing; a gate that passes here gates nothing)."""
+    where = baseline_mod.suite_dir(options.baselines_dir, suite)
+    return (f"no baseline for {suite!r} at {where}: nothing to gate against; record one with "
+            f"`pytest {rel} --snapshot-update` and commit it")
 
 
 def write_baseline(out: SuiteOutcome, options: RunOptions) -> None:
@@ -180,5 +192,5 @@ def conclude(out: SuiteOutcome, *, interrupted: bool = False) -> Verdict:
     if interrupted and out.updating and out.verdict is not None and out.verdict.fate is BaselineFate.UPDATED:
         fate, text = out.verdict.fate, out.verdict.fate_text  # written before the interruption: it stands
     out.verdict = decide(out.checks, out.latency, out.results, fate=fate, fate_text=text, interrupted=interrupted,
-                         flips=out.flips, noise=out.noise)
+                         flips=out.flips, noise=out.noise, missing=out.missing)
     return out.verdict

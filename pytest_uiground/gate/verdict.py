@@ -103,6 +103,7 @@ class Verdict:
     unstable: int = 0  # right in the baseline, wrong now, shown to be noise (never failing alone)
     noise_text: str = ""  # --uiground-repeat: the flip rate in words
     flip_rate: float | None = None
+    missing: str = ""  # no baseline to gate against: the line that says how to record one (issue 38)
 
     @property
     def status(self) -> str:
@@ -129,7 +130,7 @@ class Verdict:
                 "errors": self.errors, "latency_over_budget": self.latency_over, "interrupted": self.interrupted,
                 "baseline": self.fate.value, "rule": self.rule, "fixed": self.fixed, "flips": self.flips_text,
                 "flips_p_value": self.flips_p, "unstable": self.unstable, "noise": self.noise_text,
-                "flip_rate": self.flip_rate}
+                "flip_rate": self.flip_rate, "missing_baseline": self.missing}
 
     @classmethod
     def from_json(cls, d: Any) -> Verdict | None:
@@ -158,21 +159,24 @@ class Verdict:
                    flips_p=p if isinstance(p := d.get("flips_p_value"), float) else None,
                    unstable=count("unstable"), noise_text=str(d.get("noise") or ""),
                    flip_rate=f if isinstance(f := d.get("flip_rate"), (int, float)) and not isinstance(f, bool)
-                   else None)
+                   else None, missing=str(d.get("missing_baseline") or ""))
 
 
 def decide(checks: Sequence[Check], latency: LatencyCheck | None, results: Sequence[SampleResult], *,
            fate: BaselineFate = BaselineFate.NOT_ASKED, fate_text: str = "", interrupted: bool = False,
-           flips: FlipTest | None = None, noise: Noise | None = None) -> Verdict:
+           flips: FlipTest | None = None, noise: Noise | None = None, missing: str | None = None) -> Verdict:
     """The one decision: a suite fails when the baseline update it asked for was not done, a check
     fails, latency is over budget, the flips fail it (any regressed sample under the rule ``each``,
     significant evidence under ``significant``: :mod:`.flips`), a sample errored, or the run was
-    interrupted; or the model's measured flip rate is above its bound (``--uiground-max-flip-rate``)."""
+    interrupted; or the model's measured flip rate is above its bound (``--uiground-max-flip-rate``); or
+    there is no baseline to gate against (``missing``: a gate with nothing to compare fails closed)."""
     failed = tuple(c.label for c in checks if c.problems())
     slow = bool(latency is not None and latency.problems())
     regressed = len(flips.regressed) if flips is not None else sum(r.outcome == Outcome.REGRESSION for r in results)
     errors = sum(r.error is not None for r in results)
     why: list[str] = []
+    if missing:
+        why.append("no baseline (record one with --snapshot-update)")
     if interrupted:
         why.append(f"run interrupted after {len(results)} sample{'s' * (len(results) != 1)}")
     if fate.blocks:
@@ -196,4 +200,4 @@ def decide(checks: Sequence[Check], latency: LatencyCheck | None, results: Seque
                    flips_p=flips.p_value if flips is not None else None,
                    unstable=len(flips.unstable) if flips is not None else 0,
                    noise_text=noise.text() if noise is not None else "",
-                   flip_rate=noise.flip_rate if noise is not None else None)
+                   flip_rate=noise.flip_rate if noise is not None else None, missing=missing or "")

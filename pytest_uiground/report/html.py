@@ -119,7 +119,7 @@ def verdict(summary: SuiteSummary) -> tuple[str, str]:
         return "warn", (f"verdict not recorded (summary.json version {summary.version} predates stored verdicts); "
                         "see the run's terminal output or exit status")
     if v.passed:
-        return "pass", v.text + ("" if summary.baseline else " (no baseline yet)")
+        return "pass", v.text
     return "fail", v.text
 
 
@@ -140,7 +140,8 @@ def banner(summary: SuiteSummary) -> str:
            f"{summary.n_samples} samples")
     base = summary.baseline
     if base is None:
-        against = "no baseline: run with <code>--snapshot-update</code> to record one"
+        against = ("no baseline: the gate fails until one is recorded with <code>--snapshot-update</code> "
+                   "and committed")
     else:
         against = (f"<b>{esc(base.get('model') or '?')}</b> \u00b7 fingerprint "
                    f"{esc(short(base.get('model_fingerprint')))} \u00b7 {esc(base.get('date') or '?')} \u00b7 "

@@ -127,7 +127,7 @@ def render(sections: Sequence[SuiteSection], env: Mapping[str, str] | None = Non
             out += ["", "regressions judged by rule `significant`: " + cell(s.verdict.flips_text)]
         out.append("")
         base = (f"baseline {code(s.baseline.get('model'))} ({cell(s.baseline.get('date', '?'))})" if s.baseline
-                else "no baseline yet (run with `--snapshot-update` to record one)")
+                else "no baseline: the gate fails until one is recorded with `--snapshot-update` and committed")
         refused = refusals(r.score for r in s.results)
         count = f", {refused} refusal{'s' * (refused != 1)}" if refused is not None else ""
         out.append(f"model {code(s.model)}, {len(s.results)} samples{count}; {base}")

@@ -34,8 +34,10 @@ def write_suite(tr: Any, o: SuiteOutcome, options: RunOptions, load: str, artifa
     shown = o.provenance.get("setting", "native")
     how = "" if shown == "native" else f", {shown}"
     tr.write_sep("=", f"uiground: {o.loaded.config.name} (model {model}{how}, {len(o.results)} samples)")
-    if o.baseline is None:
-        tr.write_line("no baseline yet: run with --snapshot-update to record one")
+    if o.missing:
+        tr.write_line(o.missing)
+    elif o.baseline is None:
+        tr.write_line("no baseline yet: this run records one")
     elif o.baseline.damaged and options.updating:
         tr.write_line(f"replacing a {o.baseline.damaged}")
     elif o.baseline.damaged:
@@ -46,6 +48,11 @@ def write_suite(tr: Any, o: SuiteOutcome, options: RunOptions, load: str, artifa
                       + (f" ({prov['setting']})" if prov.get("setting", "native") != "native" else "")
                       + f", {prov.get('date', '?')}"
                       + (" (partial run: compared on the same samples)" if o.partial else ""))
+    quirks = o.loaded.quirks
+    if quirks:  # issue 38: a note of the plugin's own, never a warning that -W error turns into a crash
+        tr.write_line(f"data quirks: {len(quirks)} record{'s' * (len(quirks) != 1)} scored as the reference scores "
+                      f"them (listed in summary.json): {quirks[0]}" + (f"; and {len(quirks) - 1} more"
+                                                                          if len(quirks) > 1 else ""))
     grown = baseline_mod.growth_text(o.new_ids, o.removed_ids)
     if grown:
         tr.write_line(("only the new samples ran; " if o.only_new else "") + grown)

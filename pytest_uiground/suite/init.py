@@ -192,6 +192,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         _write(copies, extras)
         print(_ignore_reports(ignore))
+        print(pin_rootdir(project))
     except OSError as exc:  # checked above; what is left is the disk (full, gone) or a race
         print(f"init: could not write {exc.filename or project}: {exc.strerror or exc}; fix that and remove what "
               "init copied above, then rerun it", file=sys.stderr)
@@ -199,7 +200,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     offline = [n for n in names if found[n].offline]
     print("next: " + (f"pytest {' '.join(f'suites/{n}' for n in offline)}" if offline else
                       "give the suites their data (see each suite's README.md), then pytest suites/<name>")
-          + "; commit suites/, baselines/, uiground-model.toml, .gitignore and .github/workflows/")
+          + "; commit suites/, baselines/, uiground-model.toml, pytest.ini, .gitignore and .github/workflows/")
     return 0
 
 
@@ -253,6 +254,35 @@ def project_files(project: Path, suite_dirs: Sequence[str]) -> None:
     _write([], [(where.path("workflow"), project / ".github" / "workflows" / "model-upgrade-gate.yml", None),
                 (where.path("model_file"), project / "uiground-model.toml", suite_dirs)])
     print(_ignore_reports(project / ".gitignore"))
+    print(pin_rootdir(project))
+
+
+PYTEST_INI = """\
+# Written by `python -m pytest_uiground init`: this file pins pytest's rootdir to this folder.
+# Without a pytest configuration file pytest picks the rootdir from the command line's paths before
+# it knows this plugin's options, so a value naming an existing folder (`--uiground-report /some/dir`,
+# space-separated) moves it to a common ancestor. pytest-uiground finds each suite's baseline from the
+# suite's own path (baselines/ beside suites/) either way; a pinned rootdir keeps test ids, the
+# prediction cache (.pytest_cache) and conftest.py discovery in place too. Add your settings below.
+[pytest]
+"""
+
+
+def pin_rootdir(project: Path) -> str:
+    """A ``pytest.ini`` in the project unless a pytest configuration is there already (issue 38)."""
+    def configures(name: str, section: str) -> bool:
+        path = project / name
+        try:
+            return path.is_file() and section in path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return False
+
+    if (project / "pytest.ini").exists() or (project / ".pytest.ini").exists() \
+            or configures("pyproject.toml", "[tool.pytest") or configures("tox.ini", "[pytest]") \
+            or configures("setup.cfg", "[tool:pytest]"):
+        return "kept the project's pytest configuration (it pins pytest's rootdir)"
+    (project / "pytest.ini").write_text(PYTEST_INI, encoding="utf-8")
+    return f"wrote {project / 'pytest.ini'} (pins pytest's rootdir to the project; see its comment)"
 
 
 def _ignore_reports(path: Path) -> str:

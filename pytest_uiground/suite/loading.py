@@ -7,10 +7,11 @@ and deterministic.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import json
 import os
-import warnings
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -45,6 +46,7 @@ class LoadedSuite:
     config: SuiteConfig
     samples: tuple[Sample, ...]
     scorer: Scorer
+    quirks: tuple[str, ...] = ()  # records scored as the reference scores them though they look wrong
 
     @property
     def fingerprint(self) -> str:
@@ -80,7 +82,8 @@ def load_suite(path: Path, data_path: Path | None = None) -> LoadedSuite:
                               near=path.parent)
     ctx = LoaderContext(suite_name=config.name, suite_dir=path.parent, data_path=data_path)
     try:
-        samples = loader(config.loader_options, ctx)
+        with collecting_quirks() as quirks:
+            samples = loader(config.loader_options, ctx)
     except (ValueError, FileNotFoundError, OSError, ImportError) as exc:  # ImportError: an extra is missing
         raise SuiteLoadError(f"{path}: loader {config.loader!r} failed: {exc}") from exc
     check_loader_result(samples, f"{path}: loader {config.loader!r}")
@@ -96,7 +99,7 @@ def load_suite(path: Path, data_path: Path | None = None) -> LoadedSuite:
         scorer = scoring.load(config.scorer)
     except registry.UnknownNameError as exc:
         raise SuiteLoadError(f"{path}: [scorer] name: {exc}") from exc
-    return LoadedSuite(config=config, samples=tuple(samples), scorer=scorer)
+    return LoadedSuite(config=config, samples=tuple(samples), scorer=scorer, quirks=tuple(quirks))
 
 
 def header_size(path: Path, sizes: dict[Path, tuple[int, int] | str], *, missing_hint: str = "",
@@ -218,15 +221,31 @@ def text_field(record: Mapping[str, Any], field: str) -> str:
     return value
 
 
-class DataQuirkWarning(UserWarning):
-    """A record the reference scores although it looks wrong (an empty instruction, an empty
-    ``app_name``): it stays a sample, scored as there, and this warning names it so that a user
-    knows the figure includes it. Only what the reference cannot score either is an invalid sample."""
+_QUIRKS: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar("uiground_quirks", default=None)
 
 
 def quirk(where: str, detail: str) -> None:
-    """Warn about one record the reference scores as it is (see :class:`DataQuirkWarning`)."""
-    warnings.warn(f"{where}: {detail}", DataQuirkWarning, stacklevel=2)
+    """Note one record the reference scores although it looks wrong (an empty instruction, an empty
+    ``app_name``): it stays a sample, scored as there, and the note names it so that a user knows the
+    figure includes it. Only what the reference cannot score either is an invalid sample.
+
+    The note goes to the suite being loaded (:attr:`LoadedSuite.quirks`), which the terminal section
+    and ``summary.json`` list; never a Python warning, which a project with ``filterwarnings =
+    ["error"]`` turns into a collection error that stops the whole suite (issue 38)."""
+    notes = _QUIRKS.get()
+    if notes is not None:
+        notes.append(f"{where}: {detail}")
+
+
+@contextlib.contextmanager
+def collecting_quirks() -> Iterator[list[str]]:
+    """The quirks :func:`quirk` notes while the block runs (a loader's run)."""
+    notes: list[str] = []
+    token = _QUIRKS.set(notes)
+    try:
+        yield notes
+    finally:
+        _QUIRKS.reset(token)
 
 
 def text_or_empty(record: Mapping[str, Any], field: str, where: str, why: str) -> str:

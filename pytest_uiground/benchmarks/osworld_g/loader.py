@@ -26,7 +26,7 @@ this way fail the suite. Loader option ``instructions``:
 differ, so the option is part of the run's provenance (the dataset fingerprint).
 
 A record the runners score although it looks wrong is a sample, scored as there, with a
-:class:`~pytest_uiground.suite.loading.DataQuirkWarning` naming it: the refined file publishes
+a data-quirk note (:func:`~pytest_uiground.suite.loading.quirk`) naming it: the refined file publishes
 record ``9bQOfLzvdu-0`` with an empty instruction (Gelato's copy too), and MAI-UI-8B's and Gelato's
 refined runs score it. A malformed record becomes an ``invalid`` sample naming the record and the field; only that
 sample fails. Its id is ``osworld-g-record<i>`` (``i``: its index in the file), or, should a real
