@@ -77,6 +77,7 @@ def test_a_third_party_plugin_observes_results_and_outcomes(project: Project, xd
 
 def test_a_built_in_writer_can_be_switched_off_like_any_plugin(project: Project) -> None:
     """The writers are plugins of their own: ``-p no:uiground-markdown`` drops the Markdown summary alone."""
+    project.record()
     result = project.run("--uiground-markdown", "summary.md", "-p", "no:uiground-markdown")
     assert result.ret == 0, result.stdout.str()
     assert not (project.root / "summary.md").exists()

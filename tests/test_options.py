@@ -23,6 +23,7 @@ def test_ini_keys_set_options_and_the_command_line_wins(project: Project) -> Non
     ids = project.ids()
     project.pytester.makeini("[pytest]\nuiground_model = fakemodels:create\nuiground_batch_size = 3\n"
                              "uiground_report = from-ini\n")
+    project.record(wrong=ids[:2])
     project.monkeypatch.setenv("UIGROUND_WRONG", ",".join(ids[:2]))
     result = project.pytester.runpytest_subprocess("suites/mini", "-p", "no:cacheprovider")
     assert result.ret == 0, result.stdout.str()
@@ -43,6 +44,7 @@ def test_a_bad_ini_value_is_a_usage_error_naming_the_key(project: Project) -> No
 
 def test_runs_beside_pytest_playwright_and_pytest_html(project: Project) -> None:
     """Both plugins define options of their own (``--device``, ``--html``): nothing clashes."""
+    project.record()
     pytest.importorskip("pytest_playwright", reason="needs the [dev] extra (pip install -e '.[dev]')")
     pytest.importorskip("pytest_html", reason="needs the [dev] extra (pip install -e '.[dev]')")
     result = project.pytester.runpytest_subprocess(

@@ -45,6 +45,7 @@ def test_a_report_folder_that_is_a_file_is_refused_at_start_up(pytester: pytest.
 def test_no_benchmark_warning_among_the_progress_under_xdist(project: Project) -> None:
     """pytest-benchmark warns from every xdist worker, at its exit, that benchmarks are off; test_latency
     already skips saying so, and the warning landed among the progress dots of every -n run."""
+    project.record()
     result = project.run("-n", "2")
     assert result.ret == 0, result.stdout.str()
     assert "Benchmarks are automatically disabled" not in result.stdout.str() + result.stderr.str()

@@ -125,6 +125,8 @@ def test_scores_match_the_rules_with_and_without_xdist(b2d: B2D, xdist: list[str
 @pytest.mark.slow
 def test_parse_errors_zero_reproduces_the_reference(b2d: B2D) -> None:
     bad = next(i for i in b2d.ids if i.endswith(".q7"))
+    recorded = b2d.run("--snapshot-update", "--uiground-judge-parse-errors", "zero", overrides={bad: "MALFORMED"})
+    assert recorded.ret == 0, recorded.stdout.str()[-3000:]
     result = b2d.run("--uiground-report", "out", "--uiground-judge-parse-errors", "zero", overrides={bad: "MALFORMED"})
     doc = b2d.summary()
     assert doc["errors"] == [] and doc["judge_parse_errors"] == [bad]

@@ -219,8 +219,12 @@ def test_detection_suite_runs_reports_and_compares(pytester: pytest.Pytester) ->
     (pytester.path / "suites" / "detection" / "suite.toml").write_text(suite)
     pytester.makeini("[pytest]\n")
     base = ("suites/detection", "--model", "ocr", "-p", "no:cacheprovider", "-p", "no:randomly")
+    (pytester.path / "b-crop").mkdir()  # each setting gated against its own baseline (a suite fails without one)
+    cropped = (*base, "--uiground-cropping", "fixed", "--uiground-baselines", "b-crop")
+    assert pytester.runpytest_subprocess(*base, "--snapshot-update").ret == 0
+    assert pytester.runpytest_subprocess(*cropped, "--snapshot-update").ret == 0
     plain = pytester.runpytest_subprocess(*base, "--uiground-report", "out/ocr")
-    crop = pytester.runpytest_subprocess(*base, "--uiground-cropping", "fixed", "--uiground-report", "out/ocr-fixed")
+    crop = pytester.runpytest_subprocess(*cropped, "--uiground-report", "out/ocr-fixed")
     assert plain.ret == 0 and crop.ret == 0
     docs = [json.loads((pytester.path / "out" / d / "summary.json").read_text()) for d in ("ocr", "ocr-fixed")]
     for doc in docs:

@@ -141,6 +141,7 @@ def test_refusals_lifecycle(project: Project, tmp_path: Path, xdist: list[str]) 
             "--uiground-data-path", str(tmp_path), "--model", "replay", "--uiground-predictions", str(preds),
             "--uiground-replay-parser", "qwen3-vl", "--uiground-report", "out", "--uiground-markdown", "s.md",
             "-rA", *xdist]
+    assert project.pytester.runpytest_subprocess(*args, "--snapshot-update").ret == 0
     result = project.pytester.runpytest_subprocess(*args)
     assert result.ret == 0, result.stdout.str()[-3000:]
     out = result.stdout.str()

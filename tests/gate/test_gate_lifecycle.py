@@ -97,6 +97,7 @@ def test_mistyped_baseline_folder_fails_at_start_up(project: Project, xdist: lis
 def test_a_run_of_nothing_keeps_the_previous_report(project: Project, xdist: list[str]) -> None:
     """A run that tests nothing (--collect-only, a mistyped path, a collection error) leaves the previous
     report byte for byte."""
+    project.record(xdist=xdist)
     assert project.run("--uiground-report", "out", xdist=xdist).ret == 0
     report = project.root / "out"
     before = {p.name: p.read_bytes() for p in report.iterdir() if p.is_file()}
@@ -227,6 +228,7 @@ def test_unwritable_cache_is_a_note_and_nothing_is_requested_twice(project: Proj
     """A prediction cache that cannot be written is a note on each record: the batch's predictions are kept
     and scored, and no sample is requested twice."""
     ids = project.ids()
+    project.record(xdist=xdist)
     (project.root / "notadir").write_text("a file where the cache folder should be")
 
     def run(cache: str) -> list[str]:

@@ -146,6 +146,7 @@ def test_the_index_page_of_several_suites_shows_each_verdict(project: Project, x
     text = text.replace('name = "mini"', 'name = "other"').replace("[latency]\n", "[latency]" + LATENCY_BUDGET)
     (other / "suite.toml").write_text(text)
     assert 'name = "other"' in (other / "suite.toml").read_text()
+    project.record(xdist=xdist)  # mini's baseline; "other" has none (and is over its latency budget)
     result = project.pytester.runpytest_subprocess(
         "suites", "--model", "fakemodels:create", "-p", "no:cacheprovider", *OUTPUTS, *xdist)
     out = result.stdout.str()

@@ -103,10 +103,11 @@ def test_batched_outputs_equal_batch_one(project: Project, tiny_models: dict[str
 def test_generation_cut_off_is_a_counted_format_error(project: Project, tiny_models: dict[str, Path]) -> None:
     project.monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     project.write_suite(floor=0.0)
-    result = project.pytester.runpytest_subprocess(
-        "suites/mini", "--model", "uground", "--model-path", str(tiny_models["qwen2_vl"]),
-        "--uiground-max-new-tokens", "1",
-        "--uiground-cache", "off", "--uiground-report", "cut", "--benchmark-disable", "-p", "no:cacheprovider")
+    args = ("suites/mini", "--model", "uground", "--model-path", str(tiny_models["qwen2_vl"]),
+            "--uiground-max-new-tokens", "1", "--uiground-cache", "off", "--benchmark-disable",
+            "-p", "no:cacheprovider")
+    assert project.pytester.runpytest_subprocess(*args, "--snapshot-update").ret == 0
+    result = project.pytester.runpytest_subprocess(*args, "--uiground-report", "cut")
     assert result.ret == 0
     records = [json.loads(x) for x in (project.root / "cut" / "samples.jsonl").read_text().splitlines()]
     cut = [r for r in records if "cut off at --uiground-max-new-tokens 1" in r["prediction"]["raw"]]

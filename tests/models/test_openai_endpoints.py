@@ -177,6 +177,7 @@ def test_end_to_end_a_killed_server_is_named_in_the_summary_and_no_sample_is_los
         project: Project, samples: list[Sample], xdist: list[str]) -> None:
     project.monkeypatch.setenv("OPENAI_API_KEY", KEY)
     project.monkeypatch.setenv(settings.BACKOFF_ENV, "0.001")
+    project.record(xdist=xdist)  # the fake model is right everywhere, as the servers are
     with ChatServer(right_answers(samples)) as a, ChatServer(dies_after(1, right_answers(samples))) as b, \
             ChatServer(right_answers(samples)) as c:
         result = project.pytester.runpytest_subprocess(

@@ -398,6 +398,7 @@ def test_the_probe_needs_a_live_model(project: Project) -> None:
 def test_the_probed_model_is_the_one_the_run_uses(project: Project, xdist: list[str]) -> None:
     """A local model is loaded once: the probe's copy runs the samples in a single process; under
     xdist the workers load their own and the controller's copy is closed right after the probe."""
+    project.record(xdist=xdist)
     log = project.root / "loads.txt"
     project.monkeypatch.setenv("UIGROUND_LOADLOG", str(log))
     result = project.run("--uiground-probe", "--uiground-parser", "uground", xdist=xdist)

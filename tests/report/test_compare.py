@@ -44,6 +44,7 @@ def row(stdout: str, name: str) -> list[str]:
 def test_two_runs_of_one_suite_what_changed(project: Project, capsys: pytest.CaptureFixture[str]) -> None:
     size_sliced(project)
     ids = project.ids()
+    project.record(wrong=ids[:7])  # wrong where either run is: neither regresses against it
     assert project.run("--uiground-report", "good", wrong=ids[:1]).ret == 0
     assert project.run("--uiground-report", "bad", wrong=ids[1:6], garbled=ids[6:7]).ret == 0
     good, bad = project.summary("good"), project.summary("bad")

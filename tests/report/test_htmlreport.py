@@ -158,6 +158,7 @@ def test_report_of_real_runs_without_and_with_baseline(project: Project) -> None
 
 @pytest.mark.slow
 def test_a_failing_renderer_leaves_the_json_and_says_so(project: Project) -> None:
+    project.record()
     (project.root / "conftest.py").write_text(
         "import pytest_uiground.report.html as h\n\n"
         "def boom(*args, **kwargs):\n    raise RuntimeError('renderer exploded')\n\n"

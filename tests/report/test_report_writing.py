@@ -18,6 +18,7 @@ pytestmark = pytest.mark.slow
 def test_disk_full_on_the_report_keeps_the_verdict_and_the_junit_xml(project: Project, xdist: list[str]) -> None:
     """A disk that fills up while the report is written costs the report only: the verdict and exit code
     stay those of the checks, the JUnit XML is written, samples.jsonl holds whole lines, one line says why."""
+    project.record(xdist=xdist)
     project.pytester.makeconftest(FAULTS_CONFTEST)
     project.monkeypatch.setenv("UIGROUND_FSYNC_OK", "3")
     result = project.run("--uiground-report", "out", "--junitxml", "junit.xml", xdist=xdist)
@@ -37,6 +38,7 @@ def test_unwritable_report_folder_is_one_line_and_every_sample_runs(project: Pro
     """A report folder that cannot be written is one line per output, and every sample still runs (no
     INTERNALERROR after the first). Simulated with folders where samples.jsonl and summary.json should be
     (chmod does not stop root)."""
+    project.record(xdist=xdist)
     ids = project.ids()
     (project.root / "out" / "samples.jsonl").mkdir(parents=True)
     (project.root / "out" / "summary.json").mkdir()
@@ -54,6 +56,7 @@ def test_unwritable_report_folder_is_one_line_and_every_sample_runs(project: Pro
 def test_report_folder_in_use_is_refused_at_start_up(project: Project) -> None:
     """A report folder another pytest run is writing (its lock held) is a usage error at start-up naming
     that run's pid; the lock file is gone after a normal run."""
+    project.record()
     lock = baseline_mod.ReportLock(project.root / "out")
     assert lock.acquire() is None
     try:

@@ -39,6 +39,7 @@ def test_failing_run_output_does_not_grow_with_the_regressions(project: Project)
 
 
 def test_paths_cache_hits_and_progress_under_xdist(project: Project, xdist: list[str]) -> None:
+    project.record(xdist=xdist)
     n = len(project.ids())
     project.run("--model", "fakemodels:create_cached", "--uiground-cache", "cache")
     result = project.pytester.runpytest_subprocess(
@@ -57,6 +58,7 @@ def test_paths_cache_hits_and_progress_under_xdist(project: Project, xdist: list
 
 
 def test_latency_benchmark_only_when_asked(project: Project) -> None:
+    project.record()
     plain = project.run("-rs")
     assert plain.ret == 0
     plain.stdout.fnmatch_lines(["SKIPPED*the serial latency benchmark runs only when asked for*"])
@@ -69,6 +71,7 @@ def test_latency_benchmark_only_when_asked(project: Project) -> None:
 
 def test_report_html_renders_without_matplotlib(project: Project) -> None:
     """report.html draws its charts as inline SVG: without matplotlib it renders them all."""
+    project.record()
     project.pytester.makeconftest("import sys\nsys.modules['matplotlib'] = None  # as if not installed\n")
     result = project.run("--uiground-report", "out")
     assert result.ret == 0, result.stdout.str()

@@ -63,6 +63,7 @@ def test_signals_at_random_moments_never_leave_a_mixed_report(project: Project) 
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(project.root), *sys.path])}
     args = [sys.executable, "-m", "pytest", "suites/mini", "--model", "slowmodel:create", "-p", "no:cacheprovider",
             "-p", "no:randomly", "--uiground-report", "out", "-W", "error"]
+    project.record()
     assert subprocess.run(args, cwd=project.root, env=env, capture_output=True).returncode == 0
     assert strict_json((project.root / "out" / "summary.json").read_text())["n_samples"] == len(project.ids())
     rng = random.Random(20)

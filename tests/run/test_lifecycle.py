@@ -10,13 +10,17 @@ from conftest import Project
 pytestmark = pytest.mark.slow
 
 
-def test_first_run_without_baseline_passes_and_writes_nothing(project: Project, xdist: list[str]) -> None:
+def test_first_run_without_baseline_fails_closed_and_writes_nothing(project: Project, xdist: list[str]) -> None:
+    """Without a baseline every sample runs and is scored (wrong ones xfail), the report is written, nothing
+    is written under baselines/, and the run fails naming --snapshot-update (issue 38: it gates nothing)."""
     ids = project.ids()
     result = project.run("--uiground-report", "out", wrong=ids[:2], xdist=xdist)
     # test_latency skips: the serial benchmark runs only when asked for (--uiground-latency-benchmark).
     result.assert_outcomes(passed=len(ids) - 2 + 5, xfailed=2, skipped=1)
+    assert result.ret == 1
     assert not (project.root / "baselines").exists()
-    result.stdout.fnmatch_lines(["*no baseline yet*"])
+    result.stdout.fnmatch_lines(["no baseline for 'mini' at *: nothing to gate against; record one with "
+                                 "`pytest suites/mini/suite.toml --snapshot-update` and commit it"])
     summary = project.summary()
     assert summary["suite"] == "mini" and summary["n_samples"] == len(ids)
     metric = summary["metrics"]["grounding_accuracy"]
@@ -100,6 +104,7 @@ def test_partial_update_is_refused(project: Project) -> None:
 def test_numbers_identical_with_and_without_xdist(project: Project) -> None:
     ids = project.ids()
     wrong, garbled = ids[::3], ids[1:2]
+    project.record(wrong=[*wrong, *garbled])
     a = project.run("--uiground-report", "a", wrong=wrong, garbled=garbled)
     b = project.run("--uiground-report", "b", wrong=wrong, garbled=garbled, xdist=["-n", "2"])
     assert a.ret == b.ret == 0
@@ -157,6 +162,7 @@ def test_a_crash_keeps_every_finished_record(project: Project) -> None:
 
 
 def test_batches_under_xdist_predict_each_sample_once(project: Project) -> None:
+    project.record()
     ids = project.ids()
     log = project.root / "batches.txt"
     project.monkeypatch.setenv("UIGROUND_BATCHLOG", str(log))

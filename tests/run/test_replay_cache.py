@@ -49,6 +49,7 @@ def test_replay_needs_its_options(project: Project) -> None:
 
 def test_cache_reuses_predictions_and_survives_a_corrupt_entry(project: Project, xdist: list[str]) -> None:
     ids = project.ids()
+    project.record(wrong=ids[:4], xdist=xdist)
     log = project.root / "calls.txt"
     project.monkeypatch.setenv("UIGROUND_BATCHLOG", str(log))
     args = ["--model", "fakemodels:create_cached", "--uiground-cache", "cache", "--uiground-report", "out",

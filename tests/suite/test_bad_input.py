@@ -100,6 +100,7 @@ def test_malformed_baseline_names_file_and_field(project: Project) -> None:
 
 def test_format_errors_are_wrong_and_counted(project: Project) -> None:
     ids = project.ids()
+    project.record(wrong=ids[:2])
     result = project.run("--uiground-report", "out", garbled=ids[:2])
     assert result.ret == 0
     result.stdout.fnmatch_lines(["format errors: 2; sample errors: 0; *"])
