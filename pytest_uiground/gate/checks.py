@@ -391,7 +391,7 @@ def sized_tolerance(points: float, samples: float, n: int) -> float:
 def latency_check(config: SuiteConfig, results: Sequence[SampleResult], *, parallel: bool, suite_file: str
                   ) -> LatencyCheck | None:
     # A prediction from the cache keeps the time it took when it was made: not this run's.
-    lat = [r.latency_ms for r in results if r.latency_ms is not None and r.error is None and r.cache != "hit"]
+    lat = [t for r in results if (t := r.counted_latency_ms) is not None]
     if not lat:
         return None
     return LatencyCheck(

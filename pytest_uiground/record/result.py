@@ -14,6 +14,7 @@ building fake records.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -96,6 +97,16 @@ class SampleResult:
     def right(self) -> bool:
         """Binary view for per-sample outcomes; graded scores count as right at >= 50."""
         return right_of(self.score)
+
+    @property
+    def counted_latency_ms(self) -> float | None:
+        """The latency that counts, the one rule for the latency check, the summary's percentiles, the
+        per-endpoint table and the report: a finite time of a sample predicted in this run without error
+        (a cached prediction keeps the time of the run that made it; an errored one timed a failure)."""
+        t = self.latency_ms
+        if t is None or isinstance(t, bool) or not isinstance(t, (int, float)) or not math.isfinite(t):
+            return None
+        return float(t) if self.error is None and self.cache != "hit" else None
 
     def to_json(self) -> dict[str, Any]:
         return {"v": RECORD_VERSION, **codec.to_json(self)}

@@ -85,8 +85,7 @@ def slice_records(records: Iterable[SampleResult], label: str) -> list[SampleRes
 def latencies(records: Iterable[SampleResult]) -> list[float]:
     """Per-sample latencies of samples predicted in this run without error (as the summary's p50/p95;
     a cached prediction's time is that of the run that made it)."""
-    return [float(r.latency_ms) for r in records
-            if r.latency_ms is not None and is_number(r.latency_ms) and r.error is None and r.cache != "hit"]
+    return [t for r in records if (t := r.counted_latency_ms) is not None]
 
 
 def latency_percentiles(summary: SuiteSummary, records: Sequence[SampleResult]) -> tuple[float, float]:

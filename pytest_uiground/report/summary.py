@@ -386,8 +386,8 @@ def endpoint_table(results: Sequence[SampleResult]) -> dict[str, dict[str, Any]]
         name = route.get("answered_as")
         if name and name not in entry["answered_as"]:
             entry["answered_as"] = sorted([*entry["answered_as"], str(name)])
-        if r.latency_ms is not None and r.cache != "hit":
-            times.setdefault(url, []).append(r.latency_ms)
+        if (t := r.counted_latency_ms) is not None:
+            times.setdefault(url, []).append(t)
     if not rows:
         return None
     for url, entry in rows.items():
