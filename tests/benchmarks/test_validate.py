@@ -338,3 +338,26 @@ def test_a_correct_suite_of_real_screens_with_icons_passes_and_strict_fails_on_a
     assert len(out) == 3 and out[2].startswith("0 errors and 2 advice in 24 samples"), out
     assert "<b>advice</b> <b>teams-open-chat</b>" in page.read_text()
     assert validate.main([*args, "--strict"]) == 1
+
+
+def test_a_detector_that_fails_on_a_screen_is_an_error_of_its_samples(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(img: Image.Image) -> list[Item]:
+        raise RuntimeError("model exploded")
+
+    monkeypatch.setattr(validate, "load_detector", lambda name: broken)
+    rc, out, html = run(tmp_path, list(GOOD), detector="fake")
+    assert rc == 1 and out[:2] == [f"error: {i}: the fake detector failed on a.png: RuntimeError: model exploded; fix: "
+                                   "check the screenshot and the detector, or run validate with --detector none"
+                                   for i in ("menu", "close")], out
+    assert "model exploded" in html
+
+
+def test_a_suite_file_nested_past_the_recursion_limit_is_one_line_naming_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    deep = "[" * 100_000 + "]" * 100_000
+    (tmp_path / "suite.toml").write_text(f'[suite]\nname = "x"\nversion = "1"\nx = {deep}\n'
+                                         '[loader]\nname = "grounding"\n')
+    assert validate.main([str(tmp_path), "--detector", "none", "--html", str(tmp_path / "v.html")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"validate: {tmp_path / 'suite.toml'}: a value nested too deeply") and err.count("\n") == 1

@@ -55,6 +55,9 @@ def find_annotations(target: Path) -> Path:
             config = load_suite_config(toml)
         except SuiteConfigError as exc:
             raise ValueError(str(exc)) from exc
+        except RecursionError:
+            raise ValueError(f"{toml}: a value nested too deeply to read (past Python's recursion limit); fix the "
+                             "suite file") from None
         if config.loader != "grounding":
             raise ValueError(f"{toml}: loader {config.loader!r}; validate reads suites of the 'grounding' loader "
                              "(annotations.jsonl)")
