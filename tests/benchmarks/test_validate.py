@@ -361,3 +361,10 @@ def test_a_suite_file_nested_past_the_recursion_limit_is_one_line_naming_it(
     assert validate.main([str(tmp_path), "--detector", "none", "--html", str(tmp_path / "v.html")]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"validate: {tmp_path / 'suite.toml'}: a value nested too deeply") and err.count("\n") == 1
+
+
+def test_an_integer_past_pythons_digit_limit_is_one_error_of_that_line(tmp_path: Path) -> None:
+    huge = '{"image": "a.png", "instruction": "Go", "bbox": [1, 1, 9, 9], "n": ' + "9" * 5000 + "}"
+    rc, out, _ = run(tmp_path, [GOOD[0], huge, GOOD[1]])
+    assert rc == 1 and out[0].startswith("error: line-2: cannot be read (Exceeds the limit") and \
+        out[0].endswith("fix: edit line 2 of annotations.jsonl") and sum(x.startswith("error") for x in out) == 1, out

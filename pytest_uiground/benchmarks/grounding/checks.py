@@ -71,13 +71,16 @@ class Flag:
 
 def read(path: Path) -> list[fmt.Line]:
     """:func:`format.read`, except that a line nested past the interpreter's recursion limit (``json.loads``
-    raises RecursionError on 100,000 ``[``) becomes that one line's problem instead of ending the command.
+    raises RecursionError on 100,000 ``[``) or holding an integer past Python's digit limit (ValueError)
+    becomes that one line's problem instead of ending the command.
     ``format.read`` is tried first; the line-by-line fallback reads JSON lines only (a CSV cell that deep
     is reported for the whole file, naming it). A line that parses but nests deeper than :data:`MAX_DEPTH`
     (a Python whose ``json.loads`` goes deeper) is refused the same way, before anything walks it."""
     try:
         return [_shallow(line) for line in fmt.read(path)]
-    except RecursionError:
+    except fmt.FormatError:
+        raise
+    except (RecursionError, ValueError):  # ValueError: an integer past Python's 4,300-digit limit
         pass
     if path.suffix.lower() == ".csv":
         raise fmt.FormatError(f"{path}: a cell holds JSON nested too deeply to read (past Python's recursion "
@@ -104,6 +107,8 @@ def _one_line(number: int, line: str) -> fmt.Line:
         return fmt.Line(number, None, _TOO_DEEP)
     except json.JSONDecodeError as exc:
         return fmt.Line(number, None, f"not a JSON object ({exc.msg} at column {exc.colno})")
+    except ValueError as exc:
+        return fmt.Line(number, None, f"cannot be read ({exc}); numbers are pixels, a few digits long")
     if not isinstance(raw, dict):
         return fmt.Line(number, None, f"is a JSON {type(raw).__name__}, not an object")
     return _shallow(fmt.Line(number, raw))
