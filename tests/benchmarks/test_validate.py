@@ -119,7 +119,7 @@ def test_each_error_kind_exits_1_with_one_line_naming_the_sample(tmp_path: Path,
     errors = [x for x in out if x.startswith("error: ")]
     assert rc == 1, out
     assert len(errors) == 1 and errors[0].startswith(f"error: {start}") and also in errors[0], out
-    assert "; fix: " in errors[0] and out[-1].startswith("1 errors and ")
+    assert "; fix: " in errors[0] and out[-1].startswith("1 error and ")
     assert "<b>error</b>" in html
     rc, out, _ = run(tmp_path, [*GOOD, line], detector="fake")
     assert rc == 1 and sum(x.startswith("error: ") for x in out) == 1, out

@@ -90,7 +90,7 @@ def page(path: Path, flags: Sequence[checks.Flag]) -> str:
     parts = [f"<!doctype html><meta charset='utf-8'><title>validate {html.escape(path.name)}</title>"
              "<style>body{font:14px sans-serif;margin:1em}img{max-width:100%;border:1px solid #ccc}"
              "li{margin:.2em 0}.error{color:#c00}.advice{color:#b35c00}</style>",
-             f"<h1>{errors} errors and {len(flags) - errors} advice in {html.escape(str(path))}</h1>"]
+             f"<h1>{_errors(errors)} and {len(flags) - errors} advice in {html.escape(str(path))}</h1>"]
     by_image: dict[str, list[tuple[int, checks.Flag]]] = {}
     for i, f in enumerate(flags, 1):
         by_image.setdefault(f.image, []).append((i, f))
@@ -178,13 +178,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 1 if errors or (flags and args.strict) else 0
 
 
+def _errors(n: int) -> str:
+    return f"{n} error" + ("" if n == 1 else "s")
+
+
 def summary(path: Path, flags: Sequence[checks.Flag], args: argparse.Namespace) -> str:
     """The last line: the counts, where the page is, why the exit status is what it is, and how many samples
     the overlap check did not look at (icons under the ocr detector)."""
     lines = checks.read(path)
     errors = sum(f.severity == checks.ERROR for f in flags)
     advice = len(flags) - errors
-    text = f"{errors} errors and {advice} advice in {len(lines)} samples of {path}"
+    text = f"{_errors(errors)} and {advice} advice in {len(lines)} samples of {path}"
     text += f"; drawn in {args.html}" if flags else f": clean ({args.html})"
     if advice and not errors:
         text += "; --strict: advice fails" if args.strict else "; advice fails only with --strict"
