@@ -6,7 +6,7 @@ else names it. This prints one line per finding (severity, sample id, problem, f
 and writes an HTML page with each flagged screenshot and its boxes drawn.
 
 Why two severities (issue 39): on a correct suite of real screenshots, the heuristics (no OCR proposal
-over an icon's box, an instruction sharing a word with several boxes) flagged 14 of 23 samples, so the
+over an icon's box, an instruction sharing a word with several boxes) gave 14 findings on 23 samples, so the
 command could not be a CI step. Errors (a line that fails to load, a missing or unreadable image, a
 box outside the image, no instruction, a duplicate id, one instruction for two targets on a screen, a
 screenshot the detector cannot decode) exit 1; advice is printed and drawn and exits 0 unless
