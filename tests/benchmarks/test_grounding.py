@@ -145,22 +145,24 @@ def test_validate_flags_a_planted_error_draws_it_and_is_clean_once_fixed(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     screen(tmp_path / "suite" / "a.png")
     good = [{"id": "layout", "image": "a.png", "instruction": "Open the Layout tab", "bbox": [100, 10, 160, 30]},
-            {"id": "insert", "image": "a.png", "instruction": "Insert a picture <b>", "bbox": [10, 10, 60, 30]}]
+            {"id": "insert", "image": "a.png", "instruction": 'Open the "Insert" tab <b>', "bbox": [10, 10, 60, 30]}]
     ann = write_lines(tmp_path / "suite" / "annotations.jsonl",
                       [good[0], {**good[1], "bbox": [300, 150, 350, 190]}])  # planted: the box is off the word
     monkeypatch.setattr(validate, "load_detector", lambda name: fake_detector)
     page = tmp_path / "v.html"
-    assert validate.main([str(tmp_path / "suite"), "--detector", "fake", "--html", str(page)]) == 1
+    args = [str(tmp_path / "suite"), "--detector", "fake", "--html", str(page)]
+    assert validate.main(args) == 0, "advice alone passes"
     out = capsys.readouterr().out.splitlines()
-    assert "insert: no fake proposal overlaps its box [300, 150, 350, 190] px (best IoU 0.00 < 0.3); fix: " \
+    assert out[0].startswith("advice: insert: the instruction 'Open the \"Insert\" tab <b>' matches 2 fake boxes "
+                             "reading 'Insert'")
+    assert "advice: insert: no fake proposal overlaps its box [300, 150, 350, 190] px (best IoU 0.00 < 0.3); fix: " \
         "check that the box is on the element" in out[1]
-    assert out[0].startswith("insert: the instruction 'Insert a picture <b>' matches 2 fake boxes reading 'Insert'")
+    assert out[-1].startswith("0 errors and 2 advice in 2 samples") and "advice fails only with --strict" in out[-1]
     html = page.read_text()
     assert "data:image/png;base64," in html and "&lt;b&gt;" in html and "<b>'" not in html
+    assert validate.main([*args, "--strict"]) == 1
     write_lines(ann, [good[0], {**good[1], "instruction": "Insert a picture (the top one)"}])
-    assert validate.main([str(tmp_path / "suite"), "--detector", "fake", "--html", str(page)]) == 1  # still 2 Inserts
-    write_lines(ann, [good[0], {**good[1], "instruction": "Open the ribbon's first tab"}])
-    assert validate.main([str(tmp_path / "suite"), "--detector", "fake", "--html", str(page)]) == 0
+    assert validate.main([*args, "--strict"]) == 0, "one shared word does not make it ambiguous"
     assert "clean" in capsys.readouterr().out.splitlines()[-1]
 
 
@@ -370,6 +372,6 @@ def test_a_loader_module_of_the_project_needs_no_pythonpath(tmp_path: Path) -> N
 
 def test_checks_match_only_the_instructions_most_specific_words() -> None:
     items = fake_detector(Image.new("RGB", (W, H)))
-    assert [i.text for i in checks._matches("Open the Insert tab", items)] == ["Insert", "Insert"]
-    assert [i.text for i in checks._matches("Open the Layout tab", items)] == ["Layout"]
+    assert [i.text for i in checks._matches("Open Insert", items)] == ["Insert", "Insert"]
+    assert [i.text for i in checks._matches("Open the Layout", items)] == ["Layout"]
     assert checks._matches("Call home", items) == []
