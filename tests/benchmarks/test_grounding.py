@@ -16,11 +16,11 @@ from PIL import Image
 from pytest_uiground import registry
 from pytest_uiground.benchmarks.grounding import checks, importers, scaffold, validate
 from pytest_uiground.benchmarks.grounding import format as fmt
-from pytest_uiground.benchmarks.grounding.loader import AnnotationWarning, load
+from pytest_uiground.benchmarks.grounding.loader import load
 from pytest_uiground.gate.checks import sized_tolerance
 from pytest_uiground.record.geometry import Box
 from pytest_uiground.suite.config import SuiteConfigError, load_suite_config
-from pytest_uiground.suite.loading import LoaderContext, load_suite
+from pytest_uiground.suite.loading import LoaderContext, collecting_quirks, load_suite
 
 W, H = 400, 200
 
@@ -110,7 +110,7 @@ def test_write_is_readable_back_and_atomic(tmp_path: Path) -> None:
     assert fmt.box_text([1, 2.5, 3, 4]) == "box [1, 2.5, 3, 4] px"
 
 
-def test_cheap_checks_warn_at_collection_one_line_each_with_the_id_and_the_fix(tmp_path: Path) -> None:
+def test_cheap_checks_are_noted_at_collection_one_line_each_with_the_id_and_the_fix(tmp_path: Path) -> None:
     screen(tmp_path / "a.png")
     write_lines(tmp_path / "annotations.jsonl", [
         {"id": "a1", "image": "a.png", "instruction": "Open the menu", "bbox": [10, 10, 60, 60], "app": "x"},
@@ -118,9 +118,8 @@ def test_cheap_checks_warn_at_collection_one_line_each_with_the_id_and_the_fix(t
         {"id": "a3", "image": "a.png", "instruction": "Close", "bbox": [11, 10, 60, 61]},
         {"id": "a4", "image": "a.png", "instruction": "Wide", "bbox": [300, 150, 450, 190], "app": "x"},
     ])
-    with pytest.warns(AnnotationWarning) as caught:
+    with collecting_quirks() as lines:
         load({}, LoaderContext("mine", tmp_path))
-    lines = [str(w.message) for w in caught]
     assert any(m.startswith("annotations.jsonl: a2: the instruction 'open  the MENU' is also sample a1's")
                for m in lines), lines
     assert any("a3: its box [11, 10, 60, 61] px duplicates sample a1's box [10, 10, 60, 60] px" in m for m in lines)

@@ -26,7 +26,7 @@ def test_the_three_readers_count_the_same_samples(tmp_path: Path) -> None:
     counted = [r.counted_latency_ms for r in records]
     assert counted == [10.0, 30.0, None, None, None, None, 20.0]
     assert latencies(records) == [10.0, 30.0, 20.0]
-    (tmp_path / "suite.toml").write_text('[suite]\nname = "s"\n\n[loader]\nname = "synthetic"\n\n'
+    (tmp_path / "suite.toml").write_text('[suite]\nname = "s"\nversion = "1"\n\n[loader]\nname = "synthetic"\n\n'
                                          '[[metrics]]\nname = "acc"\ntasks = ["point"]\n')
     config = load_suite_config(tmp_path / "suite.toml")
     check = latency_check(config, records, parallel=False, suite_file="t")

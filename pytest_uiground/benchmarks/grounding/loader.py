@@ -22,12 +22,11 @@ the image's header size (never decoding the pixels); metadata keys become slices
 its image or a line with no instruction yet becomes one invalid sample naming the file, the line,
 the value and the fix; the other samples run. The cheap checks of ``validate`` (duplicate boxes,
 an instruction used twice on one screen, metadata keys on only some lines...) are given as
-warnings at collection (:mod:`.checks`), one line each with the sample id and the fix.
+notes at collection (:mod:`.checks`; the terminal and summary.json list them), one line each with the sample id and the fix.
 """
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
@@ -37,13 +36,9 @@ from pytest_uiground.benchmarks.grounding import format as fmt
 from pytest_uiground.record.geometry import Box, Point, size_bucket
 from pytest_uiground.record.image import ImageRef
 from pytest_uiground.record.sample import Sample, Target
-from pytest_uiground.suite.loading import LayoutError, LoaderContext, check_options, header_size
+from pytest_uiground.suite.loading import LayoutError, LoaderContext, check_options, header_size, quirk
 
 OPTIONS: Final = ("annotations", "warnings")
-
-
-class AnnotationWarning(UserWarning):
-    """A sample that loads but is probably wrong (``validate``'s checks, at collection)."""
 
 
 def annotations_path(options: Mapping[str, Any], ctx: LoaderContext) -> Path:
@@ -58,7 +53,7 @@ def annotations_path(options: Mapping[str, Any], ctx: LoaderContext) -> Path:
 
 def load(options: Mapping[str, Any], ctx: LoaderContext) -> list[Sample]:
     """One sample per line of the annotation file (see the module docstring). Options: ``annotations``
-    (default ``annotations.jsonl``) and ``warnings`` (default true: the cheap validate checks as warnings)."""
+    (default ``annotations.jsonl``) and ``warnings`` (default true: the cheap validate checks as notes)."""
     check_options(options, OPTIONS)
     path = annotations_path(options, ctx)
     if not path.is_file():
@@ -75,7 +70,9 @@ def load(options: Mapping[str, Any], ctx: LoaderContext) -> list[Sample]:
     samples = samples_of(path, lines)
     if options.get("warnings", True):
         for problem in checks.cheap(path, lines, samples):
-            warnings.warn(AnnotationWarning(f"{path.name}: {problem.line()}"), stacklevel=2)
+            # A note of the plugin's own (terminal, summary.json), never a warning: under a project's
+            # filterwarnings = ["error"] a warning stopped the whole suite at collection (issue 38).
+            quirk(path.name, problem.line())
     return samples
 
 
