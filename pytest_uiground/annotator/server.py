@@ -16,6 +16,9 @@ screenshot while the detector runs. What a framework would add is done here in a
   default, or ``module:function``), one image at a time on one background thread (the page
   asks for the image on screen first; the others follow in order) and are kept in the sidecar
   (:mod:`pytest_uiground.annotator.store`), so a reload does not run the detector again.
+* **Icons are called icons.** OCR reads an icon as "□", "日", "NU" or "W"; a proposal whose text is
+  no real text (:func:`is_junk_text`) is titled ``icon`` (and accepted as one), and a detector's
+  icon with a caption (OmniParser's) is titled ``icon: CAPTION``. The text read stays in ``text``.
 * **Changes** go through :class:`~pytest_uiground.annotator.store.Store`: a change made on an
   old revision is answered 409 with the current state, and the page says so.
 * **Only this page changes anything.** The token alone does not make a request the page's: a
@@ -104,6 +107,30 @@ and ``--terminal`` is its prompt review. The core knows no benchmark, so it is i
 ``python -m pytest_uiground`` imports its commands and ``init --from`` the grounding scaffold."""
 
 
+SHORT_WORDS: Final = frozenset({
+    "ok", "go", "no", "up", "on", "in", "to", "me", "my", "id", "tv", "am", "pm", "hi", "by", "of", "or", "us",
+    "it", "is", "at", "be", "do", "if", "so", "we", "he", "uk", "eu", "ai", "pc", "cc", "bcc", "qr"})
+"""Words of one or two letters a screen really shows (project wording): the others are OCR's reading of an icon."""
+
+
+def is_junk_text(text: str) -> bool:
+    """OCR text that is no real text: nothing, no letter or digit at all ("□", "»"), or one or two
+    characters that are neither a number nor a known short word ("日", "NU", "W")."""
+    t = text.strip()
+    if not any(c.isalnum() for c in t):
+        return True
+    return len(t) <= 2 and not t.isdigit() and t.lower() not in SHORT_WORDS
+
+
+def proposal_title(text: str, element_type: str) -> tuple[str, str]:
+    """(the title the page shows, the element type an accept writes) of one proposal."""
+    if element_type == "icon":
+        return ("icon" if is_junk_text(text) else f"icon: {text.strip()}"), element_type
+    if is_junk_text(text):
+        return "icon", "icon"
+    return text, element_type
+
+
 def curation_tool() -> Any:
     """The curation tool's module (:data:`CURATION_TOOL`), imported on first use."""
     return importlib.import_module(CURATION_TOOL)
@@ -132,7 +159,7 @@ class Proposals:
 
     def _key(self, info: ImageInfo) -> str:
         data = info.path.read_bytes() if info.error is None else b""
-        return f"{self.spec}|{self.min_score}|{hex_digest(data, short=True)}"
+        return f"{self.spec}|{self.min_score}|{hex_digest(data, short=True)}|titled"  # titles since issue 39
 
     def get(self, i: int, timeout: float = 300.0) -> dict[str, Any]:
         with self._cond:
@@ -190,7 +217,8 @@ class Proposals:
             while pid in seen:
                 pid = hex_digest(pid, short=True)[:10]
             seen.add(pid)
-            items.append({"pid": pid, "box": list(e.box), "text": e.text or "", "element_type": e.element_type})
+            title, kind = proposal_title(e.text or "", e.element_type)
+            items.append({"pid": pid, "box": list(e.box), "text": e.text or "", "title": title, "element_type": kind})
         record = {"key": self._key(info), "items": items, "hidden": hidden}
         self.store.save_proposals(info.name, record)
         return record

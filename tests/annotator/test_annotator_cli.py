@@ -23,7 +23,7 @@ from annotator_support import Running, detector, serve, shots  # noqa: F401 (fix
 
 from pytest_uiground.__main__ import main as cli_main
 from pytest_uiground.annotator import cli
-from pytest_uiground.annotator.server import CSP, Handler
+from pytest_uiground.annotator.server import CSP, Handler, proposal_title
 from pytest_uiground.annotator.store import Store
 from pytest_uiground.benchmarks.openadapt import annotate as terminal
 
@@ -341,3 +341,13 @@ def test_sigterm_during_a_save_leaves_no_temporary_file(shots: Path) -> None:
     assert "stopped (SIGTERM)" in out and "Traceback" not in err
     assert Store(file).temp_files() == [] and sorted(p.name for p in shots.glob(".*")) == [other.name]
     assert [json.loads(line) for line in file.read_text().splitlines()] == [sample]  # the save finished whole
+
+
+@pytest.mark.parametrize(("text", "kind", "title", "written"), [
+    ("\u25a1", "text", "icon", "icon"), ("\u65e5", "text", "icon", "icon"), ("NU", "text", "icon", "icon"),
+    ("W", "text", "icon", "icon"), ("\u00bb", "text", "icon", "icon"), ("", "text", "icon", "icon"),
+    ("OK", "text", "OK", "text"), ("12", "text", "12", "text"), ("Log in", "text", "Log in", "text"),
+    ("Go", "button", "Go", "button"), ("gear", "icon", "icon: gear", "icon"), ("", "icon", "icon", "icon"),
+])
+def test_a_proposal_with_no_real_text_is_titled_icon(text: str, kind: str, title: str, written: str) -> None:
+    assert proposal_title(text, kind) == (title, written)
