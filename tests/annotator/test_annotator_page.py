@@ -527,3 +527,72 @@ def test_handles_and_label_leave_a_small_icon_visible(page: Page, shots: Path, s
     page.mouse.up()
     wait_until(lambda: samples(running)[0]["bbox"][2] > 324, "the resized icon")
     assert trouble == []
+
+
+GRID_DETECTOR = '''
+from pytest_uiground.record.geometry import Box
+from pytest_uiground.models.offline.ocr import OcrItem
+
+LABELS = ["Inbox", "Drafts", "Sent", "Spam", "Trash", "Compose", "Search", "Settings", "Contacts", "Calendar",
+          "Archive", "Labels", "Filters", "Help", "Logout"]
+
+def detect(img):
+    w, h = img.size
+    return [OcrItem(t, 0.9, Box((10 + 78 * (n % 5)) / w, (20 + 90 * (n // 5)) / h,
+                                (70 + 78 * (n % 5)) / w, (50 + 90 * (n // 5)) / h)) for n, t in enumerate(LABELS)]
+'''
+INSTRUCTIONS = ["Open the inbox", "Show my drafts", "Show sent mail", "Open the spam folder", "Open the trash",
+                "Write a new email", "Search the mail", "Open the settings", "Show my contacts", "Open the calendar",
+                "Show archived mail", "Manage labels", "Edit the filters", "Get help", "Sign out"]
+
+
+@pytest.mark.slow
+def test_fifteen_proposals_accepted_and_instructed_from_the_keyboard(
+        page: Page, shots: Path, serve: Callable[..., Running], tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """The keystrokes a fast typist needs for 15 elements: one Alt+J to the first proposal, then per
+    element Enter (accept), the instruction, Enter (saved, on to the next proposal); no other key.
+    The count is asserted; the page's time per element is printed (never asserted)."""
+    folder = tmp_path / "grid"
+    folder.mkdir()
+    (folder / "uiground_grid_detector.py").write_text(GRID_DETECTOR)
+    monkeypatch.syspath_prepend(str(folder))
+    running = serve(shots / "annotations.jsonl", detector="uiground_grid_detector:detect")
+    trouble = open_page(page, running, proposals=15)
+    keys = 0
+
+    def press(key: str) -> None:
+        nonlocal keys
+        keys += 1
+        page.keyboard.press(key)
+
+    def type_(text: str) -> None:
+        nonlocal keys
+        keys += len(text)
+        page.keyboard.type(text)
+
+    start = time.monotonic()
+    waits = []
+    press("Alt+j")
+    for n, text in enumerate(INSTRUCTIONS):
+        expect(page.locator("#proposal-editor")).to_be_visible()
+        press("Enter")
+        type_(text)
+        press("Enter")
+        began = time.monotonic()
+        wait_until(lambda n=n, text=text: len(samples(running)) == n + 1 and samples(running)[n]["instruction"] == text,
+                   f"sample {n + 1}")
+        waits.append(time.monotonic() - began)
+    saved(page)
+    elapsed = time.monotonic() - start
+    got = samples(running)
+    assert [s["instruction"] for s in got] == INSTRUCTIONS and len({s["id"] for s in got}) == 15
+    for n, s in enumerate(got):  # each instruction on its own proposal, in reading order
+        x, y = 10 + 78 * (n % 5), 20 + 90 * (n // 5)
+        assert s["bbox"] == pytest.approx([x, y, x + 60, y + 30], abs=1), n
+    chars = sum(map(len, INSTRUCTIONS))
+    assert keys == 1 + 2 * len(INSTRUCTIONS) + chars  # nothing but Enter, the words, Enter (and one Alt+J)
+    with capsys.disabled():
+        print(f"\n15 elements: {keys} keystrokes ({chars} typed characters, {keys - chars} others); "
+              f"page {elapsed:.1f} s in all, median {sorted(waits)[7]:.2f} s from the last Enter to the saved sample")
+    assert trouble == []
