@@ -1,6 +1,8 @@
 """``python -m pytest_uiground annotate`` without a browser: what TARGET resolves to, the errors
 that name the fix, the server's refusals (token, host, paths), no external assets, the command
-run for real (URL printed, Ctrl+C stops it), and ``--terminal`` still being the prompt review."""
+run for real (URL printed, Ctrl+C stops it), and ``--terminal`` still being the prompt review.
+Issue 38: each malformed request answered with a 4xx (the server still up), a change from another
+origin refused although it carries the token, no temporary file after a SIGTERM during a save."""
 
 from __future__ import annotations
 

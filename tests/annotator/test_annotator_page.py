@@ -1,7 +1,10 @@
 """The annotator's page in real headless Chromium (pytest-playwright): drawing, typing, undo and
 reload leave exactly the result in the file; accepting and rejecting proposals; user strings shown
 as text; a second tab's stale edit refused and shown, then re-applied; and the full path on the nine
-real screenshots (``shared/data/real-screens``), 22 samples annotated from the keyboard.
+real screenshots (``shared/data/real-screens``), 22 samples annotated from the keyboard. Issue 39:
+sentences typed after a drag, a blank click or a proposal click change nothing but an instruction;
+Ctrl+Z in the instruction box is the box's own undo; icon proposals titled ``icon``; handles and
+label off a small icon at 44 %; the keystrokes for 15 elements counted.
 
 Needs Debian's ``chromium`` at ``/usr/bin/chromium`` (``apt-get install -y chromium``); skipped with
 that reason where it is missing. Playwright drives it through ``executable_path``, so no browser
