@@ -894,8 +894,12 @@ function typeInto(box, text) {
 }
 
 function onKey(ev) {
-  const t = ev.target, typing = t instanceof HTMLInputElement || t instanceof HTMLTextAreaElement
-    || t instanceof HTMLSelectElement;
+  // A focused button or checkbox (the last one clicked) is no text field: a sentence's spaces must
+  // not press it again ("Mark screen done" toggled by every word); Enter still presses it.
+  const t = ev.target, control = t instanceof HTMLButtonElement
+    || (t instanceof HTMLInputElement && ["checkbox", "radio", "button", "submit"].includes(t.type));
+  const typing = !control && (t instanceof HTMLInputElement || t instanceof HTMLTextAreaElement
+    || t instanceof HTMLSelectElement);
   const mod = ev.ctrlKey || ev.metaKey, altGr = ev.getModifierState && ev.getModifierState("AltGraph");
   const alt = ev.altKey && !mod && !altGr;
   if ($("help").open) return;
@@ -934,10 +938,11 @@ function onKey(ev) {
     else if (ev.key === "y") { ev.preventDefault(); redo(); }
     return;
   }
+  if (control && ev.key === "Enter") return;  // the button's own press
   const s = selectedSample(), p = selectedProposal(), shift = ev.shiftKey;
   if (ev.key.length === 1 || ev.key === "Backspace") {
+    ev.preventDefault();  // never a focused button's press, never a scroll by a sentence's space
     if (s && !$("sample-editor").hidden) {  // the first key opens the instruction and is its first letter
-      ev.preventDefault();
       const box = $("instruction");
       box.focus();
       box.setSelectionRange(box.value.length, box.value.length);
@@ -1001,6 +1006,12 @@ function wire() {
   }, {passive: false});
   window.addEventListener("resize", () => { if (S.fit) render(); });
   document.addEventListener("keydown", onKey);
+  // A button clicked with the mouse gives the focus back: the keys typed next are the page's
+  // (Enter accepts, letters go into the instruction), not that button's again.
+  document.addEventListener("click", (ev) => {
+    const button = ev.target instanceof Element ? ev.target.closest("button") : null;
+    if (button && ev.detail > 0) button.blur();
+  });
   $("undo").addEventListener("click", undo);
   $("redo").addEventListener("click", redo);
   $("help-open").addEventListener("click", () => $("help").showModal());
