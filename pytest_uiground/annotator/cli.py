@@ -9,6 +9,8 @@ time and work. TARGET is a suite folder (its ``[loader.options] annotations``, e
 screenshots (a sample's ``image`` never contains ``..``). The command prints the page's URL
 (127.0.0.1, a random port, a secret token) and opens it (``--no-browser``: only print it); every
 change on the page is already saved when it shows as saved, so Ctrl+C is the way to stop.
+SIGTERM and SIGHUP (a service manager, a closed terminal) stop it the same way: the save in
+progress finishes, and no temporary file is left beside the annotations (:meth:`Store.close`).
 
 ``--terminal`` (or ``--answers FILE``, which implies it) runs today's prompt review unchanged,
 with the same arguments and output (it writes OpenAdapt's JSON form, for SSH sessions and scripts).
@@ -17,10 +19,13 @@ with the same arguments and output (it writes OpenAdapt's JSON form, for SSH ses
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 import webbrowser
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
+from types import FrameType
 
 from pytest_uiground.annotator.server import Annotator, AnnotatorServer, Proposals, curation_tool, find_images
 from pytest_uiground.annotator.store import Store
@@ -101,9 +106,39 @@ def _suite_file(folder: Path) -> str:
     return name
 
 
+class Stopped(Exception):
+    """SIGTERM or SIGHUP arrived: stop as Ctrl+C does (the save in progress finishes first)."""
+
+
+@contextmanager
+def stop_on_signals() -> Iterator[None]:
+    """SIGTERM and SIGHUP raise :class:`Stopped` in the main thread (once: a second signal during
+    the clean-up is ignored, so the clean-up is not cut off); the previous handlers come back after."""
+    wanted = [s for s in (getattr(signal, "SIGTERM", None), getattr(signal, "SIGHUP", None)) if s is not None]
+    fired: list[int] = []
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        if not fired:
+            fired.append(signum)
+            raise Stopped(signal.Signals(signum).name)
+
+    try:
+        previous = {s: signal.signal(s, handler) for s in wanted}
+    except ValueError:  # not the main thread (the command run inside a test's thread): nothing to catch
+        yield
+        return
+    try:
+        yield
+    finally:
+        for s, old in previous.items():
+            signal.signal(s, old)
+
+
 def serve(args: argparse.Namespace) -> int:
     file, folder = resolve(Path(args.target), args.out)
     store = Store(file)
+    for stale in store.remove_temp_files():
+        print(f"annotate: removed {stale}, a temporary file an interrupted save left", flush=True)
     snap = store.read()
     root = file.resolve().parent
     images = find_images(folder.resolve(), root, [e.data["image"] for e in snap.entries
@@ -117,14 +152,17 @@ def serve(args: argparse.Namespace) -> int:
           f"  open {server.url}\n  every change is saved as you make it; Ctrl+C stops the server", flush=True)
     for problem in snap.problems:
         print(f"  note: {problem}", flush=True)
-    if not args.no_browser:
-        webbrowser.open(server.url)
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        print(f"\nannotate: stopped; {file} holds every saved change", flush=True)
-    finally:
-        server.server_close()
+    with stop_on_signals():
+        try:
+            if not args.no_browser:
+                webbrowser.open(server.url)
+            server.serve_forever()
+        except (KeyboardInterrupt, Stopped) as exc:
+            how = f" ({exc})" if isinstance(exc, Stopped) else ""
+            print(f"\nannotate: stopped{how}; {file} holds every saved change", flush=True)
+        finally:
+            server.server_close()
+            store.close()  # waits for a save in progress; no temporary file is left
     return 0
 
 

@@ -1,6 +1,8 @@
 // The annotator's page (python -m pytest_uiground annotate): every user string is written with
 // textContent (never innerHTML), every change is sent to the server as small operations made on
 // the revision the page holds, and undo is the inverse operation, saved like any other.
+// Typing is never a command by accident: a letter goes into the selected sample's instruction (or
+// nowhere); commands are Alt+key, Enter, Esc, Del and the arrows, keys no sentence types.
 "use strict";
 
 const TOKEN = document.querySelector('meta[name="uiground-token"]').content;
@@ -214,6 +216,10 @@ function boxOf(d) {
   return null;
 }
 
+// What a proposal is called on the page: the server's title ("icon", "icon: CAPTION" for an icon
+// or OCR junk such as "□"), else the text it read.
+const titleOf = (p) => p.title || p.text;
+
 function proposalsOf(i) {
   const p = S.props[i];
   return p && p !== "loading" && p.items ? p.items : [];
@@ -246,7 +252,7 @@ async function addSample(box, elementType, proposal) {
   let created = null;
   // Keys typed before the new sample's editor opens (the save takes a round trip) are kept for it.
   S.early = {text: "", enter: false};
-  const label = proposal ? "accept “" + proposal.text + "”" : "draw a box";
+  const label = proposal ? "accept “" + titleOf(proposal) + "”" : "draw a box";
   const ok = await commit(label, () => {
     created = {id: newId(name), image: name, instruction: "", bbox: box, element_type: elementType, task: "point"};
     const index = S.state.entries;
@@ -284,7 +290,7 @@ async function accept() {
   const p = selectedProposal();
   if (!p) return;
   const type = p.element_type || "text";
-  S.hints[image().name + "|" + p.box] = p.text;
+  S.hints[image().name + "|" + p.box] = titleOf(p);
   await addSample(p.box.slice(), type, p);
 }
 
@@ -293,7 +299,7 @@ async function reject() {
   if (!p) return;
   const name = image().name;
   const next = nextItem(1, false);
-  const ok = await commit("reject “" + p.text + "”", () => ({
+  const ok = await commit("reject “" + titleOf(p) + "”", () => ({
     ops: [reviewOp(name, p.pid, "rejected")], inverse: [reviewOp(name, p.pid, null)]}));
   if (ok) select(next && !(next.kind === "proposal" && next.pid === p.pid) ? next : null);
 }
@@ -423,7 +429,7 @@ function nextItem(step, onlyTodo) {
 function go(step, onlyTodo) {
   const next = nextItem(step, onlyTodo);
   if (next) { select(next); scrollToSelection(); return; }
-  setStatus(step > 0 ? "last item on this screen: ] for the next screen" : "first item on this screen", "");
+  setStatus(step > 0 ? "last item on this screen: Alt+] for the next screen" : "first item on this screen", "");
 }
 
 function showImage(i) {
@@ -446,7 +452,7 @@ async function loadProposals(i) {
   render();
   const reply = await api("api/proposals/" + i);
   S.props[i] = reply.status === 200 ? reply.doc : {items: [], error: "HTTP " + reply.status};
-  for (const p of S.props[i].items || []) S.hints[S.state.images[i].name + "|" + p.box] = p.text;
+  for (const p of S.props[i].items || []) S.hints[S.state.images[i].name + "|" + p.box] = titleOf(p);
   render();
   if (i + 1 < S.state.images.length) setTimeout(() => loadProposals(i + 1), 50);
 }
@@ -605,7 +611,7 @@ function renderStage() {
     const sel = S.sel && S.sel.kind === "proposal" && S.sel.pid === prop.pid;
     const node = el("div", "box prop" + (sel ? " sel" : ""));
     node.dataset.pid = prop.pid;
-    node.title = prop.text;
+    node.title = titleOf(prop);
     place(node, prop.box);
     overlay.append(node);
   }
@@ -615,18 +621,28 @@ function renderStage() {
     const sel = S.sel && S.sel.kind === "sample" && S.sel.index === s.index;
     const poly = !Array.isArray(s.data.bbox);
     const node = el("div", "box sample" + (needsInstruction(s.data) ? " todo" : "") + (sel ? " sel" : "")
-      + (poly ? " poly" : "") + (box[1] * z < 18 ? " low-tag" : ""));
+      + (poly ? " poly" : ""));
     node.dataset.sample = String(s.index);
     place(node, (S.drag && S.drag.index === s.index && S.drag.box) || box);
     const caption = String(s.data.instruction || "") || (s.data.id || "") + " · no instruction";
-    if (sel) node.append(el("span", "tag", caption));  // only the selection's: a dense toolbar stays readable
-    else node.title = caption;
-    if (sel && !poly) {
-      for (const h of HANDLES) {
-        const handle = el("span", "handle");
-        handle.dataset.handle = h;
-        handle.style.left = (h.includes("w") ? 0 : h.includes("e") ? 100 : 50) + "%";
-        handle.style.top = (h.includes("n") ? 0 : h.includes("s") ? 100 : 50) + "%";
+    const chrome = sel && !poly ? handleLayout(box) : null;
+    if (sel) {  // only the selection's: a dense toolbar stays readable
+      const tag = el("span", "tag", caption);
+      // Outside the box, past its border, its ring and the handles: a small icon stays visible.
+      const below = box[1] * z < 18 + (chrome ? chrome.clear : 5);
+      tag.style[below ? "top" : "bottom"] = "calc(100% + " + (chrome ? chrome.clear : 5) + "px)";
+      tag.style[below ? "bottom" : "top"] = "auto";
+      node.append(tag);
+    } else {
+      node.title = caption;
+    }
+    if (chrome) {
+      for (const h of chrome.handles) {
+        const handle = el("span", "handle" + (chrome.outside ? " outside" : ""));
+        handle.dataset.handle = h.name;
+        handle.style.width = handle.style.height = chrome.size + "px";
+        handle.style.left = h.left;
+        handle.style.top = h.top;
         node.append(handle);
       }
     }
@@ -645,6 +661,27 @@ function renderStage() {
   }
 }
 
+// The selected box's resize handles at this zoom. A box big on screen gets eight handles on its
+// border; a small one (an icon at 44 %) gets four corner handles outside it, sized to the box, so
+// neither they nor the label hide the pixels being checked. Positions are relative to the box's
+// padding edge (2 px inside its border).
+function handleLayout(box) {
+  const z = S.zoom, w = (box[2] - box[0]) * z, h = (box[3] - box[1]) * z, small = Math.min(w, h) < 32;
+  const size = Math.round(Math.max(5, Math.min(10, Math.min(w, h) / (small ? 2.5 : 4))));
+  const at = (name) => {
+    if (!small) {
+      const left = (name.includes("w") ? 0 : name.includes("e") ? 100 : 50) + "%";
+      const top = (name.includes("n") ? 0 : name.includes("s") ? 100 : 50) + "%";
+      return {name, left: "calc(" + left + " - " + size / 2 + "px)", top: "calc(" + top + " - " + size / 2 + "px)"};
+    }
+    const out = 2 + 3;  // past the 2 px border and the 3 px selection ring
+    return {name, left: name.includes("w") ? -(out + size) + "px" : "calc(100% + " + out + "px)",
+            top: name.includes("n") ? -(out + size) + "px" : "calc(100% + " + out + "px)"};
+  };
+  const names = small ? ["nw", "ne", "se", "sw"] : HANDLES;
+  return {size, outside: small, handles: names.map(at), clear: small ? 2 + 3 + size + 2 : 2 + 3 + size / 2};
+}
+
 function fmt(box) { return "[" + box.map((v) => Math.round(v * 10) / 10).join(", ") + "]"; }
 
 function renderPanel() {
@@ -657,7 +694,7 @@ function renderPanel() {
   $("proposal-editor").hidden = !p;
   $("none-editor").hidden = !!(s || p);
   if (p) {
-    $("prop-text").textContent = p.text;
+    $("prop-text").textContent = titleOf(p);
     $("prop-box").textContent = fmt(p.box);
   }
   if (s) {
@@ -668,7 +705,7 @@ function renderPanel() {
     box.classList.toggle("empty", needsInstruction(d));
     const b = boxOf(d);
     const read = b ? S.hints[d.image + "|" + b] : undefined;
-    $("hint").textContent = read ? "The detector read “" + read + "”: say what a user would ask for, not only the label."
+    $("hint").textContent = read ? "The detector saw “" + read + "”: say what a user would ask for, not only the label."
       : (d.task || "point") === "detect" ? "A detection sample: the click point says where the user clicked." : "";
     const bbox = $("bbox");
     if (document.activeElement !== bbox) bbox.value = b ? fmt(b).slice(1, -1) : "";
@@ -784,8 +821,8 @@ function onPointerDown(ev) {
     if (!(S.sel && S.sel.kind === "sample" && S.sel.index === index)) select({kind: "sample", index});
     S.drag = Array.isArray(s.data.bbox) ? {mode: "move", index, start: p, orig: s.data.bbox.slice()} : null;
   } else if (t.dataset.pid) {
-    select({kind: "proposal", pid: t.dataset.pid});
-    S.drag = null;
+    // A click selects the proposal; a drag draws a new box (an icon inside a lumped OCR line).
+    S.drag = {mode: "draw", start: p, pid: t.dataset.pid};
   } else {
     S.drag = {mode: "draw", start: p};
   }
@@ -812,7 +849,7 @@ function onPointerUp() {
   if (drag.mode === "draw") {
     const b = drag.box;
     if (b && b[2] - b[0] >= 3 && b[3] - b[1] >= 3) addSample(b, "icon", null);
-    else select(null);
+    else select(drag.pid ? {kind: "proposal", pid: drag.pid} : null);
     return;
   }
   if (drag.box && !same(drag.box, drag.orig)) {
@@ -824,12 +861,49 @@ function onPointerUp() {
 }
 
 // -- keyboard --------------------------------------------------------------------------------------
+// Commands are Alt+key (the letter as typed, else the key's place: Alt+letter types "å" on a Mac),
+// so that no sentence fires one; Enter, Esc, Del and the arrows act without Alt (no sentence types
+// them outside a text field). A letter typed with a sample selected and no field focused opens its
+// instruction and goes into it; with a proposal or nothing selected it does nothing but say how.
+const COMMANDS = {
+  "j": () => go(1, false), "n": () => go(1, false), "k": () => go(-1, false), "p": () => go(-1, false),
+  "a": () => (selectedProposal() ? accept() : focusInstruction()), "r": () => (selectedProposal() ? reject() : null),
+  "i": () => focusInstruction(), "e": () => { if (selectedSample()) $("etype").focus(); },
+  "t": () => cycleTask(), "c": () => startClick(), "z": () => zoomToSelection(),
+  "d": () => toggleDone(), "f": () => { $("filter").checked = !$("filter").checked; setFilter(); },
+  "[": () => showImage(S.cur - 1), "]": () => showImage(S.cur + 1),
+  "+": () => setZoom(S.zoom * 1.5), "=": () => setZoom(S.zoom * 1.5), "-": () => setZoom(S.zoom / 1.5),
+  "0": () => { S.fit = true; render(); }, "/": () => $("help").showModal(), "?": () => $("help").showModal(),
+};
+const CODES = {BracketLeft: "[", BracketRight: "]", Equal: "=", Minus: "-", Digit0: "0", Slash: "/", NumpadAdd: "+",
+               NumpadSubtract: "-"};
+
+function commandKey(ev) {
+  if (/^[a-z]$/i.test(ev.key)) return ev.key.toLowerCase();
+  if (/^Key[A-Z]$/.test(ev.code)) return ev.code.slice(3).toLowerCase();
+  return CODES[ev.code] || ev.key;
+}
+
+// Put typed text into the instruction box as if typed there (the box's own undo keeps it).
+function typeInto(box, text) {
+  box.focus();
+  if (!document.execCommand("insertText", false, text)) {
+    box.setRangeText(text, box.selectionStart, box.selectionEnd, "end");
+    box.dispatchEvent(new Event("input"));
+  }
+}
+
 function onKey(ev) {
-  const t = ev.target, typing = t instanceof HTMLInputElement || t instanceof HTMLTextAreaElement
-    || t instanceof HTMLSelectElement;
-  const mod = ev.ctrlKey || ev.metaKey;
+  // A focused button or checkbox (the last one clicked) is no text field: a sentence's spaces must
+  // not press it again ("Mark screen done" toggled by every word); Enter still presses it.
+  const t = ev.target, control = t instanceof HTMLButtonElement
+    || (t instanceof HTMLInputElement && ["checkbox", "radio", "button", "submit"].includes(t.type));
+  const typing = !control && (t instanceof HTMLInputElement || t instanceof HTMLTextAreaElement
+    || t instanceof HTMLSelectElement);
+  const mod = ev.ctrlKey || ev.metaKey, altGr = ev.getModifierState && ev.getModifierState("AltGraph");
+  const alt = ev.altKey && !mod && !altGr;
   if ($("help").open) return;
-  if (S.early && !ev.ctrlKey && !ev.metaKey && !ev.altKey) {  // a new sample's editor is about to open
+  if (S.early && !alt && (!mod || altGr)) {  // a new sample's editor is about to open
     if (S.early.enter) { ev.preventDefault(); return; }  // typed after Enter: not the instruction's
     if (ev.key.length === 1) S.early.text += ev.key;
     else if (ev.key === "Backspace") S.early.text = S.early.text.slice(0, -1);
@@ -838,10 +912,16 @@ function onKey(ev) {
     ev.preventDefault();
     return;
   }
-  if (mod && (ev.key === "z" || ev.key === "Z")) { ev.preventDefault(); if (ev.shiftKey) redo(); else undo(); return; }
-  if (mod && ev.key === "y") { ev.preventDefault(); redo(); return; }
-  if (typing) {
-    if (t.id === "instruction" && ev.key === "Enter" && !ev.shiftKey) {
+  if (alt) {
+    const action = COMMANDS[commandKey(ev)];
+    if (!action) return;
+    ev.preventDefault();
+    if (typing) t.blur();  // saves what was typed first
+    action();
+    return;
+  }
+  if (typing) {  // Ctrl+Z here is the field's own undo of its text, never the saved state's
+    if (t.id === "instruction" && ev.key === "Enter" && !ev.shiftKey && !mod) {
       ev.preventDefault();
       flushInstruction();
       t.blur();
@@ -853,27 +933,38 @@ function onKey(ev) {
     }
     return;
   }
-  if (mod || ev.altKey) return;
-  const shift = ev.shiftKey;
+  if (mod && !altGr) {
+    if (ev.key === "z" || ev.key === "Z") { ev.preventDefault(); if (ev.shiftKey) redo(); else undo(); }
+    else if (ev.key === "y") { ev.preventDefault(); redo(); }
+    return;
+  }
+  if (control && ev.key === "Enter") return;  // the button's own press
+  const s = selectedSample(), p = selectedProposal(), shift = ev.shiftKey;
+  if (ev.key.length === 1 || ev.key === "Backspace") {
+    ev.preventDefault();  // never a focused button's press, never a scroll by a sentence's space
+    if (s && !$("sample-editor").hidden) {  // the first key opens the instruction and is its first letter
+      const box = $("instruction");
+      box.focus();
+      box.setSelectionRange(box.value.length, box.value.length);
+      if (ev.key === "Backspace") document.execCommand("delete");
+      else typeInto(box, ev.key);
+    } else if (ev.key.trim()) {
+      setStatus(p ? "typed text is never a command: Enter accepts “" + titleOf(p) + "”, then type its instruction"
+        : "nothing selected: click an item or press Alt+J, then type its instruction", "");
+    }
+    return;
+  }
   const keys = {
-    "j": () => go(1, false), "n": () => go(1, false), "k": () => go(-1, false), "p": () => go(-1, false),
-    "a": () => (selectedProposal() ? accept() : focusInstruction()), "r": () => (selectedProposal() ? reject() : null),
-    "Enter": () => (selectedProposal() ? accept() : focusInstruction()),
-    "i": () => focusInstruction(), "e": () => { if (selectedSample()) $("etype").focus(); },
-    "t": () => cycleTask(), "c": () => startClick(), "u": () => undo(),
-    "Delete": () => (selectedProposal() ? reject() : deleteSample()),
-    "Backspace": () => (selectedProposal() ? reject() : deleteSample()),
-    "+": () => setZoom(S.zoom * 1.5), "=": () => setZoom(S.zoom * 1.5), "-": () => setZoom(S.zoom / 1.5),
-    "0": () => { S.fit = true; render(); }, "z": () => zoomToSelection(),
-    "[": () => showImage(S.cur - 1), "]": () => showImage(S.cur + 1), "d": () => toggleDone(),
-    "f": () => { $("filter").checked = !$("filter").checked; setFilter(); }, "?": () => $("help").showModal(),
+    "Enter": () => (p ? accept() : focusInstruction()),
+    "Delete": () => (p ? reject() : deleteSample()),
     "Escape": () => { S.clickMode = false; select(null); },
+    "F1": () => $("help").showModal(),
     "ArrowLeft": () => nudge(shift ? -10 : -1, 0), "ArrowRight": () => nudge(shift ? 10 : 1, 0),
     "ArrowUp": () => nudge(0, shift ? -10 : -1), "ArrowDown": () => nudge(0, shift ? 10 : 1),
   };
   const action = keys[ev.key];
   if (!action) return;
-  if (ev.key.startsWith("Arrow") && !selectedSample()) return;  // let the screenshot scroll
+  if (ev.key.startsWith("Arrow") && !s) return;  // let the screenshot scroll
   ev.preventDefault();
   action();
 }
@@ -915,6 +1006,12 @@ function wire() {
   }, {passive: false});
   window.addEventListener("resize", () => { if (S.fit) render(); });
   document.addEventListener("keydown", onKey);
+  // A button clicked with the mouse gives the focus back: the keys typed next are the page's
+  // (Enter accepts, letters go into the instruction), not that button's again.
+  document.addEventListener("click", (ev) => {
+    const button = ev.target instanceof Element ? ev.target.closest("button") : null;
+    if (button && ev.detail > 0) button.blur();
+  });
   $("undo").addEventListener("click", undo);
   $("redo").addEventListener("click", redo);
   $("help-open").addEventListener("click", () => $("help").showModal());

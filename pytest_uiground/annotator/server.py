@@ -16,8 +16,20 @@ screenshot while the detector runs. What a framework would add is done here in a
   default, or ``module:function``), one image at a time on one background thread (the page
   asks for the image on screen first; the others follow in order) and are kept in the sidecar
   (:mod:`pytest_uiground.annotator.store`), so a reload does not run the detector again.
+* **Icons are called icons.** OCR reads an icon as "□", "日", "NU" or "W"; a proposal whose text is
+  no real text (:func:`is_junk_text`) is titled ``icon`` (and accepted as one), and a detector's
+  icon with a caption (OmniParser's) is titled ``icon: CAPTION``. The text read stays in ``text``.
 * **Changes** go through :class:`~pytest_uiground.annotator.store.Store`: a change made on an
   old revision is answered 409 with the current state, and the page says so.
+* **Only this page changes anything.** The token alone does not make a request the page's: a
+  page elsewhere that learnt it (a shared screenshot of the URL) could still post a ``text/plain``
+  form to 127.0.0.1. A change is refused (403) unless its ``Origin`` is this server and its
+  ``Sec-Fetch-Site`` is ``same-origin`` (browsers send both on every ``fetch`` POST; a script
+  without them still needs the token).
+* **Malformed input is answered, never dropped.** A bad ``Content-Length``, an image index that
+  is not a plain number (``²``, 5,000 digits), a body that is not JSON or nests too deep, a method
+  the server does not serve: each gets a 4xx naming the problem, and the server goes on; an error
+  of ours is a 500 with one line, never a traceback and a closed connection.
 """
 
 from __future__ import annotations
@@ -43,6 +55,7 @@ from pytest_uiground.record.files import hex_digest
 IMAGE_SUFFIXES: Final = (".png", ".jpg", ".jpeg", ".webp")
 SKIP_DIRS: Final = frozenset({"__pycache__", "node_modules", "site-packages", "out"})
 MAX_BODY: Final = 8 * 1024 * 1024
+MAX_INDEX_DIGITS: Final = 9  # an image index is a plain decimal number; int() of 5,000 digits raises
 STATIC: Final = {"/page.js": "text/javascript; charset=utf-8", "/page.css": "text/css; charset=utf-8"}
 CSP: Final = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
               "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
@@ -94,6 +107,30 @@ and ``--terminal`` is its prompt review. The core knows no benchmark, so it is i
 ``python -m pytest_uiground`` imports its commands and ``init --from`` the grounding scaffold."""
 
 
+SHORT_WORDS: Final = frozenset({
+    "ok", "go", "no", "up", "on", "in", "to", "me", "my", "id", "tv", "am", "pm", "hi", "by", "of", "or", "us",
+    "it", "is", "at", "be", "do", "if", "so", "we", "he", "uk", "eu", "ai", "pc", "cc", "bcc", "qr"})
+"""Words of one or two letters a screen really shows (project wording): the others are OCR's reading of an icon."""
+
+
+def is_junk_text(text: str) -> bool:
+    """OCR text that is no real text: nothing, no letter or digit at all ("□", "»"), or one or two
+    characters that are neither a number nor a known short word ("日", "NU", "W")."""
+    t = text.strip()
+    if not any(c.isalnum() for c in t):
+        return True
+    return len(t) <= 2 and not t.isdigit() and t.lower() not in SHORT_WORDS
+
+
+def proposal_title(text: str, element_type: str) -> tuple[str, str]:
+    """(the title the page shows, the element type an accept writes) of one proposal."""
+    if element_type == "icon":
+        return ("icon" if is_junk_text(text) else f"icon: {text.strip()}"), element_type
+    if is_junk_text(text):
+        return "icon", "icon"
+    return text, element_type
+
+
 def curation_tool() -> Any:
     """The curation tool's module (:data:`CURATION_TOOL`), imported on first use."""
     return importlib.import_module(CURATION_TOOL)
@@ -122,7 +159,7 @@ class Proposals:
 
     def _key(self, info: ImageInfo) -> str:
         data = info.path.read_bytes() if info.error is None else b""
-        return f"{self.spec}|{self.min_score}|{hex_digest(data, short=True)}"
+        return f"{self.spec}|{self.min_score}|{hex_digest(data, short=True)}|titled"  # titles since issue 39
 
     def get(self, i: int, timeout: float = 300.0) -> dict[str, Any]:
         with self._cond:
@@ -180,7 +217,8 @@ class Proposals:
             while pid in seen:
                 pid = hex_digest(pid, short=True)[:10]
             seen.add(pid)
-            items.append({"pid": pid, "box": list(e.box), "text": e.text or "", "element_type": e.element_type})
+            title, kind = proposal_title(e.text or "", e.element_type)
+            items.append({"pid": pid, "box": list(e.box), "text": e.text or "", "title": title, "element_type": kind})
         record = {"key": self._key(info), "items": items, "hidden": hidden}
         self.store.save_proposals(info.name, record)
         return record
@@ -222,37 +260,85 @@ class Annotator:
         return 200, {"state": self.state(snap)}
 
 
+class BadRequest(Exception):
+    """A request the handler answers with ``status`` and a one-line ``message`` (the fix named)."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
 class Handler(BaseHTTPRequestHandler):
     """Routes: ``/`` (the page), ``/page.js``, ``/page.css``, ``/api/state``, ``/api/revision``,
-    ``/api/image/N``, ``/api/proposals/N`` (GET) and ``/api/change`` (POST); all need the token."""
+    ``/api/image/N``, ``/api/proposals/N`` (GET) and ``/api/change`` (POST); all need the token,
+    and the POST comes from the page's own origin."""
 
     server: AnnotatorServer
     server_version = "uiground-annotate"
     sys_version = ""
+    timeout = 30  # a client that announces a body and never sends it does not hold a thread forever
 
     def log_message(self, format: str, *args: Any) -> None:  # one person's page: no access log
         return
 
-    def _allowed(self) -> tuple[str, dict[str, list[str]]] | None:
+    def _allowed(self) -> tuple[str, dict[str, list[str]]]:
         url = urlsplit(self.path)
         query = parse_qs(url.query)
         token = self.headers.get("X-Token") or (query.get("token") or [""])[0]
         host = self.headers.get("Host", "")
         port = self.server.server_address[1]
         if host not in (f"127.0.0.1:{port}", f"localhost:{port}"):
-            self._send(403, b"refused: this server answers only http://127.0.0.1 requests\n", "text/plain")
-            return None
-        if not hmac.compare_digest(token.encode(), self.server.annotator.token.encode()):
-            self._send(403, b"refused: the URL's token is missing or wrong; open the URL the annotate command "
-                       b"printed\n", "text/plain")
-            return None
+            raise BadRequest(403, "refused: this server answers only http://127.0.0.1 requests")
+        if not hmac.compare_digest(token.encode("utf-8", "replace"), self.server.annotator.token.encode()):
+            raise BadRequest(403, "refused: the URL's token is missing or wrong; open the URL the annotate command "
+                                  "printed")
         return url.path, query
 
+    def _same_origin(self) -> None:
+        """A state-changing request must come from the page itself (see the module's docstring)."""
+        port = self.server.server_address[1]
+        origin = self.headers.get("Origin")
+        if origin is not None and origin not in (f"http://127.0.0.1:{port}", f"http://localhost:{port}"):
+            raise BadRequest(403, f"refused: a change from Origin {origin[:80]!r}; only the annotate page "
+                                  f"(http://127.0.0.1:{port}) may change the annotations")
+        site = self.headers.get("Sec-Fetch-Site")
+        if site is not None and site != "same-origin":
+            raise BadRequest(403, f"refused: a change with Sec-Fetch-Site {site[:40]!r}; only the annotate page "
+                                  "itself (same-origin) may change the annotations")
+
+    def _answer(self, route: Any) -> None:
+        """Run one route; a :class:`BadRequest` becomes its 4xx, anything else one 500 line."""
+        try:
+            route()
+        except BadRequest as exc:  # the page reads {"error"} from its api/ calls
+            if urlsplit(self.path).path.startswith("/api/"):
+                self._json(exc.status, {"error": str(exc)})
+            else:
+                self._send(exc.status, f"{exc}\n".encode(), "text/plain; charset=utf-8")
+        except (ConnectionError, TimeoutError):
+            self.close_connection = True  # the client went away or stalled: nobody to answer
+        except Exception as exc:  # an error of ours: one line here and on the page, the server goes on
+            where = f"{self.command} {urlsplit(self.path).path[:80]}"
+            message = f"annotate: internal error on {where}: {type(exc).__name__}: {exc}"
+            print(message, file=sys.stderr, flush=True)
+            self._send(500, f"{message}\n".encode(), "text/plain; charset=utf-8")
+
     def do_GET(self) -> None:
-        allowed = self._allowed()
-        if allowed is None:
-            return
-        path, _query = allowed
+        self._answer(self._get)
+
+    def do_POST(self) -> None:
+        self._answer(self._post)
+
+    def _refuse_method(self) -> None:
+        def route() -> None:
+            self._allowed()
+            raise BadRequest(405, f"method {self.command} is not served: the page uses GET and POST /api/change")
+        self._answer(route)
+
+    do_PUT = do_DELETE = do_PATCH = do_HEAD = do_OPTIONS = _refuse_method
+
+    def _get(self) -> None:
+        path, _query = self._allowed()
         annotator = self.server.annotator
         if path in ("/", "/index.html"):
             page = _asset("page.html").replace("{{TOKEN}}", annotator.token)
@@ -264,46 +350,28 @@ class Handler(BaseHTTPRequestHandler):
         elif path == "/api/revision":
             self._json(200, {"revision": annotator.store.revision()})
         elif path.startswith(("/api/image/", "/api/proposals/")):
-            info = self._image(path.rsplit("/", 1)[-1])
-            if info is None:
-                return
+            index = image_index(path.rsplit("/", 1)[-1], len(annotator.images))
+            info = annotator.images[index]
             if path.startswith("/api/proposals/"):
                 if annotator.proposals is None:
                     self._json(200, {"items": [], "error": "no detector (--detector none)"})
                 else:
-                    self._json(200, annotator.proposals.get(annotator.images.index(info)))
+                    self._json(200, annotator.proposals.get(index))
             elif info.error is not None:
-                self._send(404, info.error.encode(), "text/plain")
+                self._send(404, info.error.encode(), "text/plain; charset=utf-8")
             else:
                 kind = mimetypes.guess_type(info.name)[0] or "application/octet-stream"
                 self._send(200, info.path.read_bytes(), kind, cache="private, max-age=3600")
         else:
             self._send(404, b"not found\n", "text/plain")
 
-    def do_POST(self) -> None:
-        allowed = self._allowed()
-        if allowed is None:
-            return
-        if allowed[0] != "/api/change":
-            self._send(404, b"not found\n", "text/plain")
-            return
-        length = int(self.headers.get("Content-Length") or 0)
-        if not 0 < length <= MAX_BODY or "json" not in self.headers.get("Content-Type", ""):
-            self._json(400, {"error": "expected a JSON body (application/json) under 8 MiB"})
-            return
-        try:
-            body = json.loads(self.rfile.read(length))
-        except ValueError as exc:
-            self._json(400, {"error": f"the body is not JSON: {exc}"})
-            return
+    def _post(self) -> None:
+        path, _query = self._allowed()
+        if path != "/api/change":
+            raise BadRequest(404, f"not found: POST {path[:80]}; changes go to /api/change")
+        self._same_origin()
+        body = json_body(self.headers.get("Content-Length"), self.headers.get("Content-Type", ""), self.rfile)
         self._json(*self.server.annotator.change(body))
-
-    def _image(self, raw: str) -> ImageInfo | None:
-        images = self.server.annotator.images
-        if not raw.isdigit() or int(raw) >= len(images):
-            self._send(404, b"no such image\n", "text/plain")
-            return None
-        return images[int(raw)]
 
     def _json(self, status: int, doc: Any) -> None:
         self._send(status, json.dumps(doc, ensure_ascii=False).encode(), "application/json; charset=utf-8")
@@ -317,7 +385,42 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("X-Content-Type-Options", "nosniff")
         self.send_header("Referrer-Policy", "no-referrer")
         self.end_headers()
-        self.wfile.write(body)
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+
+def image_index(raw: str, count: int) -> int:
+    """The image index of ``/api/image/N``: plain ASCII digits (not ``²``, not 5,000 of them) below ``count``."""
+    if not (raw.isascii() and raw.isdigit() and len(raw) <= MAX_INDEX_DIGITS) or int(raw) >= count:
+        raise BadRequest(404, f"no such image: {raw[:20]!r}; images are numbered 0 to {count - 1}")
+    return int(raw)
+
+
+def json_body(length_header: str | None, content_type: str, stream: Any) -> Any:
+    """The JSON body of a change, or :class:`BadRequest` naming what is wrong with it."""
+    if "json" not in content_type:
+        raise BadRequest(415, f"a change is a JSON body (Content-Type: application/json), got {content_type[:60]!r}")
+    if length_header is None:
+        raise BadRequest(411, "a change needs a Content-Length header (the JSON body's size in bytes)")
+    text = length_header.strip()
+    if not (text.isascii() and text.isdigit() and len(text) <= MAX_INDEX_DIGITS + 1):
+        raise BadRequest(400, f"Content-Length {length_header[:40]!r} is not a byte count")
+    length = int(text)
+    if not 0 < length <= MAX_BODY:
+        raise BadRequest(413 if length else 400, f"Content-Length {length}: a change is a JSON body of 1 byte to "
+                                                 f"{MAX_BODY // 2**20} MiB")
+    try:
+        data = stream.read(length)
+    except TimeoutError:
+        raise BadRequest(400, f"the body ended before its Content-Length ({length} bytes)") from None
+    if len(data) < length:
+        raise BadRequest(400, f"the body ended after {len(data)} of its Content-Length's {length} bytes")
+    try:
+        return json.loads(data)
+    except RecursionError:
+        raise BadRequest(400, "the body nests too deeply to be a change") from None
+    except ValueError as exc:  # UnicodeDecodeError included
+        raise BadRequest(400, f"the body is not JSON: {exc}") from None
 
 
 def _asset(name: str) -> str:

@@ -22,6 +22,11 @@ module later without touching the server or the page.
 * **Changes** are small operations on entry indexes (``insert``, ``replace``, ``delete``, each
   naming the sample it expects where one is replaced or removed; ``review``; ``done``), so the
   page's undo is the inverse operation, saved like any other.
+* **No temporary file left behind.** A write stages ``.NAME.XXXXXXXX.tmp`` beside its target
+  (``record.files.stage_text``) and renames it. :meth:`Store.close` (the command's SIGTERM and
+  Ctrl+C path) waits for the save in progress and removes any such file; a process killed
+  outright (SIGKILL, power) can still leave one, so :meth:`Store.remove_temp_files` runs at start.
+  Both hold the folder's lock, so another annotator's save in progress is never touched.
 """
 
 from __future__ import annotations
@@ -32,7 +37,7 @@ import os
 import re
 import threading
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, Final
@@ -88,11 +93,20 @@ def check_image_path(value: object) -> str:
     return value
 
 
+def _finite(v: object) -> bool:
+    """A JSON number that is a finite float (an integer of 400 digits is not: it overflows a float)."""
+    if not isinstance(v, (int, float)) or isinstance(v, bool):
+        return False
+    try:
+        return math.isfinite(v)
+    except OverflowError:
+        return False
+
+
 def _numbers(value: object, n: int | None, what: str) -> list[float]:
-    if (not isinstance(value, list) or (n is not None and len(value) != n)
-            or not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in value)):
+    if not isinstance(value, list) or (n is not None and len(value) != n) or not all(_finite(v) for v in value):
         want = f"{n} finite numbers" if n else "a list of finite numbers"
-        raise StoreError(f"{what} {value!r} is not {want} (pixels)")
+        raise StoreError(f"{what} {value!r:.80} is not {want} (pixels)")
     return [float(v) for v in value]
 
 
@@ -151,6 +165,40 @@ class Store:
         self.path = path
         self.sidecar = sidecar_path(path)
         self._lock = threading.Lock()
+        self._held = ExitStack()
+        self._closed = False
+
+    # -- temporary files ------------------------------------------------------------------------
+    def temp_files(self) -> list[Path]:
+        """The temporary files a write of the file or the sidecar stages (``tempfile.mkstemp``'s
+        ``.NAME.`` + 8 characters + ``.tmp``, as ``record.files.stage_text`` names them)."""
+        if not self.path.parent.is_dir():
+            return []
+        names = {self.path.name, self.sidecar.name}
+        pattern = re.compile(r"\.(" + "|".join(re.escape(n) for n in names) + r")\.[a-z0-9_]{8}\.tmp")
+        return sorted(p for p in self.path.parent.iterdir() if pattern.fullmatch(p.name) and p.is_file())
+
+    def remove_temp_files(self) -> list[Path]:
+        """Remove the temporary files a killed save left (under the lock: never another process's
+        save in progress); returns them."""
+        with self._locked():
+            return self._remove_temp_files()
+
+    def _remove_temp_files(self) -> list[Path]:
+        found = self.temp_files()
+        for tmp in found:
+            tmp.unlink(missing_ok=True)
+        return found
+
+    def close(self) -> None:
+        """The process is stopping: wait for the save in progress, remove any temporary file, and
+        keep the lock, so no later write starts (a request still being answered waits, and ends
+        with the process)."""
+        if self._closed:
+            return
+        self._closed = True
+        self._held.enter_context(self._locked())
+        self._remove_temp_files()
 
     # -- reading --------------------------------------------------------------------------------
     def read(self) -> Snapshot:
