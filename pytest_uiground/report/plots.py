@@ -31,18 +31,6 @@ LABEL_W = 200
 RIGHT_PAD = 70
 FONT = 'font-family="system-ui,Segoe UI,Helvetica,Arial,sans-serif"'
 
-MISSING = ('<p class="note">plots need matplotlib, the [report] extra: '
-           "<code>pip install 'pytest-uiground[report]'</code></p>")
-"""What a page shows instead of its plots when matplotlib is not installed (the rest renders)."""
-
-
-def available() -> bool:
-    """Whether matplotlib can be imported; without it the pages render without plots."""
-    import importlib.util
-
-    return importlib.util.find_spec("matplotlib") is not None
-
-
 @dataclass(frozen=True)
 class Row:
     """One row of a chart: a slice (or the overall value) with one value per series."""

@@ -204,7 +204,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-PLACEHOLDER = "pytest-uiground[hf,openai,report] @ git+https://github.com/OWNER/pytest-uiground@COMMIT"
+PLACEHOLDER = "pytest-uiground[hf,openai] @ git+https://github.com/OWNER/pytest-uiground@COMMIT"
 """The workflow's install line where init cannot tell where the package came from: its install step
 fails on ``OWNER``, saying what to put there."""
 
@@ -230,7 +230,7 @@ def installed_from() -> str | None:
     url = data.get("url") if isinstance(data, dict) else None
     if isinstance(vcs, dict) and vcs.get("vcs") == "git" and isinstance(url, str) and vcs.get("commit_id") \
             and not url.startswith("file:"):
-        return f"pytest-uiground[hf,openai,report] @ git+{url}@{vcs['commit_id']}"
+        return f"pytest-uiground[hf,openai] @ git+{url}@{vcs['commit_id']}"
     return PLACEHOLDER
 
 

@@ -210,7 +210,6 @@ def test_ocr_detects_the_text_line_under_the_click() -> None:
 
 @pytest.mark.slow
 def test_detection_suite_runs_reports_and_compares(pytester: pytest.Pytester) -> None:
-    pytest.importorskip("matplotlib", reason="the comparison's plots need the [report] extra")
     from pytest_uiground.report.compare import main as compare_main
 
     suite = (ROOT / "suites" / "detection" / "suite.toml").read_text()

@@ -27,7 +27,6 @@ def tiny_detection(pytester: pytest.Pytester) -> Path:
 
 @pytest.mark.slow
 def test_matrix_runs_every_cell_and_compares_them(tiny_detection: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    pytest.importorskip("matplotlib", reason="the comparison's plots need the [report] extra")
     assert COMMANDS["matrix"][0] == "pytest_uiground.report.matrix"
     out = tiny_detection / "m"
     argv = ["suites/detection", "--model", "ocr", "--model", "center", "--model", "no-such-model",

@@ -194,7 +194,7 @@ def test_the_workflow_installs_the_pinned_package_and_saves_the_cache_on_failure
     assert "-e ." not in text and "pip install -e" not in text
     version = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
     package = _workflow()["env"]["UIGROUND_PACKAGE"]  # type: ignore[index]
-    assert package == f"pytest-uiground[hf,openai,report]=={version}"
+    assert package == f"pytest-uiground[hf,openai]=={version}"
     uses = {str(s.get("uses", "")).split("@")[0]: s for s in _steps()}
     assert "actions/cache" not in uses  # restore + save, so a failing gate still keeps its downloads
     assert uses["actions/cache/save"]["if"].startswith("always()")  # type: ignore[union-attr]
@@ -386,7 +386,7 @@ def test_init_writes_the_source_it_was_installed_from(monkeypatch: pytest.Monkey
 
     git = {"url": "https://github.com/acme/pytest-uiground", "vcs_info": {"vcs": "git", "commit_id": "abc123"}}
     monkeypatch.setattr(importlib.metadata, "distribution", lambda name: Dist(json.dumps(git)))
-    line = "pytest-uiground[hf,openai,report] @ git+https://github.com/acme/pytest-uiground@abc123"
+    line = "pytest-uiground[hf,openai] @ git+https://github.com/acme/pytest-uiground@abc123"
     assert init.installed_from() == line
     assert f'  UIGROUND_PACKAGE: "{line}"' in init._install_line(WORKFLOW.read_text())
     monkeypatch.setattr(importlib.metadata, "distribution",

@@ -22,7 +22,8 @@ the image's header size (never decoding the pixels); metadata keys become slices
 its image or a line with no instruction yet becomes one invalid sample naming the file, the line,
 the value and the fix; the other samples run. The cheap checks of ``validate`` (duplicate boxes,
 an instruction used twice on one screen, metadata keys on only some lines...) are given as
-notes at collection (:mod:`.checks`; the terminal and summary.json list them), one line each with the sample id and the fix.
+notes at collection (:mod:`.checks`; the terminal and summary.json list them), one line each
+with the sample id and the fix.
 """
 
 from __future__ import annotations
