@@ -130,6 +130,7 @@ class RunOptions:
     force_update: bool = False  # --snapshot-update: write even when absolute floors fail
     only_new: bool = False  # run only the samples absent from the baseline (with --snapshot-update: add them)
     baselines_explicit: bool = False  # --uiground-baselines was given: the folder must exist
+    model_target: str | None = None  # --model resolved to its factory (module:function), once per run
     max_pixels: int = 89_478_485  # image headers above this are invalid samples (Pillow's own default)
     max_raw_chars: int = 100_000  # raw model output kept per record
     progress_s: float = 30.0
@@ -197,15 +198,21 @@ class Opt:
 
 
 def _model_name(name: object, config: pytest.Config) -> str:
-    """``--model``: a registered name or a factory path; anything else stops the run, naming the known."""
-    model = str(name)
+    return str(name)
+
+
+def model_target(model: str) -> str:
+    """``--model`` resolved once per run (issue 42: it was looked up three times): a registered name's
+    ``module:function`` target, or the factory path given; anything else stops the run, naming the known."""
+    if registry.is_import_path(model):
+        return model
     known = registry.known(registry.MODEL_GROUP)
-    if model not in known and not registry.is_import_path(model):
+    if model not in known:
         raise pytest.UsageError(
             f"--model: no model named {model!r}; known: {', '.join(sorted(known))} "
             "(or give a factory as package.module:function)"
         )
-    return model
+    return known[model]
 
 
 def _resolved(path: object, config: pytest.Config) -> Path | None:
@@ -489,11 +496,12 @@ def parse(config: pytest.Config) -> RunOptions:
         baselines_explicit=bool(value(config, "uiground_baselines")),
         **records[""],
     )
-    check_model(opts.model)
+    opts = replace(opts, model_target=model_target(opts.model.name))
+    check_model(opts.model, opts.model_target)
     return opts
 
 
-def check_model(model: ModelOptions) -> None:
+def check_model(model: ModelOptions, target: str | None = None) -> None:
     """Model-specific settings, checked once at start-up rather than failing every sample.
 
     An unknown ``--uiground-parser`` is refused for any model; a registered model's module
@@ -508,8 +516,9 @@ def check_model(model: ModelOptions) -> None:
     if model.parser is not None and not families.is_family(model.parser):
         raise pytest.UsageError(f"--uiground-parser {model.parser!r} is unknown; known: {', '.join(families.names())} "
                                 "(or a family object named as package.module:ATTR)")
-    target = registry.known(registry.MODEL_GROUP).get(model.name)
     if target is None:
+        target = registry.known(registry.MODEL_GROUP).get(model.name)
+    if target is None or registry.is_import_path(model.name):
         return
     module = importlib.import_module(target.partition(":")[0])
     check = getattr(module, "check_options", None)

@@ -15,7 +15,8 @@ from pytest_uiground.options import RunOptions, model_options
 def build_model(opts: RunOptions, worker_id: str) -> tuple[ModelAdapter, float]:
     """The adapter for this process and the seconds its factory took (the weights' load for a
     local model, which the summary reports)."""
-    factory = registry.resolve(registry.MODEL_GROUP, opts.model.name, what="model", option="--model")
+    factory = (registry.import_object(opts.model_target, what=f"model {opts.model.name!r} ->") if opts.model_target
+               else registry.resolve(registry.MODEL_GROUP, opts.model.name, what="model", option="--model"))
     started = time.perf_counter()
     model = adapt(factory(model_options(opts, worker_id)))
     return model, time.perf_counter() - started
