@@ -7,7 +7,7 @@ by name only when the model fixture is first used.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +25,7 @@ from pytest_uiground.run.collect import SLICE_MARKER, SuiteFile, add_slice_keywo
 from pytest_uiground.run.shard import planned
 from pytest_uiground.run.state import WorkerState
 from pytest_uiground.run.stop import StopOnSigterm
+from pytest_uiground.run.worker import as_expected_failure
 from pytest_uiground.suite.config import SuiteConfigError
 from pytest_uiground.suite.items import SAMPLE_ARG, SUITE_ATTR, SUITE_FILE
 from pytest_uiground.suite.loading import SuiteLoadError
@@ -102,6 +103,13 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 def pytest_itemcollected(item: pytest.Item) -> None:
     add_slice_keywords(item)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
+    report = yield
+    as_expected_failure(item, report)
+    return report
 
 
 def pytest_runtest_teardown(item: pytest.Item) -> None:
