@@ -38,6 +38,7 @@ from typing import Any, Final
 from urllib.parse import parse_qs, urlsplit
 
 from pytest_uiground.annotator.store import Conflict, Snapshot, Store, StoreError, check_image_path
+from pytest_uiground.record import jsontext
 from pytest_uiground.record.files import hex_digest
 
 IMAGE_SUFFIXES: Final = (".png", ".jpg", ".jpeg", ".webp")
@@ -292,8 +293,8 @@ class Handler(BaseHTTPRequestHandler):
             self._json(400, {"error": "expected a JSON body (application/json) under 8 MiB"})
             return
         try:
-            body = json.loads(self.rfile.read(length))
-        except ValueError as exc:
+            body = jsontext.loads(self.rfile.read(length))
+        except (ValueError, RecursionError) as exc:  # RecursionError: nested past jsontext.MAX_DEPTH
             self._json(400, {"error": f"the body is not JSON: {exc}"})
             return
         self._json(*self.server.annotator.change(body))
