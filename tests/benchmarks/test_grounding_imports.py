@@ -329,6 +329,25 @@ def test_import_append_refuses_duplicates_and_overlaps_and_changes_nothing(
     assert path.read_text(encoding="utf-8") == before and not (tmp_path / "suite" / "images").exists()
 
 
+def test_an_export_of_the_suites_own_screenshots_names_them_and_repeats_are_refused(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The docs' route: init --from copied the screenshots into screens/, the labelling tool exported them from
+    the original folder. The import names screens/a.png (no second copy in images/), so a box the suite has on
+    it is seen as a repeat."""
+    path, before = annotated_suite(tmp_path / "suite")
+    (tmp_path / "tool").mkdir()
+    (tmp_path / "tool" / "a.png").write_bytes((tmp_path / "suite" / "screens" / "a.png").read_bytes())
+    export = coco(tmp_path / "tool", [{"bbox": [40, 20, 40, 40], "attributes": {"instruction": "Menu"}}])
+    code, _, err = run_import(capsys, "coco", str(export), "--out", str(path), "--append")
+    assert code == 1 and f"screens/a.png box [40, 20, 80, 60] px is already a sample ({fmt.DEFAULT_FILE}:1)" in err
+    assert path.read_text(encoding="utf-8") == before
+    export = coco(tmp_path / "tool", [{"bbox": [300, 100, 20, 20], "attributes": {"instruction": "Close"}}])
+    assert importers.main(["coco", str(export), "--out", str(path), "--append"]) == 0
+    assert fmt.read(path)[-1].raw == {"id": "a-1", "image": "screens/a.png", "instruction": "Close",
+                                      "bbox": [300, 100, 320, 120], "element_type": "icon"}
+    assert not (tmp_path / "suite" / "images").exists()
+
+
 # -- end to end: a suite that was annotated, imported into and run ---------------------------------------------
 SUITE = """
 [suite]

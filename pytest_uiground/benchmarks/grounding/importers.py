@@ -76,6 +76,7 @@ class Images:
         self.copies: dict[Path, Path] = {}
         """Destination under the output's ``images/`` → the screenshot to copy there."""
         self._checked: dict[Path, str | None] = {}
+        self._there: dict[Path, Path | None] = {}
 
     def find(self, name: str, where: str) -> Path:
         """The screenshot ``name`` (as the export writes it) resolved, inside the allowed folders."""
@@ -123,12 +124,23 @@ class Images:
                                f"({', '.join(fmt.IMAGE_SUFFIXES)})")
         return path
 
+    def _already_there(self, found: Path) -> Path | None:
+        """The copy of ``found`` (same name, same bytes) already under the output's folder, if any: an export of
+        screenshots a suite holds (``init --from`` copied them into ``screens/``) names them, not a second copy."""
+        if found not in self._there:
+            self._there[found] = next((p for p in sorted(self.out_dir.rglob(glob.escape(found.name)))
+                                       if p.is_file() and filecmp.cmp(p, found, shallow=False)), None)
+        return self._there[found]
+
     def relative(self, name: str, where: str) -> str:
         found = self.find(name, where)
         try:
             return found.relative_to(self.out_dir).as_posix()
         except ValueError:
             pass
+        same = self._already_there(found)
+        if same is not None:
+            return same.relative_to(self.out_dir).as_posix()
         dest = self.out_dir / "images" / found.name
         planned = self.copies.get(dest)
         if planned is None and dest.exists():
