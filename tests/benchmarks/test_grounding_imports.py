@@ -242,6 +242,15 @@ def test_json_nested_past_the_bound_is_one_line_naming_the_file_and_the_line(
         read_records(tmp_path / "run")
 
 
+def test_the_terminal_annotators_resume_names_a_deep_file_in_one_line(tmp_path: Path) -> None:
+    from pytest_uiground.benchmarks.openadapt.annotate import AnnotateError, open_output
+
+    (tmp_path / "out.json").write_text('{"samples":\n' + DEEP)
+    with pytest.raises(AnnotateError, match=r"--resume: cannot read .*out.json \(JSON nested deeper than 500 levels "
+                                            r"\(line 2\)"):
+        open_output(tmp_path / "out.json", resume=True, name="x", metadata={})
+
+
 def test_out_a_folder_csv_or_both_modes_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     screen(tmp_path / "a.png")
     export = coco(tmp_path / "e", [ann(40)])
