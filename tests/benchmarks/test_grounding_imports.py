@@ -242,6 +242,22 @@ def test_json_nested_past_the_bound_is_one_line_naming_the_file_and_the_line(
         read_records(tmp_path / "run")
 
 
+@pytest.mark.parametrize(("bad", "words"), [
+    ('"bbox": [1, 1, ' + "9" * 5000 + ", 9]", "not readable JSON (Exceeds the limit (4300 digits)"),
+    ('"bbox": [1, 1, 1e400, 9]', "'bbox' is [1, 1, Infinity, 9]; expected [x1, y1, x2, y2]"),
+    ('"bbox": [1, 1, ' + "9" * 400 + ", 9]", "expected [x1, y1, x2, y2] in pixels of the image (finite numbers)"),
+    ('"bbox": [1, 1, true, 9]', "'bbox' is [1, 1, true, 9]"),
+])
+def test_an_unreadable_number_in_annotations_jsonl_fails_that_sample_only(tmp_path: Path, bad: str,
+                                                                          words: str) -> None:
+    screen(tmp_path / "a.png")
+    (tmp_path / fmt.DEFAULT_FILE).write_text('{"id": "ok", "image": "a.png", "instruction": "Go", "bbox": [1, 1, 9, 9]}'
+                                             '\n{"id": "bad", "image": "a.png", "instruction": "Go", ' + bad + "}\n")
+    ok, broken = load_dir(tmp_path)
+    assert ok.invalid is None and broken.invalid is not None and words in broken.invalid, broken.invalid
+    assert broken.invalid.startswith("annotations.jsonl line 2 (sample ")
+
+
 def test_the_terminal_annotators_resume_names_a_deep_file_in_one_line(tmp_path: Path) -> None:
     from pytest_uiground.benchmarks.openadapt.annotate import AnnotateError, open_output
 
