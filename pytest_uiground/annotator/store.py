@@ -90,9 +90,19 @@ def check_image_path(value: object) -> str:
     return value
 
 
+def _finite(v: object) -> bool:
+    """A pixel coordinate: a number, not a bool, finite (an integer beyond a float is not: OverflowError)."""
+    if not isinstance(v, (int, float)) or isinstance(v, bool):
+        return False
+    try:
+        return math.isfinite(v)
+    except OverflowError:
+        return False
+
+
 def _numbers(value: object, n: int | None, what: str) -> list[float]:
     if (not isinstance(value, list) or (n is not None and len(value) != n)
-            or not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in value)):
+            or not all(_finite(v) for v in value)):
         want = f"{n} finite numbers" if n else "a list of finite numbers"
         raise StoreError(f"{what} {value!r} is not {want} (pixels)")
     return [float(v) for v in value]

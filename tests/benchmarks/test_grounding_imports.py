@@ -105,6 +105,16 @@ def test_an_instruction_with_line_separators_survives_write_read_annotator_save_
                                                                    ("b", "Close\u2029it", None)]
 
 
+def test_the_annotator_refuses_a_pixel_beyond_a_float_in_one_line(tmp_path: Path) -> None:
+    from pytest_uiground.annotator.store import StoreError
+
+    store = Store(tmp_path / fmt.DEFAULT_FILE)
+    sample = {"image": "a.png", "instruction": "Go", "bbox": [1, 1, 10**400, 9]}
+    with pytest.raises(StoreError, match=r"bbox \[1, 1, 1000.* is not 4 finite numbers \(pixels\)"):
+        store.change(store.read().revision, [{"op": "insert", "index": 0, "sample": sample}], {})
+    assert not (tmp_path / fmt.DEFAULT_FILE).exists()
+
+
 def test_separators_survive_init_from_and_an_import(tmp_path: Path) -> None:
     shots = tmp_path / "shots"
     screen(shots / "a.png")
