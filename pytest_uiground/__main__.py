@@ -7,8 +7,8 @@ runs every model x cropping cell and compares them;
 ``merge`` puts the report folders of ``--uiground-shard`` runs back into one run;
 ``init`` starts a project of your own from the built-in suites and the gate workflow (``--from DIR``:
 a suite of your own screenshots); ``import`` converts a labelling tool's export into the ``grounding``
-loader's annotations.jsonl; ``validate`` checks those annotations (a CI step: errors exit 1, advice
-exits 0 unless ``--strict``).
+loader's annotations.jsonl (``--append``: into an existing suite's, all records or none); ``validate``
+checks those annotations (a CI step: errors exit 1, advice exits 0 unless ``--strict``).
 Each subcommand lives in its own module and is imported only when used.
 """
 
@@ -29,7 +29,8 @@ COMMANDS = {
              "copy built-in suites, their baselines and a gate workflow into a project (--list: the suites); "
              "--from DIR: a suite of your own screenshots"),
     "import": ("pytest_uiground.benchmarks.grounding.importers",
-               "convert a COCO, Label Studio, CVAT or OpenAdapt export into annotations.jsonl"),
+               "convert a COCO, Label Studio, CVAT or OpenAdapt export into annotations.jsonl (--append: "
+               "add it to a suite's)"),
     "validate": ("pytest_uiground.benchmarks.grounding.validate",
                  "check a grounding suite's annotations: errors exit 1, advice only with --strict (an HTML page)"),
 }

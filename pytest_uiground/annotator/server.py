@@ -50,6 +50,7 @@ from typing import Any, Final
 from urllib.parse import parse_qs, urlsplit
 
 from pytest_uiground.annotator.store import Conflict, Snapshot, Store, StoreError, check_image_path
+from pytest_uiground.record import jsontext
 from pytest_uiground.record.files import hex_digest
 
 IMAGE_SUFFIXES: Final = (".png", ".jpg", ".jpeg", ".webp")
@@ -416,8 +417,8 @@ def json_body(length_header: str | None, content_type: str, stream: Any) -> Any:
     if len(data) < length:
         raise BadRequest(400, f"the body ended after {len(data)} of its Content-Length's {length} bytes")
     try:
-        return json.loads(data)
-    except RecursionError:
+        return jsontext.loads(data)
+    except RecursionError:  # jsontext.TooDeep: nested past jsontext.MAX_DEPTH
         raise BadRequest(400, "the body nests too deeply to be a change") from None
     except ValueError as exc:  # UnicodeDecodeError included
         raise BadRequest(400, f"the body is not JSON: {exc}") from None

@@ -9,7 +9,8 @@ module later without touching the server or the page.
   ``bbox`` ``[x1, y1, x2, y2]`` in pixels or ``polygon``, optional ``id``, ``task``,
   ``element_type``, ``click``; any other key is metadata and is kept as it is). Lines the
   annotator does not change are written back byte for byte; a line that is not a JSON object
-  (or a blank one) is kept verbatim and reported, never dropped.
+  (or a blank one) is kept verbatim and reported, never dropped. Lines end at ``\\n`` only: a U+2028
+  inside an instruction is part of its line (:mod:`pytest_uiground.record.jsontext`).
 * **The sidecar.** Review state that is no part of a sample (which detector proposals were
   accepted or rejected, which images are done, the proposals themselves so a reload does not
   run the detector again) lives in ``<stem>.review.json`` beside the file, never as extra keys
@@ -42,6 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, Final
 
+from pytest_uiground.record import jsontext
 from pytest_uiground.record.files import atomic_write_text, hex_digest
 from pytest_uiground.record.sample import safe_id
 
@@ -152,7 +154,9 @@ def sidecar_path(annotations: Path) -> Path:
 
 
 def _line(data: Mapping[str, Any]) -> str:
-    return json.dumps(data, ensure_ascii=False)
+    """A changed sample's line: readable UTF-8, U+2028/U+2029/U+0085 escaped (a reader splitting on them would
+    cut the line in two, and the next save would write the halves back joined, losing the sample)."""
+    return jsontext.dumps_line(data)
 
 
 class Store:
@@ -209,12 +213,12 @@ class Store:
         raw = self.path.read_bytes() if self.path.exists() else b""
         entries: list[Entry] = []
         problems: list[str] = []
-        for n, line in enumerate(raw.decode("utf-8", errors="replace").splitlines(), 1):
+        for n, line in enumerate(jsontext.split_lines(raw.decode("utf-8", errors="replace")), 1):
             data: Any = None
             if line.strip():
                 try:
-                    data = json.loads(line)
-                except ValueError as exc:
+                    data = jsontext.loads(line)
+                except (ValueError, RecursionError) as exc:  # RecursionError: jsontext.TooDeep
                     problems.append(f"{self.path.name} line {n} is not JSON ({exc}); kept as it is")
                 if data is not None and not isinstance(data, dict):
                     problems.append(f"{self.path.name} line {n} is not a JSON object; kept as it is")
@@ -229,8 +233,8 @@ class Store:
         if not self.sidecar.exists():
             return {}
         try:
-            side = json.loads(self.sidecar.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
+            side = jsontext.loads(self.sidecar.read_text(encoding="utf-8"))
+        except (OSError, ValueError, RecursionError) as exc:
             problems.append(f"{self.sidecar.name} cannot be read ({exc}); review state starts empty, the next change "
                             "rewrites it")
             return {}

@@ -15,6 +15,7 @@ from pathlib import Path
 from pytest_uiground.gate import checks, stats
 from pytest_uiground.gate.checks import Paired
 from pytest_uiground.gate.flips import slice_counts
+from pytest_uiground.record import jsontext
 from pytest_uiground.record.result import SampleResult
 from pytest_uiground.report import summary as summary_mod
 from pytest_uiground.report import units
@@ -73,18 +74,18 @@ def read_records(path: Path) -> list[SampleResult]:
     except (OSError, UnicodeDecodeError) as exc:
         raise CompareError(f"{file}: not readable ({exc})") from exc
     out = []
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(jsontext.split_lines(text), start=1):  # "\n" only: never inside a record
         if not line.strip():
             continue
         try:
-            data = json.loads(line)
+            data = jsontext.loads(line)
             if not isinstance(data, Mapping):
                 raise TypeError(f"expected a JSON object, got {type(data).__name__}")
             out.append(SampleResult.from_json(data))
         except KeyError as exc:
             raise CompareError(f"{file}, line {number}: not a sample record (no {exc} field)") from exc
-        except (ValueError, TypeError, AttributeError) as exc:
-            raise CompareError(f"{file}, line {number}: not a sample record ({type(exc).__name__}: {exc})") from exc
+        except (ValueError, TypeError, AttributeError, RecursionError) as exc:  # RecursionError: jsontext.TooDeep
+            raise CompareError(f"{file}, line {number}: not a sample record ({type(exc).__name__}: {exc})") from None
     return out
 
 

@@ -5,7 +5,8 @@ annotator's store, as the browser page saves it: the page itself is driven in he
 same screenshots by ``tests/annotator/test_annotator_page.py``),
 ``validate`` flags a planted error and is clean once it is fixed, the suite is baselined with ``ocr``,
 three samples are added and baselined with ``--uiground-only-new`` (old entries byte-identical), the
-gate passes, and the same annotations exported by COCO and Label Studio import back to the same samples.
+gate passes, and the same annotations exported by COCO and Label Studio import back to the same samples (and
+``import --append`` of them into the suite is refused: they are there already).
 Skipped, saying so, where the screenshots are absent."""
 
 from __future__ import annotations
@@ -106,6 +107,13 @@ def test_the_path_from_nine_screenshots_to_a_gated_suite(tmp_path: Path) -> None
         back = {("screens/" + Path(str(d["image"])).name, d["instruction"], tuple(round(v) for v in d["bbox"]))
                 for d in (line.raw or {} for line in fmt.read(out))}
         assert back == same, (kind, sorted(back ^ same)[:4])
+        # the docs' route imports into the suite itself (--append): an export of what it has already is refused,
+        # naming the sample it repeats, and the suite's file is left as it was (issue 39)
+        kept = (suite / "annotations.jsonl").read_bytes()
+        again = run(repo, "-m", "pytest_uiground", "import", kind, str(export), "--out",
+                    "suites/myscreens/annotations.jsonl", "--append")
+        assert again.returncode == 1 and "is already a sample (annotations.jsonl:" in again.stderr, again.stderr
+        assert (suite / "annotations.jsonl").read_bytes() == kept and not (suite / "images").exists()
 
 
 def pages_save(path: Path, sample: dict, repo: Path) -> None:

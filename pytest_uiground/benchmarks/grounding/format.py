@@ -4,7 +4,9 @@ Why one module: the loader (:mod:`.loader`), the importers (:mod:`.importers`), 
 ``validate`` and the browser annotator all read and write the same lines, and a person reads and
 types the same boxes; one reader and one atomic writer keep them from drifting apart.
 
-One JSON object per line, UTF-8, beside (or above) the images:
+One JSON object per line, UTF-8, beside (or above) the images; lines end at ``\\n`` only (U+2028, U+2029
+and U+0085 are written as ``\\u`` escapes and read inside a line: :mod:`pytest_uiground.record.jsontext`),
+and a line nested past 500 levels is a bad line like any other:
 
 * ``image`` (required): the screenshot's path relative to the annotation file's folder, POSIX
   separators, never absolute, never containing ``..``;
@@ -37,6 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, Final
 
+from pytest_uiground.record import jsontext
 from pytest_uiground.record.files import atomic_write_text
 from pytest_uiground.record.sample import safe_id
 
@@ -112,15 +115,22 @@ def read(path: Path) -> list[Line]:
     if path.suffix.lower() == ".csv":
         return _read_csv(path, text)
     out: list[Line] = []
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(jsontext.split_lines(text), start=1):
         if not line.strip() or line.lstrip().startswith("#"):
             continue
         try:
-            raw = json.loads(line)
+            raw = jsontext.loads(line)
+        except RecursionError:
+            out.append(Line(number, None, f"nests JSON deeper than {jsontext.MAX_DEPTH} levels; each line of "
+                                          "annotations.jsonl is one flat object (image, instruction, bbox...)"))
+            continue
         except json.JSONDecodeError as exc:
             out.append(Line(number, None, f"not a JSON object ({exc.msg} at column {exc.colno}); each line of "
                                           "annotations.jsonl is one object such as {\"image\": \"a.png\", "
                                           "\"instruction\": \"Open the menu\", \"bbox\": [10, 20, 60, 44]}"))
+            continue
+        except ValueError as exc:  # an integer of more digits than Python converts (sys.get_int_max_str_digits)
+            out.append(Line(number, None, f"not readable JSON ({exc}); write pixels as plain numbers"))
             continue
         if not isinstance(raw, dict):
             out.append(Line(number, None, f"is a JSON {type(raw).__name__}, not an object"))
@@ -146,9 +156,13 @@ def _read_csv(path: Path, text: str) -> list[Line]:
             if any(k in raw for k in CSV_CLICK):
                 raw["click"] = [_csv_number(raw.pop(k, None), k) for k in CSV_CLICK]
             if "polygon" in raw:
-                raw["polygon"] = json.loads(raw["polygon"])
+                raw["polygon"] = jsontext.loads(raw["polygon"])
         except (BadLine, json.JSONDecodeError) as exc:
             out.append(Line(number, None, str(exc)))
+            continue
+        except RecursionError:
+            out.append(Line(number, None, f"column polygon nests JSON deeper than {jsontext.MAX_DEPTH} levels; "
+                                          "write it as a flat pixel list [x1, y1, x2, y2, x3, y3, ...]"))
             continue
         out.append(Line(number, raw))
     return out
@@ -190,12 +204,23 @@ def check_image_path(value: Any) -> str:
     return value
 
 
+def finite(v: Any) -> float | None:
+    """``v`` as a finite float, or None: a bool, text, NaN, an infinity (``1e400`` reads as one) or an integer too
+    large for a float is no pixel coordinate."""
+    if not isinstance(v, (int, float)) or isinstance(v, bool):
+        return None
+    try:
+        f = float(v)
+    except OverflowError:
+        return None
+    return f if math.isfinite(f) else None
+
+
 def _numbers(value: Any, key: str, n: int | None, hint: str) -> list[float]:
-    ok = isinstance(value, (list, tuple)) and (n is None or len(value) == n) and all(
-        isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in value)
-    if not ok:
-        raise BadLine(f"'{key}' is {show(value)[:80]}; expected {hint}")
-    return [float(v) for v in value]
+    values = [finite(v) for v in value] if isinstance(value, (list, tuple)) else [None]
+    if (n is not None and len(values) != n) or any(v is None for v in values):
+        raise BadLine(f"'{key}' is {show(value)[:80]}; expected {hint} (finite numbers)")
+    return [v for v in values if v is not None]
 
 
 def parse(line: Line) -> Annotation:
@@ -275,8 +300,9 @@ def _tidy(value: Any) -> Any:
 
 
 def dumps(records: Iterable[Mapping[str, Any]]) -> str:
-    """The JSONL text of ``records``: one object per line, UTF-8 kept readable (no ``\\u`` escapes)."""
-    return "".join(json.dumps(ordered(r), ensure_ascii=False, allow_nan=False) + "\n" for r in records)
+    """The JSONL text of ``records``: one object per line, UTF-8 kept readable (no ``\\u`` escapes but those of
+    U+2028, U+2029 and U+0085, which a reader splitting on every line break would split a line at)."""
+    return "".join(jsontext.dumps_line(ordered(r), allow_nan=False) + "\n" for r in records)
 
 
 def write(path: Path, records: Iterable[Mapping[str, Any]]) -> None:

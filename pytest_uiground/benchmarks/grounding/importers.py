@@ -23,74 +23,218 @@ export and writes the one format the ``grounding`` loader reads (:mod:`.format`)
 Every written ``image`` resolves relative to the output file: an image found outside the output's
 folder is copied into ``images/`` beside it (the format allows no ``..``), and one the importer cannot
 find is an error naming where it looked and ``--images DIR``.
+
+**What an export may name (issue 38).** Only screenshots under the export's folder, ``--images DIR``
+or the output's folder are read: a ``file_name`` that is absolute or climbs with ``../`` (or a Label
+Studio ``?d=../../...``) to a file outside them is refused naming the record, and so is a file that is not
+an image. **One bad record, no import**: a record with a non-finite, overflowing or boolean number, a
+degenerate box, or an id used twice is an error naming the record, and nothing is written: the lines
+and the screenshots are checked first, then the screenshots copied and the file replaced (copies
+removed again when that fails). ``--append`` adds to an existing ``annotations.jsonl`` (issue 39:
+imports join a suite that is being annotated): its lines are kept byte for byte, and an id it already
+has, or a box it already has on the same screenshot, is refused, naming both.
 """
 
 from __future__ import annotations
 
 import argparse
+import filecmp
+import glob
 import importlib
-import json
 import os
 import shutil
 import sys
 import urllib.parse
 import xml.etree.ElementTree as ET
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any, Final
 
 from pytest_uiground.benchmarks.grounding import format as fmt
+from pytest_uiground.record import jsontext
+from pytest_uiground.record.files import atomic_write_text
 
 FORMATS: Final = ("coco", "label-studio", "cvat", "openadapt")
 
 
 class ImportFailed(Exception):
-    """The export cannot be imported; the message names the file, the value and the fix."""
+    """The export cannot be imported; the message names the file, the record, the value and the fix."""
+
+
+def _inside(path: Path, root: Path) -> bool:
+    return path == root or root in path.parents
 
 
 class Images:
-    """Finds an export's images and makes them paths relative to the output file (copying strays)."""
+    """Finds an export's images (only under the export's folder, ``--images`` or the output's folder) and makes
+    them paths relative to the output file; the copies of strays are planned in :attr:`copies`, made by
+    :func:`commit` once every record is known good."""
 
     def __init__(self, export: Path, out: Path, extra: Path | None) -> None:
         self.export, self.out_dir, self.extra = export, out.parent.resolve(), extra
-        self.copied = 0
+        self.roots = [r.resolve() for r in (extra, export.parent) if r is not None] + [self.out_dir]
+        self.copies: dict[Path, Path] = {}
+        """Destination under the output's ``images/`` → the screenshot to copy there."""
+        self._checked: dict[Path, str | None] = {}
+        self._there: dict[Path, Path | None] = {}
 
-    def find(self, name: str) -> Path:
+    def find(self, name: str, where: str) -> Path:
+        """The screenshot ``name`` (as the export writes it) resolved, inside the allowed folders."""
         name = name.replace("\\", "/")
         base = PurePosixPath(name).name
         roots = [r for r in (self.extra, self.export.parent, self.out_dir) if r is not None]
         tried: list[Path] = []
+        outside: list[Path] = []
         for root in roots:
             for cand in (root / name, root / "images" / name, root / base, root / "images" / base):
                 if cand not in tried:
                     tried.append(cand)
                 if cand.is_file():
-                    return cand
+                    found = cand.resolve()
+                    if any(_inside(found, r) for r in self.roots):
+                        return self._image(found, name, where)
+                    outside.append(found)
         for root in roots:  # a layout of the tool's own (images/default/NAME): search below the roots
-            for found in sorted(root.rglob(base)) if root.is_dir() else []:
-                if found.is_file():
-                    return found
-        raise ImportFailed(f"image {name!r} not found (looked in {', '.join(str(t) for t in tried[:4])} and below "
+            for found in sorted(root.rglob(glob.escape(base))) if root.is_dir() and base else []:
+                if found.is_file() and any(_inside(found.resolve(), r) for r in self.roots):
+                    return self._image(found.resolve(), name, where)
+        if outside:
+            also = f" and --images {self.extra}" if self.extra else ""
+            raise ImportFailed(f"{where}: image {name!r} is {outside[0]}, outside the export's folder "
+                               f"{self.export.parent.resolve()}{also}; only screenshots under them are imported: "
+                               "copy it there, or pass --images DIR, the folder holding the screenshots")
+        looked = ", ".join(str(t) for t in tried[:4])
+        raise ImportFailed(f"{where}: image {name!r} not found (looked in {looked} and below "
                            f"{', '.join(map(str, roots))}); pass --images DIR, the folder holding the screenshots")
 
-    def relative(self, name: str) -> str:
-        found = self.find(name).resolve()
+    def _image(self, path: Path, name: str, where: str) -> Path:
+        """``path`` when it is an image (its header read, never its pixels), else the record's error."""
+        if path not in self._checked:
+            from PIL import Image, UnidentifiedImageError
+
+            try:
+                with Image.open(path) as img:
+                    img.size  # noqa: B018  (the header is read by open)
+                self._checked[path] = None
+            except (OSError, UnidentifiedImageError, ValueError, Image.DecompressionBombError) as exc:
+                self._checked[path] = f"{type(exc).__name__}: {exc}"
+        problem = self._checked[path]
+        if problem is not None:
+            raise ImportFailed(f"{where}: image {name!r} ({path}) is not an image ({problem}); name a screenshot "
+                               f"({', '.join(fmt.IMAGE_SUFFIXES)})")
+        return path
+
+    def _already_there(self, found: Path) -> Path | None:
+        """The copy of ``found`` (same name, same bytes) already under the output's folder, if any: an export of
+        screenshots a suite holds (``init --from`` copied them into ``screens/``) names them, not a second copy."""
+        if found not in self._there:
+            self._there[found] = next((p for p in sorted(self.out_dir.rglob(glob.escape(found.name)))
+                                       if p.is_file() and filecmp.cmp(p, found, shallow=False)), None)
+        return self._there[found]
+
+    def relative(self, name: str, where: str) -> str:
+        found = self.find(name, where)
         try:
             return found.relative_to(self.out_dir).as_posix()
         except ValueError:
-            dest = self.out_dir / "images" / found.name
-            if not dest.exists():
-                dest.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(found, dest)
-                self.copied += 1
-            elif dest.read_bytes() != found.read_bytes():
-                raise ImportFailed(f"{dest} exists and differs from {found}; two screenshots share the name "
-                                   f"{found.name!r}: rename one, or write --out beside the images") from None
-            return dest.relative_to(self.out_dir).as_posix()
+            pass
+        same = self._already_there(found)
+        if same is not None:
+            return same.relative_to(self.out_dir).as_posix()
+        dest = self.out_dir / "images" / found.name
+        planned = self.copies.get(dest)
+        if planned is None and dest.exists():
+            if not dest.is_file() or not filecmp.cmp(dest, found, shallow=False):
+                raise ImportFailed(f"{where}: {dest} exists and differs from {found}; two screenshots share the name "
+                                   f"{found.name!r}: rename one, or write --out beside the images")
+        elif planned is None:
+            self.copies[dest] = found
+        elif planned != found and not filecmp.cmp(planned, found, shallow=False):
+            raise ImportFailed(f"{where}: {found} and {planned} differ but share the name {found.name!r} (both would "
+                               "be copied to images/): rename one, or write --out beside the images")
+        return dest.relative_to(self.out_dir).as_posix()
+
+
+class Records:
+    """The imported lines, each checked as it is added (:meth:`add` raises :class:`ImportFailed` naming the
+    record): the format's checks (a line without an instruction yet passes: the annotator adds it), ids
+    unique, and with ``existing`` lines (``--append``) no id and no box on the same screenshot twice."""
+
+    def __init__(self, existing: Iterable[fmt.Line] = (), existing_name: str = "") -> None:
+        self.lines: list[dict[str, Any]] = []
+        self.ids: dict[str, str] = {}
+        self.boxes: dict[tuple[str, tuple[float, ...]], str] = {}
+        for line in existing:
+            if line.raw is None:
+                continue
+            where = f"{existing_name}:{line.number}"
+            image, rid = line.raw.get("image"), line.raw.get("id")
+            fallback = fmt.default_id(image if isinstance(image, str) else "line", line.number)
+            self.ids.setdefault(fmt.clean_id(str(rid)) or fallback if isinstance(rid, (str, int)) else fallback, where)
+            try:
+                ann = _parsed(line.raw)
+            except fmt.BadLine:
+                continue  # the loader reports it; an import does not mend it
+            if ann.task != "refusal":
+                self.boxes.setdefault(_box_key(ann), where)
+
+    def add(self, where: str, line: dict[str, Any]) -> None:
+        try:
+            ann = _parsed(line)
+        except fmt.BadLine as exc:
+            raise ImportFailed(f"{where}: {exc}") from None
+        if ann.task != "refusal" and _box_key(ann) in self.boxes:
+            raise ImportFailed(f"{where}: {ann.image} {fmt.box_text(ann.bbox)} is already a sample "
+                               f"({self.boxes[_box_key(ann)]}); import only the records that are new (nothing was "
+                               "written)")
+        sid = str(line.get("id") or fmt.default_id(ann.image, len(self.lines) + 1))
+        if sid in self.ids:
+            raise ImportFailed(f"{where}: id {sid!r} is also the id of {self.ids[sid]}; ids must be unique: give the "
+                               "record another id (nothing was written)")
+        self.ids[sid] = where
+        self.lines.append(line)  # its box is not added to the overlap check: two instructions may name one
+        # element (validate warns about a box used twice, naming both lines)
+
+
+def _parsed(line: Mapping[str, Any]) -> fmt.Annotation:
+    probe = dict(line)
+    if not probe.get("instruction"):
+        probe["instruction"] = "-"  # no instruction yet: the annotator adds it
+    return fmt.parse(fmt.Line(0, probe))
+
+
+def _box_key(ann: fmt.Annotation) -> tuple[str, tuple[float, ...]]:
+    return ann.image, tuple(round(v, 2) for v in (ann.polygon or ann.bbox))
 
 
 def _line(**fields: Any) -> dict[str, Any]:
     return {k: v for k, v in fields.items() if v not in (None, "")}
+
+
+def _pixels(values: Any, n: int | None, where: str, what: str) -> list[float]:
+    """``values`` as finite floats, or the record's error: NaN, an infinity (``1e400`` reads as one), an integer
+    beyond a float, a boolean or text is no pixel."""
+    numbers = [fmt.finite(v) for v in values] if isinstance(values, list) else [None]
+    if (n is not None and len(numbers) != n) or any(v is None for v in numbers):
+        raise ImportFailed(f"{where}: {what} is {_show(values)}; expected finite numbers (pixels)")
+    return [v for v in numbers if v is not None]
+
+
+def _show(value: Any) -> str:
+    text = fmt.show(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _meta(values: Mapping[Any, Any], skip: Iterable[str] = ()) -> dict[str, Any]:
+    """The scalar values of ``values`` worth keeping as metadata (finite numbers, text)."""
+    skipped = set(skip)
+    return {str(k): v for k, v in values.items() if str(k) not in skipped and (
+        isinstance(v, str) or (isinstance(v, (int, float)) and not isinstance(v, bool) and fmt.finite(v) is not None))}
+
+
+def _key(value: Any) -> Any:
+    """``value`` when it can be a dict key read from JSON (an id), else None (a list is no id)."""
+    return value if isinstance(value, (str, int, float)) and not isinstance(value, bool) else None
 
 
 def _round(values: Sequence[float]) -> list[float]:
@@ -98,43 +242,47 @@ def _round(values: Sequence[float]) -> list[float]:
 
 
 # -- COCO ----------------------------------------------------------------------------------------------
-def from_coco(path: Path, images: Images) -> list[dict[str, Any]]:
+def from_coco(path: Path, images: Images, records: Records) -> None:
     data = _json(path)
     if not isinstance(data, dict) or not isinstance(data.get("images"), list) or \
             not isinstance(data.get("annotations"), list):
         raise ImportFailed(f"{path}: not a COCO file (expected an object with 'images' and 'annotations' lists)")
-    by_id = {im.get("id"): im for im in data["images"] if isinstance(im, dict)}
-    cats = {c.get("id"): c.get("name") for c in data.get("categories", []) if isinstance(c, dict)}
-    out = []
+    by_id = {_key(im.get("id")): im for im in data["images"] if isinstance(im, dict)}
+    categories = data.get("categories")
+    cats = {_key(c.get("id")): c.get("name") for c in (categories if isinstance(categories, list) else [])
+            if isinstance(c, dict)}
     for k, ann in enumerate(data["annotations"]):
         where = f"{path}: annotations[{k}]"
         if not isinstance(ann, dict):
             raise ImportFailed(f"{where} is not an object")
-        im = by_id.get(ann.get("image_id"))
+        if _key(ann.get("id")) is not None:
+            where += f" (id {_show(ann['id'])})"
+        im = by_id.get(_key(ann.get("image_id")))
         if im is None or not isinstance(im.get("file_name"), str):
-            raise ImportFailed(f"{where}: image_id {ann.get('image_id')!r} names no entry of 'images' with a "
+            raise ImportFailed(f"{where}: image_id {_show(ann.get('image_id'))} names no entry of 'images' with a "
                                "file_name")
-        bbox = ann.get("bbox")
-        if not (isinstance(bbox, list) and len(bbox) == 4 and all(isinstance(v, (int, float)) for v in bbox)):
-            raise ImportFailed(f"{where}: bbox {bbox!r} is not [x, y, w, h] in pixels")
-        x, y, w, h = bbox
+        x, y, w, h = _pixels(ann.get("bbox"), 4, where, "bbox [x, y, w, h]")
         attrs: dict[str, Any] = ann["attributes"] if isinstance(ann.get("attributes"), dict) else {}
-        extra = {str(k): v for k, v in attrs.items() if k not in ("instruction", "occluded", "rotation", "task",
-                                                                 "id") and isinstance(v, (str, int, float))}
-        sid = attrs.get("id") or f"{PurePosixPath(im['file_name']).stem}-{ann.get('id', k)}"
-        out.append(_line(id=fmt.clean_id(str(sid)), image=images.relative(im["file_name"]),
-                         instruction=str(attrs.get("instruction") or ""), bbox=_round([x, y, x + w, y + h]),
-                         task=attrs.get("task") if attrs.get("task") in fmt.TASKS else None,
-                         element_type=cats.get(ann.get("category_id")), **extra))
-    return out
+        extra = _meta(attrs, ("instruction", "occluded", "rotation", "task", "id", *fmt.KNOWN))
+        sid = _key(attrs.get("id")) or f"{PurePosixPath(im['file_name']).stem}-{_key(ann.get('id')) or k}"
+        instruction = attrs.get("instruction")
+        records.add(where, _line(id=fmt.clean_id(str(sid)), image=images.relative(im["file_name"], where),
+                                 instruction=instruction if isinstance(instruction, str) else None,
+                                 bbox=_round([x, y, x + w, y + h]),
+                                 task=attrs.get("task") if attrs.get("task") in fmt.TASKS else None,
+                                 element_type=_text(cats.get(_key(ann.get("category_id")))), **extra))
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
 
 
 # -- Label Studio --------------------------------------------------------------------------------------
-def _ls_image(value: Any) -> str:
+def _ls_image(value: Any, where: str) -> str:
     """The file an exported task's image names: ``/data/local-files/?d=PATH`` is PATH; an upload or a URL
     is its file name (Label Studio prefixes uploads with 8 hex characters and '-', kept: that is the file)."""
     if not isinstance(value, str) or not value:
-        raise ImportFailed(f"task data image is {value!r}, not a file or URL")
+        raise ImportFailed(f"{where}: data image is {_show(value)}, not a file or URL")
     parsed = urllib.parse.urlparse(value)
     query = urllib.parse.parse_qs(parsed.query)
     if "d" in query:
@@ -142,89 +290,98 @@ def _ls_image(value: Any) -> str:
     return PurePosixPath(urllib.parse.unquote(parsed.path)).name
 
 
-def from_label_studio(path: Path, images: Images) -> list[dict[str, Any]]:
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def from_label_studio(path: Path, images: Images, records: Records) -> None:
     data = _json(path)
     if not isinstance(data, list):
         raise ImportFailed(f"{path}: not a Label Studio JSON export (expected a list of tasks; JSON-MIN and CSV "
                            "exports are not read: export as 'JSON')")
-    out = []
     for t, task in enumerate(data):
         if not isinstance(task, dict):
             raise ImportFailed(f"{path}: task #{t} is not an object")
-        source: dict[str, Any] = task["data"] if isinstance(task.get("data"), dict) else {}
+        name = f"{path}: task {_show(_key(task.get('id')) or t)}"
+        source = _dict(task.get("data"))
         image_key = next((k for k in ("image", "img", "screenshot") if k in source), next(iter(source), None))
-        image = images.relative(_ls_image(source.get(image_key) if image_key else None))
-        meta = {str(k): v for k, v in source.items() if k != image_key and isinstance(v, (str, int, float))}
-        annotations = task.get("annotations") or task.get("completions") or []
+        image = images.relative(_ls_image(source.get(image_key) if image_key else None, name), name)
+        meta = _meta({k: v for k, v in source.items() if k != image_key}, fmt.KNOWN)
+        annotations = _list(task.get("annotations")) or _list(task.get("completions"))
         results = [r for a in annotations if isinstance(a, dict) and not a.get("was_cancelled")
-                   for r in a.get("result", []) if isinstance(r, dict)]
+                   for r in _list(a.get("result")) if isinstance(r, dict)]
         texts: dict[str, str] = {}
         for r in results:
             if r.get("type") == "textarea" and r.get("from_name") == "instruction":
-                value = (r.get("value") or {}).get("text")
-                texts[str(r.get("id"))] = " ".join(value) if isinstance(value, list) else str(value or "")
+                value = _dict(r.get("value")).get("text")
+                texts[str(r.get("id"))] = (" ".join(str(v) for v in value) if isinstance(value, list)
+                                           else value if isinstance(value, str) else "")
         for r in results:
             if r.get("type") != "rectanglelabels":
                 continue
-            v = r.get("value") or {}
-            ow, oh = r.get("original_width"), r.get("original_height")
-            if not all(isinstance(n, (int, float)) for n in (ow, oh, v.get("x"), v.get("y"), v.get("width"),
-                                                              v.get("height"))):
-                raise ImportFailed(f"{path}: task {task.get('id', t)} region {r.get('id')!r}: needs original_width, "
-                                   "original_height and value x, y, width, height (percent of the image)")
+            where = f"{name} region {_show(r.get('id'))}"
+            v = _dict(r.get("value"))
+            ow, oh, x, y, w, h = _pixels([r.get("original_width"), r.get("original_height"), v.get("x"), v.get("y"),
+                                          v.get("width"), v.get("height")], 6, where,
+                                         "[original_width, original_height, x, y, width, height] (x..height in percent "
+                                         "of the image)")
             if v.get("rotation"):
-                raise ImportFailed(f"{path}: task {task.get('id', t)} region {r.get('id')!r} is rotated "
-                                   f"({v['rotation']} degrees); boxes are axis-aligned: redraw it unrotated")
-            x1, y1 = v["x"] * ow / 100, v["y"] * oh / 100
-            x2, y2 = x1 + v["width"] * ow / 100, y1 + v["height"] * oh / 100
-            labels = v.get("rectanglelabels") or []
-            out.append(_line(id=fmt.clean_id(f"{PurePosixPath(image).stem}-{r.get('id')}"), image=image,
-                             instruction=texts.get(str(r.get("id")), ""), bbox=_round([x1, y1, x2, y2]),
-                             element_type=labels[0] if labels else None, **meta))
-    return out
+                raise ImportFailed(f"{where} is rotated ({_show(v['rotation'])} degrees); boxes are axis-aligned: "
+                                   "redraw it unrotated")
+            x1, y1 = x * ow / 100, y * oh / 100
+            x2, y2 = x1 + w * ow / 100, y1 + h * oh / 100
+            labels = _list(v.get("rectanglelabels"))
+            records.add(where, _line(id=fmt.clean_id(f"{PurePosixPath(image).stem}-{r.get('id')}"), image=image,
+                                     instruction=texts.get(str(r.get("id")), ""), bbox=_round([x1, y1, x2, y2]),
+                                     element_type=_text(labels[0]) if labels else None, **meta))
 
 
 # -- CVAT for images -----------------------------------------------------------------------------------
-def from_cvat(path: Path, images: Images) -> list[dict[str, Any]]:
+def from_cvat(path: Path, images: Images, records: Records) -> None:
     try:
         root = ET.parse(path).getroot()
     except ET.ParseError as exc:
         raise ImportFailed(f"{path}: not XML ({exc}); export the task as 'CVAT for images 1.1'") from exc
     if root.tag != "annotations":
         raise ImportFailed(f"{path}: the root element is <{root.tag}>, not <annotations> (CVAT for images 1.1)")
-    out = []
     for im in root.iter("image"):
         name = im.get("name")
         if not name:
             raise ImportFailed(f"{path}: an <image> without a name (id {im.get('id')!r})")
-        image = images.relative(name)
+        image = images.relative(name, f"{path}: image {name!r}")
         stem = PurePosixPath(image).stem
         for k, shape in enumerate(s for s in im if s.tag in ("box", "polygon")):
+            where = f"{path}: image {name!r} {shape.tag} #{k + 1}"
             attrs = {a.get("name"): (a.text or "") for a in shape.iter("attribute")}
-            extra = {str(n): v for n, v in attrs.items() if n not in ("instruction", "id", "task") and n and v}
+            extra = {str(n): v for n, v in attrs.items() if n not in ("instruction", "id", "task", *fmt.KNOWN) and n
+                     and v}
             geometry: dict[str, Any]
             if shape.tag == "box":
-                try:
-                    geometry = {"bbox": _round([float(shape.get(c, "")) for c in ("xtl", "ytl", "xbr", "ybr")])}
-                except ValueError:
-                    raise ImportFailed(f"{path}: image {name!r} box #{k}: xtl, ytl, xbr, ybr must be numbers") \
-                        from None
+                corners = [_float(shape.get(c)) for c in ("xtl", "ytl", "xbr", "ybr")]
+                geometry = {"bbox": _round(_pixels(corners, 4, where, "xtl, ytl, xbr, ybr"))}
             else:
-                try:
-                    pts = [float(v) for pair in (shape.get("points") or "").split(";") for v in pair.split(",")]
-                except ValueError:
-                    raise ImportFailed(f"{path}: image {name!r} polygon #{k}: points must read 'x,y;x,y;...'") \
-                        from None
-                geometry = {"polygon": _round(pts)}
-            out.append(_line(id=fmt.clean_id(attrs.get("id") or f"{stem}-{k + 1}"), image=image,
-                             instruction=attrs.get("instruction", ""), **geometry,
-                             task=attrs.get("task") if attrs.get("task") in fmt.TASKS else None,
-                             element_type=shape.get("label"), **extra))
-    return out
+                pts = [_float(v) for pair in (shape.get("points") or "").split(";") for v in pair.split(",")]
+                geometry = {"polygon": _round(_pixels(pts, None, where, "points 'x,y;x,y;...'"))}
+            records.add(where, _line(id=fmt.clean_id(attrs.get("id") or f"{stem}-{k + 1}"), image=image,
+                                     instruction=attrs.get("instruction", ""), **geometry,
+                                     task=attrs.get("task") if attrs.get("task") in fmt.TASKS else None,
+                                     element_type=shape.get("label"), **extra))
+
+
+def _float(text: str | None) -> float | str | None:
+    """An XML attribute's number (``nan``, ``inf`` and ``1e400`` read as themselves, refused by :func:`_pixels`)."""
+    try:
+        return float(text) if text is not None else None
+    except ValueError:
+        return text
 
 
 # -- OpenAdapt -----------------------------------------------------------------------------------------
-def from_openadapt(path: Path, images: Images) -> list[dict[str, Any]]:
+def from_openadapt(path: Path, images: Images, records: Records) -> None:
     """Through the ``openadapt`` loader itself (so the samples, their ids and their boxes are that loader's);
     imported by name: that folder may import this one (its annotator writes this format)."""
     loader = importlib.import_module("pytest_uiground.benchmarks.openadapt.loader")
@@ -232,19 +389,20 @@ def from_openadapt(path: Path, images: Images) -> list[dict[str, Any]]:
         samples = loader.samples_from_annotations(path, loader.read_annotation_file(path), root=Path(os.sep))
     except ValueError as exc:
         raise ImportFailed(str(exc)) from exc
-    out = []
     for s in samples:
+        where = f"{path}: sample {s.id!r}"
         if s.invalid is not None:
             raise ImportFailed(f"{s.invalid}; fix it in {path} first")
         assert s.image.path is not None and s.target.box is not None
+        image = images.relative(str(s.image.path), where)
         w, h = s.image.dimensions()
         b = s.target.box
-        meta = {k: v for k, v in s.meta.items() if k not in ("form", "size", "element_type")}
-        out.append(_line(id=s.id, image=images.relative(str(s.image.path)), instruction=s.instruction,
-                         bbox=_round(b.to_pixels(w, h)), task="detect",
-                         element_type=s.meta.get("element_type"),
-                         click=_round([s.click.x * w, s.click.y * h]) if s.click is not None else None, **meta))
-    return out
+        meta = {k: v for k, v in s.meta.items() if k not in ("form", "size", "element_type", *fmt.KNOWN)}
+        records.add(where, _line(id=s.id, image=image, instruction=s.instruction,
+                                 bbox=_round(b.to_pixels(w, h)), task="detect",
+                                 element_type=s.meta.get("element_type"),
+                                 click=_round([s.click.x * w, s.click.y * h]) if s.click is not None else None,
+                                 **meta))
 
 
 IMPORTERS: Final = {"coco": from_coco, "label-studio": from_label_studio, "cvat": from_cvat,
@@ -253,50 +411,114 @@ IMPORTERS: Final = {"coco": from_coco, "label-studio": from_label_studio, "cvat"
 
 def _json(path: Path) -> Any:
     try:
-        return json.loads(path.read_text(encoding="utf-8-sig"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ImportFailed(f"{path}: not JSON text ({exc})") from exc
+        return jsontext.loads(path.read_text(encoding="utf-8-sig"))
+    except RecursionError as exc:  # jsontext.TooDeep: names the line
+        raise ImportFailed(f"{path}: {exc}; this is not a labelling tool's export") from None
+    except (UnicodeDecodeError, ValueError) as exc:  # ValueError: JSONDecodeError, an integer of 5,000 digits
+        raise ImportFailed(f"{path}: not JSON text ({exc})") from None
 
 
-def convert(kind: str, source: Path, out: Path, images_dir: Path | None = None) -> tuple[list[dict[str, Any]], int]:
-    """The lines of ``source`` (an export of ``kind``) with images relative to ``out``, and how many images
-    were copied beside it. Nothing is written here."""
+def convert(kind: str, source: Path, out: Path, images_dir: Path | None = None,
+            existing: Iterable[fmt.Line] = ()) -> tuple[list[dict[str, Any]], dict[Path, Path]]:
+    """The checked lines of ``source`` (an export of ``kind``) with images relative to ``out``, and the copies
+    they need (destination → screenshot; :func:`commit` makes them). Nothing is written here; the first bad
+    record raises :class:`ImportFailed` naming it. ``existing``: the lines already in ``out`` (``--append``)."""
     images = Images(source, out, images_dir)
-    lines = IMPORTERS[kind](source, images)
-    return lines, images.copied
+    records = Records(existing, out.name)
+    IMPORTERS[kind](source, images, records)
+    return records.lines, images.copies
+
+
+def commit(out: Path, text: str, copies: Mapping[Path, Path]) -> None:
+    """Copy the screenshots, then replace ``out`` with ``text`` (atomically); on any failure the copies and
+    the folders made for them are removed again, so a failed import leaves nothing behind."""
+    made: list[Path] = []
+    try:
+        for folder in (out.parent, *{d.parent for d in copies}):
+            for p in reversed([folder, *folder.parents]):
+                if not p.exists():
+                    p.mkdir()
+                    made.append(p)
+        for dest, src in copies.items():
+            if dest.exists():
+                raise ImportFailed(f"{dest} appeared during the import; run it again")
+            made.append(dest)
+            shutil.copy2(src, dest)
+        atomic_write_text(out, text)
+    except BaseException:
+        for p in reversed(made):
+            try:
+                p.rmdir() if p.is_dir() else p.unlink(missing_ok=True)
+            except OSError:
+                pass
+        raise
 
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m pytest_uiground import",
                                 description="Convert a labelling tool's export into annotations.jsonl (pixels) "
-                                            "for the grounding loader.")
+                                            "for the grounding loader. Nothing is written unless every record "
+                                            "imports.")
     p.add_argument("kind", choices=FORMATS, help="the export's format")
     p.add_argument("file", type=Path, help="the export file")
     p.add_argument("--out", type=Path, default=Path(fmt.DEFAULT_FILE), help="the JSONL to write (default: "
                    f"{fmt.DEFAULT_FILE}); images outside its folder are copied into images/ beside it")
     p.add_argument("--images", type=Path, default=None, help="where the screenshots are, when not beside the export")
-    p.add_argument("--force", action="store_true", help="replace --out when it exists")
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--append", action="store_true", help="add to --out when it exists (a suite being annotated): "
+                      "its lines are kept; an id or a box on the same screenshot it already has is refused")
+    mode.add_argument("--force", action="store_true", help="replace --out when it exists (what it holds is lost)")
     return p
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    out: Path = args.out
     if not args.file.is_file():
-        print(f"import: {args.file} does not exist", file=sys.stderr)
+        print(f"import: {args.file} does not exist" + (" (it is a folder; pass the export file)"
+              if args.file.is_dir() else ""), file=sys.stderr)
         return 2
-    if args.out.exists() and not args.force:
-        print(f"import: --out {args.out} exists; pass --force to replace it, or choose another --out", file=sys.stderr)
+    if out.is_dir():
+        print(f"import: --out {out} is a folder; pass the file to write: --out {out / fmt.DEFAULT_FILE}",
+              file=sys.stderr)
         return 2
+    if out.suffix.lower() == ".csv":
+        print(f"import: --out {out} is a CSV; the import writes JSON lines: --out {out.with_suffix('.jsonl')}",
+              file=sys.stderr)
+        return 2
+    if args.images is not None and not args.images.is_dir():
+        print(f"import: --images {args.images} is not a folder; pass the folder holding the screenshots",
+              file=sys.stderr)
+        return 2
+    if out.exists() and not (args.force or args.append):
+        print(f"import: --out {out} exists; pass --append to add these samples to it, --force to replace it, or "
+              "choose another --out", file=sys.stderr)
+        return 2
+    before = ""
+    existing: list[fmt.Line] = []
     try:
-        lines, copied = convert(args.kind, args.file, args.out, args.images)
-    except ImportFailed as exc:
-        print(f"import: {exc}", file=sys.stderr)
+        if args.append and out.exists():
+            before = out.read_bytes().decode("utf-8")  # byte for byte: CRLF lines stay CRLF
+            existing = fmt.read(out)
+        lines, copies = convert(args.kind, args.file, out, args.images, existing)
+        text = before + ("\n" if before and not before.endswith("\n") else "") + fmt.dumps(lines)
+        commit(out, text, copies)
+    except (ImportFailed, fmt.FormatError) as exc:
+        print(f"import: {exc}" + ("" if "nothing was written" in str(exc) else " (nothing was written)"),
+              file=sys.stderr)
         return 1
-    fmt.write(args.out, lines)
+    except UnicodeDecodeError as exc:
+        print(f"import: --out {out}: not UTF-8 text ({exc}); nothing was written", file=sys.stderr)
+        return 1
+    except OSError as exc:
+        print(f"import: could not write {exc.filename or out}: {exc.strerror or exc} (nothing was written)",
+              file=sys.stderr)
+        return 1
     missing = sum(1 for line in lines if not line.get("instruction") and line.get("task", "point") != "detect")
-    print(f"wrote {len(lines)} samples to {args.out}" + (f" ({copied} images copied into "
-          f"{args.out.parent / 'images'})" if copied else ""))
+    print(f"{'added' if existing else 'wrote'} {len(lines)} samples to {out}" + (f" ({len(copies)} images copied "
+          f"into {out.parent / 'images'})" if copies else "") + (f", after its {len(existing)} lines" if existing
+                                                                 else ""))
     if missing:
         print(f"{missing} samples have no instruction yet (they fail as invalid until given one): python -m "
-              f"pytest_uiground annotate {args.out.parent}")
+              f"pytest_uiground annotate {out.parent}")
     return 0

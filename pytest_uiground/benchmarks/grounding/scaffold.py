@@ -54,20 +54,30 @@ def _annotations_in(folder: Path) -> Path | None:
 
 
 def lines_for(source: Path | None, screens: Path, suite_dir: Path) -> list[dict[str, Any]]:
-    """The annotation lines, with each ``image`` pointing at its copy under ``screens/``."""
+    """The annotation lines, with each ``image`` pointing at its copy under ``screens/``. A line JSON cannot
+    write (a NaN or an infinite pixel) is refused naming it, like an image path outside the folder."""
     if source is None:
         return []
     if source.suffix == ".json":
-        lines, _ = importers.convert("openadapt", source, suite_dir / fmt.DEFAULT_FILE, images_dir=screens)
-        return lines
+        lines, copies = importers.convert("openadapt", source, suite_dir / fmt.DEFAULT_FILE, images_dir=screens)
+        # The importer would copy the screenshots into images/; they are already under screens/.
+        folder = source.parent.resolve()
+        moved = {dest.relative_to(suite_dir.resolve()).as_posix(): f"{SCREENS}/{src.relative_to(folder).as_posix()}"
+                 for dest, src in copies.items()}
+        return [{**line, "image": moved.get(line["image"], line["image"])} for line in lines]
     out = []
-    for raw in fmt.raw_records(source):
-        image = raw.get("image")
+    for line in fmt.read(source):
+        if line.raw is None:
+            raise ScaffoldError(f"{source}:{line.number}: {line.problem}; fix that line first")
         try:
-            fmt.check_image_path(image)
+            fmt.check_image_path(line.raw.get("image"))
+            fmt.dumps([line.raw])
         except fmt.BadLine as exc:
-            raise ScaffoldError(f"{source}: {exc}") from None
-        out.append({**raw, "image": f"{SCREENS}/{image}"})
+            raise ScaffoldError(f"{source}:{line.number}: {exc}") from None
+        except ValueError as exc:  # json.dumps(allow_nan=False): NaN or Infinity, which JSON has no words for
+            raise ScaffoldError(f"{source}:{line.number}: {exc} ({fmt.show(line.raw)[:80]}); write pixels as "
+                                "finite numbers") from None
+        out.append({**line.raw, "image": f"{SCREENS}/{line.raw['image']}"})
     return out
 
 
@@ -154,7 +164,7 @@ def scaffold(name: str, source: Path, project: Path) -> list[str]:
         atomic_write_text(suite_dir / "suite.toml", suite_toml(name, lines))
         atomic_write_text(suite_dir / "README.md", readme(name, len(lines), source))
         done.append(f"wrote {suite_dir / 'suite.toml'} and README.md")
-    except (ScaffoldError, importers.ImportFailed, fmt.FormatError):
+    except BaseException:  # a failed init leaves no half suite behind (an OSError, a KeyboardInterrupt too)
         shutil.rmtree(suite_dir, ignore_errors=True)
         raise
     return done

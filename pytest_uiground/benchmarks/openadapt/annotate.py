@@ -50,6 +50,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal, TextIO, TypeVar
 
+from pytest_uiground.record import jsontext
 from pytest_uiground.record.files import atomic_write_text
 from pytest_uiground.record.sample import safe_id
 from pytest_uiground.registry import UnknownNameError, import_object, is_import_path
@@ -307,9 +308,9 @@ def open_output(path: Path, *, resume: bool, name: str, metadata: dict[str, Any]
         raise AnnotateError(f"--out {path} already exists; pass --resume to add to it (images already in it are "
                             "skipped) or choose another --out", code=2)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise AnnotateError(f"--resume: cannot read {path} ({exc}); fix or move it", code=2) from exc
+        data = jsontext.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError) as exc:  # RecursionError: jsontext.TooDeep, naming the line
+        raise AnnotateError(f"--resume: cannot read {path} ({exc}); fix or move it", code=2) from None
     samples = data.get("samples") if isinstance(data, dict) else None
     if not isinstance(samples, list) or any(not isinstance(s, dict) or "image_path" not in s for s in samples):
         raise AnnotateError(f"--resume: {path} is not an annotation file this command wrote (expected a 'samples' "

@@ -58,6 +58,7 @@ from pytest_uiground.benchmarks.openadapt.common import (
     unique_id,
 )
 from pytest_uiground.benchmarks.openadapt.recorded import load_recorded as load_recorded
+from pytest_uiground.record import jsontext
 from pytest_uiground.record.geometry import Box, Point
 from pytest_uiground.record.image import ImageRef
 from pytest_uiground.record.sample import Sample, Target
@@ -95,7 +96,9 @@ def _clip(v: float) -> float:
 def read_annotation_file(path: Path) -> dict[str, Any]:
     """The parsed file, after the checks that concern the whole file (raise ``ValueError``)."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = jsontext.loads(path.read_text(encoding="utf-8"))
+    except RecursionError as exc:  # jsontext.TooDeep, naming the line
+        raise ValueError(f"{path}: {exc}; fix the file or regenerate it") from None
     except json.JSONDecodeError as exc:
         raise ValueError(f"{path}: not valid JSON ({exc}); fix the file or regenerate it") from exc
     except UnicodeDecodeError as exc:

@@ -17,7 +17,6 @@ lines run. Images are never decoded here: samples hold lazy
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
@@ -34,6 +33,7 @@ from pytest_uiground.benchmarks.openadapt.common import (
     show,
     unique_id,
 )
+from pytest_uiground.record import jsontext
 from pytest_uiground.record.geometry import Box, Point
 from pytest_uiground.record.image import ImageRef
 from pytest_uiground.record.sample import Sample, Target
@@ -80,8 +80,10 @@ def _recorded_line(session: Path, log: Path, n: int, line: str, dataset: str, si
     where = f"{log}:{n}"
     problem: str | None = None
     try:
-        record = json.loads(line)
-    except json.JSONDecodeError as exc:
+        record = jsontext.loads(line)
+    except RecursionError as exc:  # jsontext.TooDeep
+        record, problem = {}, f"{exc}; fix or delete the line"
+    except ValueError as exc:  # JSONDecodeError, an integer of 5,000 digits
         record, problem = {}, f"not valid JSON ({exc}); fix or delete the line"
     else:
         problem = None if isinstance(record, dict) else f"expected a JSON object, got {show(record)[:60]}"
@@ -143,6 +145,6 @@ def load_recorded(options: Mapping[str, Any], ctx: LoaderContext) -> list[Sample
     sizes: dict[Path, tuple[int, int] | str] = {}
     seen: dict[str, int] = {}
     used: set[str] = set()
-    lines = log.read_text(encoding="utf-8").splitlines()
+    lines = jsontext.split_lines(log.read_text(encoding="utf-8"))  # "\n" only: U+2028 may sit inside a line
     return [_recorded_line(session, log, n, line, str(dataset), sizes, seen, used)
             for n, line in enumerate(lines, 1) if line.strip()]

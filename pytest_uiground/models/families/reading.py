@@ -8,12 +8,13 @@ the same output form is read the same way by every family that uses it.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from typing import Any
 
+from pytest_uiground.record import jsontext
 from pytest_uiground.record.geometry import Box, Point
+from pytest_uiground.record.jsontext import MAX_DEPTH
 
 TINYCLICK_LOC_OFFSET = 0.0
 """TinyClick's own post-processing dequantizes ``<loc_N>`` as ``N / 1000`` (then floors to a
@@ -84,36 +85,16 @@ _JSON_KEY_RE = re.compile(r"\"(?:bbox_2d|point_2d)\"\s*:\s*\[([^\[\]]*)\]")
 _NUM_RE = re.compile(NUM)
 
 
-MAX_JSON_DEPTH = 500
+MAX_JSON_DEPTH = MAX_DEPTH
 """Deeper JSON is refused before parsing: how deep ``json.loads`` goes before raising RecursionError
 depends on the Python version (3.11 raises on 5,000 nested lists, 3.12 parses them), and an answer's
-reading must not."""
+reading must not. The package's one bound (:mod:`pytest_uiground.record.jsontext`), files included."""
 
 
 def loads(text: str) -> Any:
     """``json.loads``, refusing nesting deeper than :data:`MAX_JSON_DEPTH` with ``RecursionError`` on every
-    Python (a linear scan of the brackets outside strings first)."""
-    depth = deepest = 0
-    in_string = escaped = False
-    for ch in text:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch in "[{":
-            depth += 1
-            if depth > deepest:
-                deepest = depth
-                if deepest > MAX_JSON_DEPTH:
-                    raise RecursionError(f"JSON nested deeper than {MAX_JSON_DEPTH} levels")
-        elif ch in "]}":
-            depth -= 1
-    return json.loads(text)
+    Python (:func:`pytest_uiground.record.jsontext.loads`: a linear scan of the brackets outside strings first)."""
+    return jsontext.loads(text)
 
 
 def whole_number(digits: str) -> int | None:

@@ -14,7 +14,6 @@ the model actually saw: give it per record as ``model_input_size: [w, h]``.
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -23,6 +22,7 @@ from typing import Any
 from pytest_uiground.models import families
 from pytest_uiground.models.base import ModelAdapter, ModelLoadError, ModelOptions, to_prediction
 from pytest_uiground.models.overrides import NONE, Overrides
+from pytest_uiground.record import jsontext
 from pytest_uiground.record.image import ImageError
 from pytest_uiground.record.prediction import Prediction
 from pytest_uiground.record.sample import Sample
@@ -57,13 +57,13 @@ def read_records(path: Path) -> tuple[dict[str, dict[str, Any]], str]:
         if not line.strip():
             continue
         try:
-            rec = json.loads(line)
+            rec = jsontext.loads(line)
             if not isinstance(rec, dict):
                 raise TypeError(f"expected a JSON object, got {type(rec).__name__}")
             sid = str(rec["sample_id"])
             if not isinstance(rec["output"], str):
                 raise TypeError("'output' is not a string")
-        except (ValueError, KeyError, TypeError) as exc:
+        except (ValueError, KeyError, TypeError, RecursionError) as exc:  # RecursionError: jsontext.TooDeep
             what = f"missing field {exc}" if isinstance(exc, KeyError) else str(exc)
             raise ModelLoadError(f"{path}:{n}: not a replay record ({what}); each line must be "
                                  '{"sample_id": ..., "output": "..."}') from None
