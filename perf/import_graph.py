@@ -4,7 +4,12 @@
 
 Every ``import``/``from … import`` in the package is an edge, module-level and lazy (inside a
 function) alike, unless ``--top-level-only``; ``if TYPE_CHECKING:`` blocks are skipped (they do
-not run). Prints the longest import chain from the start module (its depth counts modules, the
+not run). An import by string is an edge too (issue 39: string imports hid a runtime cycle and ties
+the rules were meant to forbid): a string constant that names one of the package's modules
+(``importlib.import_module("pytest_uiground.x")``, ``__import__``, or a name kept in a constant or a
+table and imported later), with or without a ``:attr`` suffix. Entry-point group names
+(``MODEL_GROUP = "pytest_uiground.models"``) name groups, not modules: a constant assigned to a
+``*_GROUP`` name is not an edge. Prints the longest import chain from the start module (its depth counts modules, the
 start included), the pairs of folders that import each other (two-way ties), and module sizes.
 Only the standard library is used, so anyone can run it on a checkout.
 """
@@ -34,6 +39,13 @@ def _type_checking(node: ast.AST) -> bool:
     return isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
 
 
+def _group_name(node: ast.AST) -> bool:
+    """``X_GROUP = "..."``: an entry-point group's name (see the module docstring)."""
+    return (isinstance(node, (ast.Assign, ast.AnnAssign))
+            and any(isinstance(t, ast.Name) and t.id.endswith("_GROUP")
+                    for t in (node.targets if isinstance(node, ast.Assign) else [node.target])))
+
+
 def imports(name: str, path: Path, known: set[str], top_level_only: bool) -> set[str]:
     tree = ast.parse(path.read_text())
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
@@ -47,8 +59,12 @@ def imports(name: str, path: Path, known: set[str], top_level_only: bool) -> set
 
     def visit(node: ast.AST, depth: int) -> None:
         for child in ast.iter_child_nodes(node):
-            if _type_checking(child):
+            if _type_checking(child) or _group_name(child):
                 continue
+            if isinstance(child, ast.Constant) and isinstance(child.value, str):
+                named = child.value.partition(":")[0]
+                if named in known:  # a module named by string: imported by name somewhere (see above)
+                    resolve(named)
             if isinstance(child, ast.Import):
                 for alias in child.names:
                     resolve(alias.name)

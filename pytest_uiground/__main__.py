@@ -18,7 +18,7 @@ import sys
 from collections.abc import Sequence
 
 COMMANDS = {
-    "annotate": ("pytest_uiground.annotator.cli",
+    "annotate": ("pytest_uiground.screens.annotator.cli",
                  "annotate screenshots in the browser (OCR proposals); --terminal: the prompt review"),
     "compare": ("pytest_uiground.report.compare", "compare several --uiground-report runs in one HTML page"),
     "matrix": ("pytest_uiground.report.matrix", "run every model x cropping cell on suites and compare them"),
@@ -28,10 +28,10 @@ COMMANDS = {
     "init": ("pytest_uiground.suite.init",
              "copy built-in suites, their baselines and a gate workflow into a project (--list: the suites); "
              "--from DIR: a suite of your own screenshots"),
-    "import": ("pytest_uiground.benchmarks.grounding.importers",
+    "import": ("pytest_uiground.screens.importers",
                "convert a COCO, Label Studio, CVAT or OpenAdapt export into annotations.jsonl (--append: "
                "add it to a suite's)"),
-    "validate": ("pytest_uiground.benchmarks.grounding.validate",
+    "validate": ("pytest_uiground.screens.validate",
                  "check a grounding suite's annotations: errors exit 1, advice only with --strict (an HTML page)"),
 }
 
@@ -49,6 +49,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     import importlib
 
+    if name == "init":  # init --from DIR: the own-screens scaffold, handed to the core's init (one-way imports)
+        from pytest_uiground.screens import scaffold
+        from pytest_uiground.suite import init
+
+        return int(init.main(rest, from_dir=scaffold.main))
     module = importlib.import_module(COMMANDS[name][0])
     return int(module.main(rest) or 0)
 

@@ -22,6 +22,7 @@ JUDGE_GROUP = "pytest_uiground.judges"
 SCORER_GROUP = "pytest_uiground.scorers"
 OVERRIDES_GROUP = "pytest_uiground.models.overrides"
 MODEL_OPTIONS_GROUP = "pytest_uiground.model_options"
+IMPORTER_GROUP = "pytest_uiground.importers"  # import KIND: a benchmark's own export format (screens/importers.py)
 
 
 class UnknownNameError(LookupError):

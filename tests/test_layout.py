@@ -34,6 +34,42 @@ def test_no_two_folders_import_each_other() -> None:
     assert ties == {}, "two-way ties (folder pair: the edges making it): " + repr(ties)
 
 
+BENCHMARKS = "pytest_uiground.benchmarks"
+
+
+def _benchmark(module: str) -> str | None:
+    """The benchmark folder a module belongs to (``pytest_uiground.benchmarks.osworld_g``), or None for the core."""
+    parts = module.split(".")
+    return ".".join(parts[:3]) if module.startswith(BENCHMARKS + ".") and len(parts) > 2 else None
+
+
+def test_the_core_knows_no_benchmark_and_benchmarks_never_tie() -> None:
+    """No module outside ``benchmarks/`` imports a benchmark, and no benchmark imports another, counting
+    imports by string (``importlib.import_module("...")``, a module name kept in a constant) like any import:
+    a benchmark is reached through the registry's entry points only. No exception list."""
+    tool = _graph_tool()
+    graph = tool.build(ROOT)
+    found = sorted(f"{m} -> {t}" for m, targets in graph.items() for t in targets
+                   if _benchmark(t) is not None and _benchmark(m) != _benchmark(t))
+    assert found == []
+
+
+def test_string_imports_count_as_edges(tmp_path: Path) -> None:
+    """The graph sees ``import_module("pytest_uiground.x")``, ``__import__`` and a module named in a constant."""
+    tool = _graph_tool()
+    pkg = tmp_path / "pytest_uiground"
+    (pkg / "a").mkdir(parents=True)
+    (pkg / "b").mkdir()
+    for path in (pkg / "__init__.py", pkg / "a" / "__init__.py", pkg / "b" / "__init__.py", pkg / "b" / "y.py",
+                 pkg / "b" / "z.py", pkg / "b" / "w.py"):
+        path.write_text("")
+    (pkg / "a" / "x.py").write_text('import importlib\nTOOL = "pytest_uiground.b.z:main"\n'
+                                   'def f():\n    return importlib.import_module("pytest_uiground.b.y")\n'
+                                   'def g():\n    return __import__("pytest_uiground.b.w")\n')
+    assert tool.build(tmp_path)["pytest_uiground.a.x"] == {"pytest_uiground.b.y", "pytest_uiground.b.z",
+                                                            "pytest_uiground.b.w"}
+
+
 def test_the_import_chain_from_the_plugin_is_short() -> None:
     tool = _graph_tool()
     chain = tool.longest_chain(tool.build(ROOT), "pytest_uiground.plugin")

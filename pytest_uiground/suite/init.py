@@ -20,12 +20,11 @@ after half the project was written (which the rerun then refused: "nothing was c
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 import re
 import shutil
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from pytest_uiground.suite import builtin
@@ -139,7 +138,10 @@ def _unwritable(project: Path, files: Sequence[Path], folders: Sequence[Path]) -
     return list(problems)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, from_dir: Callable[[str, Path, Path], int] | None = None) -> int:
+    """``init [SUITE ...]``: copy built-in suites; ``init NAME --from DIR`` is ``from_dir`` (the own-screens
+    scaffold, :func:`pytest_uiground.screens.scaffold.main`, which imports this module: handing it in keeps
+    the import one way, issue 39)."""
     args = _parser().parse_args(argv)
     try:
         where = builtin.locate()
@@ -152,9 +154,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             print("init: --from DIR writes one suite: python -m pytest_uiground init NAME --from DIR",
                   file=sys.stderr)
             return 2
-        # The data side is the grounding benchmark's (the core knows no benchmark): imported by name.
-        scaffold = importlib.import_module("pytest_uiground.benchmarks.grounding.scaffold")
-        return int(scaffold.main(args.suites[0], args.source, args.dir))
+        if from_dir is None:  # the own-screens scaffold is handed in by python -m pytest_uiground (screens/)
+            print("init: --from DIR is a command of python -m pytest_uiground: python -m pytest_uiground init NAME "
+                  "--from DIR", file=sys.stderr)
+            return 2
+        return int(from_dir(args.suites[0], args.source, args.dir))
     if args.list:
         print(_list(list(found.values())))
         return 0

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from PIL import Image, ImageDraw
 
-from pytest_uiground.annotator.server import Annotator, AnnotatorServer, Proposals, find_images
-from pytest_uiground.annotator.store import Store
+from pytest_uiground.screens.annotator.server import Annotator, AnnotatorServer, Proposals, find_images
+from pytest_uiground.screens.annotator.store import Store
 
 W, H = 400, 300
 DETECTOR_MODULE = "uiground_annotator_detector"

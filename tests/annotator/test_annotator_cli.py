@@ -24,10 +24,10 @@ import pytest
 from annotator_support import Running, detector, serve, shots  # noqa: F401 (fixtures by name)
 
 from pytest_uiground.__main__ import main as cli_main
-from pytest_uiground.annotator import cli
-from pytest_uiground.annotator.server import CSP, Handler, proposal_title
-from pytest_uiground.annotator.store import Store
-from pytest_uiground.benchmarks.openadapt import annotate as terminal
+from pytest_uiground.screens import review as terminal
+from pytest_uiground.screens.annotator import cli
+from pytest_uiground.screens.annotator.server import CSP, Handler, proposal_title
+from pytest_uiground.screens.annotator.store import Store
 
 
 def request(running: Running, path: str, *, token: str | None = "ok", host: str | None = None,
@@ -292,7 +292,7 @@ def slow(fd):  # the save is caught with its temporary file on disk
     time.sleep(3)
     real(fd)
 os.fsync = slow
-from pytest_uiground.annotator.cli import main
+from pytest_uiground.screens.annotator.cli import main
 sys.exit(main(sys.argv[1:]))
 """
 
@@ -324,7 +324,7 @@ def test_sigterm_during_a_save_leaves_no_temporary_file(shots: Path) -> None:
                 conn.request("POST", f"/api/change?token={token}", body=body,
                              headers={"Content-Type": "application/json"})
                 conn.getresponse().read()
-            except OSError:
+            except (OSError, http.client.HTTPException):  # IncompleteRead: the answer cut by the stop
                 pass  # the process may stop before it answers; the file is what counts
 
         saver = threading.Thread(target=save)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_uiground.annotator.store import Conflict, Store, StoreError, check_image_path, new_id, sidecar_path
+from pytest_uiground.screens.annotator.store import Conflict, Store, StoreError, check_image_path, new_id, sidecar_path
 
 SIZES = {"a.png": (400, 300), "sub/b.png": (200, 100)}
 # A hand-written file: spacing of its own, a metadata key, a line that is not JSON, a blank line.

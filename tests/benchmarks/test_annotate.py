@@ -18,11 +18,11 @@ import rapidocr_onnxruntime  # noqa: F401
 from PIL import Image, ImageDraw, ImageFont
 
 from pytest_uiground.__main__ import main as cli_main
-from pytest_uiground.benchmarks.openadapt import annotate
 from pytest_uiground.benchmarks.openadapt import loader as openadapt
 from pytest_uiground.models.offline import ocr as ocr_module
 from pytest_uiground.models.offline.ocr import OcrGrounder
 from pytest_uiground.record.geometry import Box, iou
+from pytest_uiground.screens import review as annotate
 from pytest_uiground.suite.loading import LoaderContext
 
 W, H = 400, 300
@@ -238,7 +238,7 @@ def test_real_ocr_proposal_contains_the_drawn_text(tmp_path: Path, monkeypatch: 
 
 
 def test_zero_size_proposal_on_the_image_edge_stays_inside_the_image() -> None:
-    from pytest_uiground.benchmarks.openadapt.annotate import to_pixels
+    from pytest_uiground.screens.review import to_pixels
 
     assert to_pixels((1.0, 0.5, 1.0, 0.6), (100, 100), "x") == (99, 50, 100, 60)
     assert to_pixels((0.0, 1.0, 0.1, 1.0), (100, 100), "x") == (0, 99, 10, 100)

@@ -14,11 +14,11 @@ import pytest
 from PIL import Image
 
 from pytest_uiground import registry
-from pytest_uiground.benchmarks.grounding import checks, importers, scaffold, validate
-from pytest_uiground.benchmarks.grounding import format as fmt
 from pytest_uiground.benchmarks.grounding.loader import load
 from pytest_uiground.gate.checks import sized_tolerance
 from pytest_uiground.record.geometry import Box
+from pytest_uiground.screens import checks, importers, scaffold, validate
+from pytest_uiground.screens import format as fmt
 from pytest_uiground.suite.config import SuiteConfigError, load_suite_config
 from pytest_uiground.suite.loading import LoaderContext, collecting_quirks, load_suite
 
@@ -283,7 +283,7 @@ def test_openadapt_json_imports_with_the_same_ids_and_boxes(tmp_path: Path) -> N
 # -- init --from ---------------------------------------------------------------------------------------------
 def test_init_from_a_folder_writes_a_self_contained_suite_and_prints_the_next_three_commands(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    from pytest_uiground.suite import init
+    from pytest_uiground.__main__ import main as cli
 
     shots = tmp_path / "shots"
     screen(shots / "a.png")
@@ -293,7 +293,7 @@ def test_init_from_a_folder_writes_a_self_contained_suite_and_prints_the_next_th
          "bbox": [10 * i, 10, 10 * i + 30, 40], "app": "radio" if i % 3 else "nav", "serial": str(i)}
         for i in range(1, 7)])
     project = tmp_path / "project"
-    assert init.main(["mine", "--from", str(shots), "--dir", str(project)]) == 0
+    assert cli(["init", "mine", "--from", str(shots), "--dir", str(project)]) == 0
     out = capsys.readouterr().out
     suite = project / "suites" / "mine"
     assert (suite / "screens" / "nav" / "b.png").is_file() and (suite / "README.md").is_file()
@@ -310,7 +310,7 @@ def test_init_from_a_folder_writes_a_self_contained_suite_and_prints_the_next_th
                    "  git add suites/mine baselines/mine && git commit -m 'suite mine'"]
     assert (project / ".github" / "workflows" / "model-upgrade-gate.yml").is_file()
     assert 'suites = ["suites/mine"]' in (project / "uiground-model.toml").read_text()
-    assert init.main(["mine", "--from", str(shots), "--dir", str(project)]) == 1
+    assert cli(["init", "mine", "--from", str(shots), "--dir", str(project)]) == 1
     assert "exists; choose another NAME" in capsys.readouterr().err
 
 

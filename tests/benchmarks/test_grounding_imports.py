@@ -17,13 +17,13 @@ import pytest
 from conftest import Project
 from PIL import Image
 
-from pytest_uiground.annotator.store import Store
-from pytest_uiground.benchmarks.grounding import format as fmt
-from pytest_uiground.benchmarks.grounding import importers, scaffold
 from pytest_uiground.benchmarks.grounding.loader import load
 from pytest_uiground.models.families import reading
 from pytest_uiground.record import jsontext
 from pytest_uiground.report.runs import CompareError, read_records
+from pytest_uiground.screens import format as fmt
+from pytest_uiground.screens import importers, scaffold
+from pytest_uiground.screens.annotator.store import Store
 from pytest_uiground.suite.loading import LoaderContext, load_suite
 
 W, H = 400, 200
@@ -106,7 +106,7 @@ def test_an_instruction_with_line_separators_survives_write_read_annotator_save_
 
 
 def test_the_annotator_refuses_a_pixel_beyond_a_float_in_one_line(tmp_path: Path) -> None:
-    from pytest_uiground.annotator.store import StoreError
+    from pytest_uiground.screens.annotator.store import StoreError
 
     store = Store(tmp_path / fmt.DEFAULT_FILE)
     sample = {"image": "a.png", "instruction": "Go", "bbox": [1, 1, 10**400, 9]}
@@ -269,7 +269,7 @@ def test_an_unreadable_number_in_annotations_jsonl_fails_that_sample_only(tmp_pa
 
 
 def test_the_terminal_annotators_resume_names_a_deep_file_in_one_line(tmp_path: Path) -> None:
-    from pytest_uiground.benchmarks.openadapt.annotate import AnnotateError, open_output
+    from pytest_uiground.screens.review import AnnotateError, open_output
 
     (tmp_path / "out.json").write_text('{"samples":\n' + DEEP)
     with pytest.raises(AnnotateError, match=r"--resume: cannot read .*out.json \(JSON nested deeper than 500 levels "
@@ -435,3 +435,36 @@ def test_a_deep_line_fails_its_sample_not_the_run(project: Project) -> None:
     out = result.stdout.str()
     assert result.ret in (0, 1) and "RecursionError" not in out and "Traceback" not in out, out
     assert "annotations.jsonl line 4 (sample line-4): nests JSON deeper than 500 levels" in out
+
+
+def test_a_benchmarks_format_is_imported_through_the_registry() -> None:
+    """``import openadapt`` is the OpenAdapt benchmark's importer, reached through the ``pytest_uiground.importers``
+    entry points (the core knows no benchmark, issue 39); the tools' formats are the core's own."""
+    from pytest_uiground.benchmarks.openadapt.importer import from_openadapt
+    from pytest_uiground.screens import importers as imp
+
+    assert imp.importer("openadapt") is from_openadapt
+    assert imp.formats()[:3] == ["coco", "label-studio", "cvat"] and "openadapt" in imp.formats()
+    with pytest.raises(LookupError, match="no import format named 'nope'"):
+        imp.importer("nope")
+
+
+def test_validate_and_the_loader_read_the_same_samples(tmp_path: Path) -> None:
+    """One path from a line to a sample (``screens/samples.py``): the grounding loader's samples are the ones
+    ``validate`` checks."""
+    from PIL import Image
+
+    from pytest_uiground.benchmarks.grounding.loader import load
+    from pytest_uiground.screens import format as fmt
+    from pytest_uiground.screens.samples import samples_of
+    from pytest_uiground.suite.loading import LoaderContext
+
+    Image.new("RGB", (200, 100), "white").save(tmp_path / "a.png")
+    lines = [{"id": "x", "image": "a.png", "instruction": "Open", "bbox": [10, 10, 50, 40]},
+             {"id": "y", "image": "a.png", "instruction": "Gone", "bbox": [300, 10, 350, 40]}]
+    (tmp_path / "annotations.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    path = tmp_path / "annotations.jsonl"
+    direct = samples_of(path, fmt.read(path))
+    loaded = load({"warnings": False}, LoaderContext("mine", tmp_path))
+    assert [(s.id, s.invalid, s.target) for s in direct] == [(s.id, s.invalid, s.target) for s in loaded]
+    assert direct[0].invalid is None and "lies outside the 200x100 px image" in (direct[1].invalid or "")

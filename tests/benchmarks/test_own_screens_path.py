@@ -1,6 +1,6 @@
 """The newcomer's path on nine real screenshots (issue 30), in an empty git repository: ``init --from``,
 annotations (OCR proposals accepted and instructions typed, written through
-:mod:`pytest_uiground.benchmarks.grounding.format`; one box drawn by hand, undone and redone through the
+:mod:`pytest_uiground.screens.format`; one box drawn by hand, undone and redone through the
 annotator's store, as the browser page saves it: the page itself is driven in headless Chromium on the
 same screenshots by ``tests/annotator/test_annotator_page.py``),
 ``validate`` flags a planted error and is clean once it is fixed, the suite is baselined with ``ocr``,
@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from pytest_uiground.benchmarks.grounding import format as fmt
+from pytest_uiground.screens import format as fmt
 
 pytestmark = pytest.mark.slow
 SCREENS = Path(__file__).resolve().parents[3] / "shared" / "data" / "real-screens"
@@ -118,7 +118,7 @@ def test_the_path_from_nine_screenshots_to_a_gated_suite(tmp_path: Path) -> None
 
 def pages_save(path: Path, sample: dict, repo: Path) -> None:
     """Insert ``sample`` through the annotator's store (the page's save), undo it (delete), redo it."""
-    from pytest_uiground.annotator.store import Store
+    from pytest_uiground.screens.annotator.store import Store
 
     store = Store(path)
     with Image.open(repo / "suites" / "myscreens" / sample["image"]) as img:

@@ -339,7 +339,7 @@ def test_secret_repr_is_redacted(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_annotate_skips_a_bomb_instead_of_crashing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """In annotate, an image whose header declares too many pixels (a decompression bomb) is skipped with a
     message instead of stopping the session."""
-    from pytest_uiground.benchmarks.openadapt.annotate import read_image
+    from pytest_uiground.screens.review import read_image
 
     png_header(tmp_path / "bomb.png", 100_000, 100_000)
     with warnings.catch_warnings():

@@ -283,7 +283,7 @@ def test_model_path_errors_name_the_value_and_the_fix(tmp_path: Path) -> None:
 
 def test_importing_the_model_imports_neither_ultralytics_nor_torch() -> None:
     code = ("import sys, pytest_uiground.plugin, pytest_uiground.models.omniparser.model, "
-            "pytest_uiground.benchmarks.openadapt.annotate; "
+            "pytest_uiground.screens.review; "
             "print(sorted(m for m in ('ultralytics', 'torch', 'transformers') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
@@ -404,7 +404,7 @@ def test_parser_reads_ocr_lines_above_the_authors_threshold() -> None:
 def test_annotate_proposes_omniparser_elements(detector_pt: Path, tmp_path: Path) -> None:
     from PIL import Image
 
-    from pytest_uiground.benchmarks.openadapt.annotate import load_detector, main, proposals_of
+    from pytest_uiground.screens.review import load_detector, main, proposals_of
 
     screen = sorted((CURATED / "samples").glob("*.png"))[0]
     detector = load_detector(f"omniparser={detector_pt}")
@@ -424,7 +424,7 @@ def test_annotate_proposes_omniparser_elements(detector_pt: Path, tmp_path: Path
 
 def test_annotate_names_the_extra_when_omniparser_is_missing(monkeypatch: pytest.MonkeyPatch) -> None:
     from pytest_uiground import extras
-    from pytest_uiground.benchmarks.openadapt.annotate import AnnotateError, load_detector
+    from pytest_uiground.screens.review import AnnotateError, load_detector
 
     monkeypatch.setattr(extras, "absent", lambda modules: ["ultralytics"])
     with pytest.raises(AnnotateError, match=r"--detector omniparser needs the \[omniparser\] extra"):

@@ -54,7 +54,7 @@ class Element:
     source: str
     score: float
 
-    # The annotator's proposal protocol (benchmarks/openadapt/annotate.py): .text, .box, .score,
+    # The annotator's proposal protocol (screens/review.py): .text, .box, .score,
     # and .element_type for the type it proposes.
     @property
     def text(self) -> str | None:

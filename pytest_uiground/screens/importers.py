@@ -40,8 +40,6 @@ from __future__ import annotations
 import argparse
 import filecmp
 import glob
-import importlib
-import os
 import shutil
 import sys
 import urllib.parse
@@ -50,11 +48,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any, Final
 
-from pytest_uiground.benchmarks.grounding import format as fmt
+from pytest_uiground import registry
 from pytest_uiground.record import jsontext
 from pytest_uiground.record.files import atomic_write_text
-
-FORMATS: Final = ("coco", "label-studio", "cvat", "openadapt")
+from pytest_uiground.screens import format as fmt
 
 
 class ImportFailed(Exception):
@@ -207,7 +204,7 @@ def _box_key(ann: fmt.Annotation) -> tuple[str, tuple[float, ...]]:
     return ann.image, tuple(round(v, 2) for v in (ann.polygon or ann.bbox))
 
 
-def _line(**fields: Any) -> dict[str, Any]:
+def line_of(**fields: Any) -> dict[str, Any]:
     return {k: v for k, v in fields.items() if v not in (None, "")}
 
 
@@ -237,7 +234,7 @@ def _key(value: Any) -> Any:
     return value if isinstance(value, (str, int, float)) and not isinstance(value, bool) else None
 
 
-def _round(values: Sequence[float]) -> list[float]:
+def rounded(values: Sequence[float]) -> list[float]:
     return [round(float(v), 2) for v in values]
 
 
@@ -266,9 +263,9 @@ def from_coco(path: Path, images: Images, records: Records) -> None:
         extra = _meta(attrs, ("instruction", "occluded", "rotation", "task", "id", *fmt.KNOWN))
         sid = _key(attrs.get("id")) or f"{PurePosixPath(im['file_name']).stem}-{_key(ann.get('id')) or k}"
         instruction = attrs.get("instruction")
-        records.add(where, _line(id=fmt.clean_id(str(sid)), image=images.relative(im["file_name"], where),
+        records.add(where, line_of(id=fmt.clean_id(str(sid)), image=images.relative(im["file_name"], where),
                                  instruction=instruction if isinstance(instruction, str) else None,
-                                 bbox=_round([x, y, x + w, y + h]),
+                                 bbox=rounded([x, y, x + w, y + h]),
                                  task=attrs.get("task") if attrs.get("task") in fmt.TASKS else None,
                                  element_type=_text(cats.get(_key(ann.get("category_id")))), **extra))
 
@@ -335,8 +332,8 @@ def from_label_studio(path: Path, images: Images, records: Records) -> None:
             x1, y1 = x * ow / 100, y * oh / 100
             x2, y2 = x1 + w * ow / 100, y1 + h * oh / 100
             labels = _list(v.get("rectanglelabels"))
-            records.add(where, _line(id=fmt.clean_id(f"{PurePosixPath(image).stem}-{r.get('id')}"), image=image,
-                                     instruction=texts.get(str(r.get("id")), ""), bbox=_round([x1, y1, x2, y2]),
+            records.add(where, line_of(id=fmt.clean_id(f"{PurePosixPath(image).stem}-{r.get('id')}"), image=image,
+                                     instruction=texts.get(str(r.get("id")), ""), bbox=rounded([x1, y1, x2, y2]),
                                      element_type=_text(labels[0]) if labels else None, **meta))
 
 
@@ -362,11 +359,11 @@ def from_cvat(path: Path, images: Images, records: Records) -> None:
             geometry: dict[str, Any]
             if shape.tag == "box":
                 corners = [_float(shape.get(c)) for c in ("xtl", "ytl", "xbr", "ybr")]
-                geometry = {"bbox": _round(_pixels(corners, 4, where, "xtl, ytl, xbr, ybr"))}
+                geometry = {"bbox": rounded(_pixels(corners, 4, where, "xtl, ytl, xbr, ybr"))}
             else:
                 pts = [_float(v) for pair in (shape.get("points") or "").split(";") for v in pair.split(",")]
-                geometry = {"polygon": _round(_pixels(pts, None, where, "points 'x,y;x,y;...'"))}
-            records.add(where, _line(id=fmt.clean_id(attrs.get("id") or f"{stem}-{k + 1}"), image=image,
+                geometry = {"polygon": rounded(_pixels(pts, None, where, "points 'x,y;x,y;...'"))}
+            records.add(where, line_of(id=fmt.clean_id(attrs.get("id") or f"{stem}-{k + 1}"), image=image,
                                      instruction=attrs.get("instruction", ""), **geometry,
                                      task=attrs.get("task") if attrs.get("task") in fmt.TASKS else None,
                                      element_type=shape.get("label"), **extra))
@@ -380,33 +377,21 @@ def _float(text: str | None) -> float | str | None:
         return text
 
 
-# -- OpenAdapt -----------------------------------------------------------------------------------------
-def from_openadapt(path: Path, images: Images, records: Records) -> None:
-    """Through the ``openadapt`` loader itself (so the samples, their ids and their boxes are that loader's);
-    imported by name: that folder may import this one (its annotator writes this format)."""
-    loader = importlib.import_module("pytest_uiground.benchmarks.openadapt.loader")
-    try:
-        samples = loader.samples_from_annotations(path, loader.read_annotation_file(path), root=Path(os.sep))
-    except ValueError as exc:
-        raise ImportFailed(str(exc)) from exc
-    for s in samples:
-        where = f"{path}: sample {s.id!r}"
-        if s.invalid is not None:
-            raise ImportFailed(f"{s.invalid}; fix it in {path} first")
-        assert s.image.path is not None and s.target.box is not None
-        image = images.relative(str(s.image.path), where)
-        w, h = s.image.dimensions()
-        b = s.target.box
-        meta = {k: v for k, v in s.meta.items() if k not in ("form", "size", "element_type", *fmt.KNOWN)}
-        records.add(where, _line(id=s.id, image=image, instruction=s.instruction,
-                                 bbox=_round(b.to_pixels(w, h)), task="detect",
-                                 element_type=s.meta.get("element_type"),
-                                 click=_round([s.click.x * w, s.click.y * h]) if s.click is not None else None,
-                                 **meta))
+IMPORTERS: Final = {"coco": from_coco, "label-studio": from_label_studio, "cvat": from_cvat}
+"""The labelling tools' exports this module reads itself; a benchmark's own format (``openadapt``) registers its
+importer under the ``pytest_uiground.importers`` entry-point group (the core knows no benchmark, issue 39)."""
 
 
-IMPORTERS: Final = {"coco": from_coco, "label-studio": from_label_studio, "cvat": from_cvat,
-                    "openadapt": from_openadapt}
+def importer(kind: str) -> Any:
+    """The importer of ``kind``: one of :data:`IMPORTERS`, else the one registered under that name."""
+    if kind in IMPORTERS:
+        return IMPORTERS[kind]
+    return registry.resolve(registry.IMPORTER_GROUP, kind, what="import format", option="import KIND")
+
+
+def formats() -> list[str]:
+    """Every format ``import`` reads: the tools' (:data:`IMPORTERS`) and the registered ones."""
+    return [*IMPORTERS, *sorted(k for k in registry.known(registry.IMPORTER_GROUP) if k not in IMPORTERS)]
 
 
 def _json(path: Path) -> Any:
@@ -425,7 +410,7 @@ def convert(kind: str, source: Path, out: Path, images_dir: Path | None = None,
     record raises :class:`ImportFailed` naming it. ``existing``: the lines already in ``out`` (``--append``)."""
     images = Images(source, out, images_dir)
     records = Records(existing, out.name)
-    IMPORTERS[kind](source, images, records)
+    importer(kind)(source, images, records)
     return records.lines, images.copies
 
 
@@ -459,7 +444,7 @@ def _parser() -> argparse.ArgumentParser:
                                 description="Convert a labelling tool's export into annotations.jsonl (pixels) "
                                             "for the grounding loader. Nothing is written unless every record "
                                             "imports.")
-    p.add_argument("kind", choices=FORMATS, help="the export's format")
+    p.add_argument("kind", choices=formats(), help="the export's format")
     p.add_argument("file", type=Path, help="the export file")
     p.add_argument("--out", type=Path, default=Path(fmt.DEFAULT_FILE), help="the JSONL to write (default: "
                    f"{fmt.DEFAULT_FILE}); images outside its folder are copied into images/ beside it")

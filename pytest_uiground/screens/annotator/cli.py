@@ -1,5 +1,5 @@
 """``python -m pytest_uiground annotate TARGET``: annotate screenshots in the browser (or, with
-``--terminal``, the prompt review of ``benchmarks/openadapt/annotate.py``).
+``--terminal``, the prompt review of ``screens/review.py``).
 
 Why a page: grounding samples are boxes on pictures and instructions in a user's words; typing
 pixel boxes read off another viewer, one OCR proposal at a time with no way back, loses both
@@ -27,8 +27,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
 
-from pytest_uiground.annotator.server import Annotator, AnnotatorServer, Proposals, curation_tool, find_images
-from pytest_uiground.annotator.store import Store
+from pytest_uiground.screens.annotator.server import Annotator, AnnotatorServer, Proposals, curation_tool, find_images
+from pytest_uiground.screens.annotator.store import Store
 
 DEFAULT_FILE = "annotations.jsonl"
 

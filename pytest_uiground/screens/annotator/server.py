@@ -12,14 +12,14 @@ screenshot while the detector runs. What a framework would add is done here in a
   here; the Content-Security-Policy allows nothing else (no inline script, no other origin),
   so even a missed escape could not run a script. The page writes every user string with
   ``textContent``.
-* **Proposals** come from ``benchmarks/openadapt/annotate.py:load_detector`` (``ocr`` by
+* **Proposals** come from ``screens/review.py:load_detector`` (``ocr`` by
   default, or ``module:function``), one image at a time on one background thread (the page
   asks for the image on screen first; the others follow in order) and are kept in the sidecar
-  (:mod:`pytest_uiground.annotator.store`), so a reload does not run the detector again.
+  (:mod:`pytest_uiground.screens.annotator.store`), so a reload does not run the detector again.
 * **Icons are called icons.** OCR reads an icon as "□", "日", "NU" or "W"; a proposal whose text is
   no real text (:func:`is_junk_text`) is titled ``icon`` (and accepted as one), and a detector's
   icon with a caption (OmniParser's) is titled ``icon: CAPTION``. The text read stays in ``text``.
-* **Changes** go through :class:`~pytest_uiground.annotator.store.Store`: a change made on an
+* **Changes** go through :class:`~pytest_uiground.screens.annotator.store.Store`: a change made on an
   old revision is answered 409 with the current state, and the page says so.
 * **Only this page changes anything.** The token alone does not make a request the page's: a
   page elsewhere that learnt it (a shared screenshot of the URL) could still post a ``text/plain``
@@ -35,7 +35,6 @@ screenshot while the detector runs. What a framework would add is done here in a
 from __future__ import annotations
 
 import hmac
-import importlib
 import json
 import mimetypes
 import secrets
@@ -49,9 +48,9 @@ from pathlib import Path
 from typing import Any, Final
 from urllib.parse import parse_qs, urlsplit
 
-from pytest_uiground.annotator.store import Conflict, Snapshot, Store, StoreError, check_image_path
 from pytest_uiground.record import jsontext
 from pytest_uiground.record.files import hex_digest
+from pytest_uiground.screens.annotator.store import Conflict, Snapshot, Store, StoreError, check_image_path
 
 IMAGE_SUFFIXES: Final = (".png", ".jpg", ".jpeg", ".webp")
 SKIP_DIRS: Final = frozenset({"__pycache__", "node_modules", "site-packages", "out"})
@@ -102,12 +101,6 @@ def find_images(folder: Path, root: Path, referenced: Iterable[str]) -> list[Ima
     return infos
 
 
-CURATION_TOOL = "pytest_uiground.benchmarks.openadapt.annotate"
-"""The OpenAdapt curation tool: its detectors (OCR, OmniParser, ``module:function``) propose the page's boxes,
-and ``--terminal`` is its prompt review. The core knows no benchmark, so it is imported by name, as
-``python -m pytest_uiground`` imports its commands and ``init --from`` the grounding scaffold."""
-
-
 SHORT_WORDS: Final = frozenset({
     "ok", "go", "no", "up", "on", "in", "to", "me", "my", "id", "tv", "am", "pm", "hi", "by", "of", "or", "us",
     "it", "is", "at", "be", "do", "if", "so", "we", "he", "uk", "eu", "ai", "pc", "cc", "bcc", "qr"})
@@ -133,8 +126,12 @@ def proposal_title(text: str, element_type: str) -> tuple[str, str]:
 
 
 def curation_tool() -> Any:
-    """The curation tool's module (:data:`CURATION_TOOL`), imported on first use."""
-    return importlib.import_module(CURATION_TOOL)
+    """The terminal review's module (:mod:`pytest_uiground.screens.review`): its detectors (OCR, OmniParser,
+    ``module:function``) propose the page's boxes, and ``--terminal`` is its prompt review. Imported on first
+    use (the detectors' engines load with it), by a plain import: it lives in this package."""
+    from pytest_uiground.screens import review
+
+    return review
 
 
 class Proposals:
@@ -425,7 +422,7 @@ def json_body(length_header: str | None, content_type: str, stream: Any) -> Any:
 
 
 def _asset(name: str) -> str:
-    return resources.files("pytest_uiground.annotator").joinpath(name).read_text(encoding="utf-8")
+    return resources.files("pytest_uiground.screens.annotator").joinpath(name).read_text(encoding="utf-8")
 
 
 class AnnotatorServer(ThreadingHTTPServer):

@@ -26,18 +26,16 @@ from __future__ import annotations
 import argparse
 import base64
 import html
-import importlib
 import io
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
-from pytest_uiground.benchmarks.grounding import checks
-from pytest_uiground.benchmarks.grounding import format as fmt
-from pytest_uiground.benchmarks.grounding.loader import annotations_path, samples_of
 from pytest_uiground.record.files import atomic_write_text
 from pytest_uiground.record.image import ImageError, ImageRef
+from pytest_uiground.screens import checks
+from pytest_uiground.screens import format as fmt
+from pytest_uiground.screens.samples import annotations_path, samples_of
 from pytest_uiground.suite.config import SuiteConfigError, load_suite_config
 from pytest_uiground.suite.loading import LoaderContext
 
@@ -135,7 +133,8 @@ def _inside(folder: Path, image: str) -> Path | None:
 
 
 def load_detector(name: str) -> checks.Detector:
-    annotate: Any = importlib.import_module("pytest_uiground.benchmarks.openadapt.annotate")
+    from pytest_uiground.screens import review as annotate
+
     try:
         detector: checks.Detector = annotate.load_detector(name)
     except annotate.AnnotateError as exc:

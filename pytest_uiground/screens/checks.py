@@ -27,9 +27,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from pytest_uiground.benchmarks.grounding import format as fmt
 from pytest_uiground.record.geometry import Box, iou
 from pytest_uiground.record.sample import Sample
+from pytest_uiground.screens import format as fmt
 
 DUPLICATE_IOU: Final = 0.9
 """Two boxes on one screen overlapping this much are one element annotated twice."""

@@ -27,9 +27,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final
 
-from pytest_uiground.benchmarks.grounding import format as fmt
-from pytest_uiground.benchmarks.grounding import importers
 from pytest_uiground.record.files import atomic_write_text
+from pytest_uiground.screens import format as fmt
+from pytest_uiground.screens import importers
 from pytest_uiground.suite import init as core_init
 
 SCREENS: Final = "screens"
@@ -181,7 +181,8 @@ def next_commands(name: str, annotated: bool) -> list[str]:
 
 
 def main(name: str, source: Path, project: Path) -> int:
-    """``init NAME --from DIR [--dir PROJECT]`` (called by :mod:`pytest_uiground.suite.init`)."""
+    """``init NAME --from DIR [--dir PROJECT]`` (handed to :func:`pytest_uiground.suite.init.main` by
+    ``python -m pytest_uiground``)."""
     try:
         done = scaffold(name, source, project)
     except (ScaffoldError, importers.ImportFailed, fmt.FormatError) as exc:
