@@ -5,6 +5,7 @@ detector, and the real wheel from the package index (slow; skipped, naming the c
 from __future__ import annotations
 
 import hashlib
+import io
 import zipfile
 from pathlib import Path
 
@@ -15,7 +16,17 @@ from pytest_uiground.models.base import ModelLoadError, ModelOptions
 from pytest_uiground.models.omniparser import fetch as F
 from pytest_uiground.models.omniparser import weights as W
 
-PAYLOAD = b"PK\x05\x06" + b"\x00" * 18  # an empty zip archive: what check() takes for a checkpoint
+
+def checkpoint_like(data: bytes = b"\x80\x02}q\x00.") -> bytes:
+    """A zip laid out as ``torch.save`` writes one (``<name>/data.pkl``): what check() takes for a checkpoint."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr("model/data.pkl", data)
+        z.writestr("model/version", "3\n")
+    return buf.getvalue()
+
+
+PAYLOAD = checkpoint_like()
 
 
 def fake_wheel(folder: Path, payload: bytes = PAYLOAD, member: str = W.WHEEL_MEMBER) -> Path:
@@ -106,12 +117,23 @@ def test_a_local_detector_path_that_does_not_exist_is_not_a_hub_id(tmp_path: Pat
             W.resolve(ModelOptions(name="omniparser", path=spec), download=False)
 
 
-def test_a_damaged_local_detector_is_refused(tmp_path: Path) -> None:
-    (tmp_path / "model.pt").write_bytes(b"\x00" * 64)
-    with pytest.raises(ModelLoadError, match=r"is not a PyTorch checkpoint \(not a zip archive"):
+@pytest.mark.parametrize(("content", "why"), [
+    (b"\x00" * 64, "not a zip archive"),
+    (PAYLOAD[: len(PAYLOAD) // 2], "not a zip archive"),  # truncated
+    (PAYLOAD.replace(b"\x80\x02}q\x00.", b"\x80\x02}q\x01."), "member model/data.pkl is damaged"),  # a bit flipped
+    (b"PK\x05\x06" + b"\x00" * 18, "a zip archive without data.pkl"),
+])
+def test_a_damaged_local_detector_is_refused(tmp_path: Path, content: bytes, why: str) -> None:
+    (tmp_path / "model.pt").write_bytes(content)
+    with pytest.raises(ModelLoadError, match=rf"is not a PyTorch checkpoint \({why}"):
         W.check(W.resolve(ModelOptions(name="omniparser", path=str(tmp_path / "model.pt"))))
+
+
+def test_another_intact_detector_is_allowed_and_not_called_v2(tmp_path: Path) -> None:
     (tmp_path / "model.pt").write_bytes(PAYLOAD)
-    W.check(W.resolve(ModelOptions(name="omniparser", path=str(tmp_path / "model.pt"))))  # another detector: allowed
+    found = W.resolve(ModelOptions(name="omniparser", path=str(tmp_path / "model.pt")))
+    assert not found.pinned  # a fine-tuned detector may differ from the pin; the fingerprint records its digest
+    W.check(found)
 
 
 @pytest.mark.slow

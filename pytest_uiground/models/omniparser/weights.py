@@ -167,7 +167,8 @@ def _from_hub(repo: str, revision: str, *, download: bool) -> Weights:
 
 def check(weights: Weights) -> None:
     """Refuse, before any run, a detector that is damaged or is not the pinned one it claims to be: a pinned
-    source must have :data:`V2_DETECTOR_SHA256`; any other must at least be a PyTorch (zip) checkpoint."""
+    source must have :data:`V2_DETECTOR_SHA256`; any other must at least be an intact PyTorch (zip) checkpoint (whether
+    Ultralytics can load it is known only when the model is built)."""
     path = weights.detector
     if weights.pinned:
         if path.stat().st_size == V2_DETECTOR_SIZE and sha256(path) == V2_DETECTOR_SHA256:
@@ -176,7 +177,23 @@ def check(weights: Weights) -> None:
             f"model 'omniparser': {path} is not the pinned OmniParser v2 detector (sha256 {sha256(path)[:16]}..., "
             f"expected {V2_DETECTOR_SHA256[:16]}...: damaged or replaced); fetch it again with "
             f"{FETCH_COMMAND} --force")
-    if not zipfile.is_zipfile(path):
+    why = _not_a_checkpoint(path)
+    if why:
         raise ModelLoadError(
-            f"model 'omniparser': --model-path {weights.source!r}: {path} is not a PyTorch checkpoint (not a zip "
-            f"archive: truncated or damaged?); copy it again, or fetch the v2 detector with {FETCH_COMMAND}")
+            f"model 'omniparser': --model-path {weights.source!r}: {path} is not a PyTorch checkpoint ({why}: "
+            f"truncated or damaged?); copy it again, or fetch the v2 detector with {FETCH_COMMAND}")
+
+
+def _not_a_checkpoint(path: Path) -> str | None:
+    """Why ``path`` cannot be what ``torch.save`` writes (a zip archive holding ``<name>/data.pkl``, every member
+    intact), without importing torch; None when it can be."""
+    try:
+        with zipfile.ZipFile(path) as z:
+            if not any(n.endswith("/data.pkl") for n in z.namelist()):
+                return "a zip archive without data.pkl"
+            bad = z.testzip()  # reads every member, checking its CRC
+    except (zipfile.BadZipFile, EOFError):
+        return "not a zip archive"
+    except OSError as exc:
+        return f"unreadable: {exc.strerror or exc}"
+    return f"member {bad} is damaged" if bad is not None else None
