@@ -96,14 +96,15 @@ def test_replay_parser_the_suite_declares_is_accepted(project: Project) -> None:
 OMNI_REVISION = "f55d0750e5b94db2125ef0b45b0fa4a85ddc59b4"
 
 
-def _omniparser_run(project: Project, *args: str) -> tuple[pytest.RunResult, str]:
+def _omniparser_run(project: Project, *args: str, online: bool = False) -> tuple[pytest.RunResult, str]:
     """``--model omniparser`` with an empty user cache and Hugging Face cache of the project's own."""
     if importlib.util.find_spec("ultralytics") is None:  # not imported: it patches Pillow and loads torch
         pytest.skip(needs("omniparser"))  # (without it the missing extra is the one error, tested above)
     project.monkeypatch.delenv("UIGROUND_WEIGHTS_DIR", raising=False)
     project.monkeypatch.setenv("XDG_CACHE_HOME", str(project.root / "cache"))
     project.monkeypatch.setenv("HF_HUB_CACHE", str(project.root / "hf"))
-    project.monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    project.monkeypatch.setenv("HF_HUB_OFFLINE", "0" if online else "1")
+    project.monkeypatch.setenv("HF_ENDPOINT", "http://127.0.0.1:9")  # were the hub asked, nothing would answer
     result = project.pytester.runpytest_subprocess("suites/mini", "--model", "omniparser", "-p", "no:cacheprovider",
                                                    *args)
     out = result.stdout.str() + result.stderr.str()
@@ -114,7 +115,7 @@ def _omniparser_run(project: Project, *args: str) -> tuple[pytest.RunResult, str
 
 
 def test_omniparser_without_weights_is_one_line_naming_the_fetch_command(project: Project, xdist: list[str]) -> None:
-    _, out = _omniparser_run(project, *xdist)
+    _, out = _omniparser_run(project, *xdist, online=True)  # online, the default detector is still not downloaded
     assert "ERROR: model 'omniparser': no OmniParser v2 detector in " in out
     assert "fetch it with python -m pytest_uiground weights omniparser" in out
     assert "summary.json" not in out

@@ -272,7 +272,14 @@ def check_options(options: ModelOptions) -> None:
 
         check_llm_options(options)
     if extras.missing(*EXTRA) is None:  # else the missing extra is the error (options.check_model), weights next
-        check(resolve(options))
+        check(resolve(options, download=_asked_for_hub(options)))
+
+
+def _asked_for_hub(options: ModelOptions) -> bool:
+    """Only a hub id or revision given on the command line is downloaded; the default detector comes from the
+    fetch command or the Hugging Face cache, never from a download at start-up (where the hub cannot be reached,
+    huggingface_hub retries for half a minute, a line per try, before the one error)."""
+    return options.path is not None or options.revision is not None
 
 
 class OmniParserModel(ModelAdapter):
@@ -382,6 +389,6 @@ def create(options: ModelOptions) -> OmniParserModel:
         from pytest_uiground.models.omniparser.llm import LlmChooser
 
         chooser = LlmChooser.from_options(options)
-    weights = resolve(options)
+    weights = resolve(options, download=_asked_for_hub(options))
     check(weights)
     return OmniParserModel(options, weights=weights, chooser=chooser)

@@ -110,7 +110,8 @@ def resolve(options: ModelOptions, *, download: bool = True) -> Weights:
     * unset: the folder :func:`home` when the fetch command filled it, else the hub repository;
     * ``owner/name``: the hub repository at ``--uiground-model-revision`` (default :data:`HUB_REVISION`),
       the detector only (its published ``icon_caption`` is remote code transformers 5 does not load): from
-      the Hugging Face cache, else downloaded when ``download`` and the hub can be reached.
+      the Hugging Face cache, else downloaded when ``download`` and the hub can be reached (the model asks
+      for a download only when a hub id or revision was given: ``model._asked_for_hub``).
     """
     if options.path is None and options.revision is None and (home() / DETECTOR_FILE).is_file():
         folder = home()
