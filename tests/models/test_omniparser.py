@@ -277,7 +277,7 @@ def test_model_path_errors_name_the_value_and_the_fix(tmp_path: Path) -> None:
     (v3 / "model.pt").write_bytes(b"x")
     with pytest.raises(ModelLoadError, match="YOLOv9-E icon_detect_v3"):
         resolve(ModelOptions(name="omniparser", path=str(v3 / "model.pt")))
-    with pytest.raises(ModelLoadError, match="neither a folder"):
+    with pytest.raises(ModelLoadError, match=r"'\./nowhere/at/all': no such file or folder"):
         resolve(ModelOptions(name="omniparser", path="./nowhere/at/all"))
 
 

@@ -38,7 +38,7 @@ from pytest_uiground import extras
 from pytest_uiground.models.base import ModelAdapter, ModelLoadError, ModelOptions
 from pytest_uiground.models.offline.ocr import OcrGrounder, OcrItem, match_instruction
 from pytest_uiground.models.omniparser import parse as P
-from pytest_uiground.models.omniparser.weights import Weights, resolve, sha256
+from pytest_uiground.models.omniparser.weights import V2_DETECTOR_SHA256, Weights, check, resolve, sha256
 from pytest_uiground.record.geometry import Box
 from pytest_uiground.record.image import ImageError, image_digest
 from pytest_uiground.record.prediction import Prediction
@@ -254,12 +254,16 @@ def elements(img: Image.Image, model_path: str | None = None) -> list[P.Element]
     parser = _PARSERS.get(key)
     if parser is None:
         options = ModelOptions(name="omniparser", path=model_path, device="auto")
-        parser = _PARSERS[key] = build_parser(resolve(options), _device(options))
+        weights = resolve(options)
+        check(weights)
+        parser = _PARSERS[key] = build_parser(weights, _device(options))
     return parser(img)
 
 
 def check_options(options: ModelOptions) -> None:
-    """Start-up checks (``options.check_model``): the device, and the server settings of the LLM path."""
+    """Start-up checks (``options.check_model``): the device, the server settings of the LLM path, and the
+    weights (present, and the pinned detector where one is claimed: :func:`~.weights.check`), so a missing
+    or damaged detector is one start-up error naming the fix rather than a setup error per test."""
     if options.device not in ("auto", "cpu") and not options.device.startswith("cuda"):
         raise ModelLoadError(f"model 'omniparser': --uiground-device {options.device!r} is not supported; use cpu, "
                              "cuda or auto")
@@ -267,6 +271,15 @@ def check_options(options: ModelOptions) -> None:
         from pytest_uiground.models.omniparser.llm import check_llm_options
 
         check_llm_options(options)
+    if extras.missing(*EXTRA) is None:  # else the missing extra is the error (options.check_model), weights next
+        check(resolve(options, download=_asked_for_hub(options)))
+
+
+def _asked_for_hub(options: ModelOptions) -> bool:
+    """Only a hub id or revision given on the command line is downloaded; the default detector comes from the
+    fetch command or the Hugging Face cache, never from a download at start-up (where the hub cannot be reached,
+    huggingface_hub retries for half a minute, a line per try, before the one error)."""
+    return options.path is not None or options.revision is not None
 
 
 class OmniParserModel(ModelAdapter):
@@ -296,7 +309,8 @@ class OmniParserModel(ModelAdapter):
 
         out: dict[str, Any] = {
             "model": self.name, "parser_version": PARSER_VERSION, "reference": HUB_ID,
-            "detector_sha256": self._sha, "box_threshold": P.BOX_THRESHOLD, "nms_iou": P.NMS_IOU,
+            "detector_sha256": self._sha, "detector_pinned_v2": self._sha == V2_DETECTOR_SHA256,
+            "box_threshold": P.BOX_THRESHOLD, "nms_iou": P.NMS_IOU,
             "merge_iou": P.MERGE_IOU, "ocr": "rapidocr_onnxruntime", "ocr_text_threshold": P.OCR_TEXT_THRESHOLD,
             "captions": None, "llm": None,
         }
@@ -375,4 +389,6 @@ def create(options: ModelOptions) -> OmniParserModel:
         from pytest_uiground.models.omniparser.llm import LlmChooser
 
         chooser = LlmChooser.from_options(options)
-    return OmniParserModel(options, weights=resolve(options), chooser=chooser)
+    weights = resolve(options, download=_asked_for_hub(options))
+    check(weights)
+    return OmniParserModel(options, weights=weights, chooser=chooser)
