@@ -198,7 +198,11 @@ def check_image_path(value: Any) -> str:
     if p.is_absolute() or re.match(r"^[A-Za-z]:", value):
         raise BadLine(f"'image' {value!r} is absolute; write it relative to the annotation file's folder "
                       "(copy the screenshot beside or below the file)")
-    if ".." in p.parts or "\0" in value:
+    if "\0" in value or any(ord(c) < 32 for c in value):
+        raise BadLine(f"'image' {value!r} contains a control character; write the screenshot's file name as it is")
+    if value != value.strip():
+        raise BadLine(f"'image' {value!r} begins or ends with a space; write the screenshot's file name as it is")
+    if ".." in p.parts:
         raise BadLine(f"'image' {value!r} contains '..'; image paths stay inside the annotation file's folder: "
                       "copy the screenshot there (init --from does) and write its path relative to the file")
     return value
@@ -223,9 +227,12 @@ def _numbers(value: Any, key: str, n: int | None, hint: str) -> list[float]:
     return [v for v in values if v is not None]
 
 
-def parse(line: Line) -> Annotation:
+def parse(line: Line, *, draft: bool = False) -> Annotation:
     """A checked :class:`Annotation`, or :class:`BadLine` naming the key, the value and the fix. Only what the
-    line itself says is checked here; the image's size (a box outside it) is the loader's and validate's."""
+    line itself says is checked here; the image's size (a box outside it) is the loader's and validate's.
+    ``draft``: the annotator's store saving a sample whose instruction is not typed yet (the loader reads
+    such a line as an invalid sample, "has no instruction yet"); everything else is checked alike, so the
+    annotator never saves a line the loader refuses for another reason (issue 39: one reader)."""
     if line.raw is None:
         raise BadLine(line.problem or "not an object")
     raw = line.raw
@@ -237,7 +244,7 @@ def parse(line: Line) -> Annotation:
     if instruction is not None and not isinstance(instruction, str):
         raise BadLine(f"'instruction' is {show(instruction)}, not text")
     instruction = (instruction or "").strip()
-    if not instruction and task != "detect":
+    if not instruction and task != "detect" and not draft:
         raise BadLine("has no instruction yet; add \"instruction\": what a user would say to reach this element "
                       "(\"Open the comments\")")
     polygon: tuple[float, ...] | None = None

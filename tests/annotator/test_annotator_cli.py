@@ -218,7 +218,7 @@ DEEP = b"[" * 100_000 + b"]" * 100_000
     (CHANGE + "\r\nContent-Type: application/json\r\nContent-Length: 4", b"\xff\xfe{}", 400, "the body is not JSON"),
     (CHANGE + "\r\nContent-Type: application/json\r\nContent-Length: 60",
      b'{"base": "x", "ops": [{"op": "insert", "index": 0, "sample": {"image": "a.png", "bbox": [1, 2, 1' + b"0" * 400
-     + b', 4]}}]}', 400, "is not 4 finite numbers"),
+     + b', 4]}}]}', 400, "expected [x1, y1, x2, y2] in pixels of the image (finite numbers)"),
     ("GET /api/image/" + "7" * 5000 + "?token=TOKEN HTTP/1.1\r\nHost: 127.0.0.1:PORT\r\nConnection: close", b"", 404,
      "no such image"),
     ("GET /api/proposals/LATIN1?token=TOKEN HTTP/1.1\r\nHost: 127.0.0.1:PORT\r\nConnection: close", b"", 404,

@@ -95,18 +95,24 @@ def test_proposals_in_the_sidecar_do_not_move_the_revision(store: Store) -> None
     ({"op": "insert", "index": 9, "sample": {"image": "a.png"}}, "line index 9 is outside the file's 4 line(s)"),
     ({"op": "replace", "index": 0, "old": {"image": "other"}, "sample": {"image": "a.png"}},
      "line 1 is not the sample this change was made on"),
-    ({"op": "insert", "index": 0, "sample": {"image": "../a.png"}}, "must be relative to the annotations file"),
-    ({"op": "insert", "index": 0, "sample": {"image": "/tmp/a.png"}}, "must be relative"),
+    ({"op": "insert", "index": 0, "sample": {"image": "../a.png"}}, "'image' '../a.png' contains '..'"),
+    ({"op": "insert", "index": 0, "sample": {"image": "/tmp/a.png"}}, "'image' '/tmp/a.png' is absolute"),
+    ({"op": "insert", "index": 0, "sample": {"image": " ", "bbox": [1, 1, 9, 9]}}, "'image' is \" \""),
+    ({"op": "insert", "index": 0, "sample": {"image": "a\0.png", "bbox": [1, 1, 9, 9]}}, "a control character"),
+    ({"op": "insert", "index": 0, "sample": {"image": "a.png", "task": "detect"}}, "has no 'bbox'"),
     ({"op": "insert", "index": 0, "sample": {"image": "a.png", "bbox": [10, 10, 5, 20]}},
-     "box [10, 10, 5, 20] px has no area"),
+     "box [10, 10, 5, 20] px is degenerate"),
     ({"op": "insert", "index": 0, "sample": {"image": "a.png", "bbox": [0, 0, 401, 20]}},
      "box [0, 0, 401, 20] px is not inside the 400x300 image a.png"),
-    ({"op": "insert", "index": 0, "sample": {"image": "a.png", "bbox": [0, 0, "1", 20]}}, "is not 4 finite numbers"),
+    ({"op": "insert", "index": 0, "sample": {"image": "a.png", "bbox": [0, 0, "1", 20]}},
+     "expected [x1, y1, x2, y2] in pixels of the image (finite numbers)"),
     ({"op": "insert", "index": 0, "sample": {"image": "a.png", "task": "click"}},
-     "task 'click' is not one of point, detect, refusal"),
-    ({"op": "insert", "index": 0, "sample": {"image": "a.png", "click": [1]}}, "click [1] is not 2 finite numbers"),
-    ({"op": "insert", "index": 0, "sample": {"image": "a.png", "instruction": 3}}, "instruction 3 must be a string"),
-    ({"op": "insert", "index": 0, "sample": {"id": "keep", "image": "a.png"}}, "sample id 'keep' would be used twice"),
+     "'task' is \"click\"; expected one of point, detect, refusal"),
+    ({"op": "insert", "index": 0, "sample": {"image": "a.png", "bbox": [1, 1, 9, 9], "click": [1]}},
+     "'click' is [1]; expected [x, y] in pixels of the image (finite numbers)"),
+    ({"op": "insert", "index": 0, "sample": {"image": "a.png", "instruction": 3}}, "'instruction' is 3, not text"),
+    ({"op": "insert", "index": 0, "sample": {"id": "keep", "image": "a.png", "bbox": [1, 1, 9, 9]}},
+     "sample id 'keep' would be used twice"),
     ({"op": "review", "image": "a.png", "pid": "p", "status": "maybe"}, "review: expected an image"),
     ({"op": "rename"}, "unknown change 'rename'"),
 ])
@@ -134,3 +140,47 @@ def test_a_missing_file_reads_empty_and_the_first_change_creates_it(tmp_path: Pa
     store.change(snap.revision, [{"op": "insert", "index": 0, "sample": {"image": "a.png", "bbox": [1, 1, 2, 2]}}],
                  SIZES)
     assert store.path.read_text() == '{"image": "a.png", "bbox": [1, 1, 2, 2]}\n'
+
+
+def test_what_the_store_saves_is_what_the_loader_reads_and_the_reverse(tmp_path: Path) -> None:
+    """One reader (issue 39): every kind of line the page saves through the store loads as a sample (a draft
+    without an instruction loads as the invalid sample "has no instruction yet"); a line written by hand with
+    ``"id": 3`` loads as sample ``3`` and the store edits it."""
+    from PIL import Image
+
+    from pytest_uiground.screens import format as fmt
+    from pytest_uiground.screens.samples import samples_of
+
+    Image.new("RGB", (400, 300), "white").save(tmp_path / "a.png")
+    path = tmp_path / "annotations.jsonl"
+    path.write_text('{"id": 3, "image": "a.png", "instruction": "Open", "bbox": [1, 2, 30, 40]}\n', encoding="utf-8")
+    store = Store(path)
+    kinds = [
+        {"id": "p-1", "image": "a.png", "instruction": "Close the menu", "bbox": [50, 50, 90, 80],
+         "element_type": "icon", "task": "point"},
+        {"id": "d-1", "image": "a.png", "instruction": "", "bbox": [100, 100, 150, 130], "task": "detect",
+         "click": [120, 110]},
+        {"id": "r-1", "image": "a.png", "instruction": "Open the settings", "task": "refusal"},
+        {"id": "g-1", "image": "a.png", "instruction": "The dial", "polygon": [200, 200, 260, 200, 230, 250]},
+        {"id": "u-1", "image": "a.png", "instruction": "Line\u2028two\u0085three", "bbox": [10, 200, 60, 240]},
+        {"id": "draft-1", "image": "a.png", "instruction": "", "bbox": [300, 10, 340, 40]},
+    ]
+    snap = store.read()
+    store.change(snap.revision, [{"op": "insert", "index": 1 + i, "sample": k} for i, k in enumerate(kinds)],
+                 {"a.png": (400, 300)})
+    samples = {s.id: s for s in samples_of(path, fmt.read(path))}
+    assert set(samples) == {"3", "p-1", "d-1", "r-1", "g-1", "u-1", "draft-1"}
+    assert all(samples[k].invalid is None for k in ("3", "p-1", "d-1", "r-1", "g-1", "u-1")), samples
+    assert samples["u-1"].instruction == "Line\u2028two\u0085three" and samples["r-1"].target.refusal
+    assert "has no instruction yet" in (samples["draft-1"].invalid or "")
+    # The reverse: the hand-written integer id is edited like any other line.
+    snap = store.read()
+    first = snap.entries[0].data
+    assert first is not None and first["id"] == 3
+    store.change(snap.revision, [{"op": "replace", "index": 0, "old": first,
+                                  "sample": {**first, "instruction": "Open the menu"}}], {"a.png": (400, 300)})
+    assert {s.id: s.instruction for s in samples_of(path, fmt.read(path))}["3"] == "Open the menu"
+    with pytest.raises(StoreError, match="sample id '3' would be used twice"):
+        store.change(store.read().revision, [{"op": "insert", "index": 0,
+                                               "sample": {"id": "3", "image": "a.png", "bbox": [1, 1, 5, 5]}}],
+                     {"a.png": (400, 300)})

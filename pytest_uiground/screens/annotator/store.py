@@ -33,7 +33,6 @@ module later without touching the server or the page.
 from __future__ import annotations
 
 import json
-import math
 import os
 import re
 import threading
@@ -46,8 +45,9 @@ from typing import Any, Final
 from pytest_uiground.record import jsontext
 from pytest_uiground.record.files import atomic_write_text, hex_digest
 from pytest_uiground.record.sample import safe_id
+from pytest_uiground.screens import format as fmt
 
-TASKS: Final = ("point", "detect", "refusal")
+TASKS: Final = fmt.TASKS
 REVIEW_STATUSES: Final = ("accepted", "rejected")
 SIDECAR_VERSION: Final = 1
 
@@ -85,57 +85,32 @@ class Snapshot:
 
 
 def check_image_path(value: object) -> str:
-    """A sample's ``image``: relative, POSIX separators, no ``..``; raises :class:`StoreError`."""
-    if not isinstance(value, str) or not value:
-        raise StoreError(f"image {value!r} is not a path: expected the screenshot's path relative to the file")
-    path = PurePosixPath(value)
-    if "\\" in value or path.is_absolute() or ".." in path.parts or re.match(r"^[A-Za-z]:", value):
-        raise StoreError(f"image {value!r} must be relative to the annotations file's folder, with '/' separators "
-                         "and no '..'")
-    return value
-
-
-def _finite(v: object) -> bool:
-    """A JSON number that is a finite float (an integer of 400 digits is not: it overflows a float)."""
-    if not isinstance(v, (int, float)) or isinstance(v, bool):
-        return False
+    """A sample's ``image``, checked by the format's one rule (:func:`pytest_uiground.screens.format.check_image_path`);
+    raises :class:`StoreError`."""
     try:
-        return math.isfinite(v)
-    except OverflowError:
-        return False
-
-
-def _numbers(value: object, n: int | None, what: str) -> list[float]:
-    if not isinstance(value, list) or (n is not None and len(value) != n) or not all(_finite(v) for v in value):
-        want = f"{n} finite numbers" if n else "a list of finite numbers"
-        raise StoreError(f"{what} {value!r:.80} is not {want} (pixels)")
-    return [float(v) for v in value]
+        return fmt.check_image_path(value)
+    except fmt.BadLine as exc:
+        raise StoreError(str(exc)) from None
 
 
 def check_sample(sample: object, sizes: Mapping[str, tuple[int, int]]) -> dict[str, Any]:
-    """The checks a sample the page sends must pass; the message names the key and the fix.
-    Keys the annotator does not know are metadata and pass as they are."""
+    """The checks a sample the page sends must pass: the loader's own (:func:`pytest_uiground.screens.format.parse`,
+    as a draft: an instruction may still be empty), then the box inside its image. So the page can save nothing
+    the loader refuses (issue 39: a blank or NUL image path, a ``detect`` sample without a box were saved)."""
     if not isinstance(sample, dict):
         raise StoreError(f"a sample must be a JSON object, got {type(sample).__name__}")
-    image = check_image_path(sample.get("image"))
-    size = sizes.get(image)
-    if "bbox" in sample:
-        x1, y1, x2, y2 = _numbers(sample["bbox"], 4, "bbox")
-        if not (x1 < x2 and y1 < y2):
-            raise StoreError(f"box {sample['bbox']} px has no area: need x1 < x2 and y1 < y2")
-        if size is not None and (x1 < 0 or y1 < 0 or x2 > size[0] or y2 > size[1]):
-            raise StoreError(f"box {sample['bbox']} px is not inside the {size[0]}x{size[1]} image {image}")
-    if "polygon" in sample:
-        points = _numbers(sample["polygon"], None, "polygon")
-        if len(points) < 6 or len(points) % 2:
-            raise StoreError(f"polygon {sample['polygon']!r} needs at least three x, y pairs (pixels)")
-    if "click" in sample and sample["click"] is not None:
-        _numbers(sample["click"], 2, "click")
-    for key in ("instruction", "element_type", "id"):
-        if key in sample and not isinstance(sample[key], str):
+    try:
+        ann = fmt.parse(fmt.Line(number=0, raw=sample), draft=True)
+    except fmt.BadLine as exc:
+        raise StoreError(str(exc).replace("line 0", "this sample")) from None
+    size = sizes.get(ann.image)
+    x1, y1, x2, y2 = ann.bbox
+    if size is not None and ann.task != "refusal" and (x1 < 0 or y1 < 0 or x2 > size[0] or y2 > size[1]):
+        raise StoreError(f"box {sample.get('bbox', list(ann.bbox))} px is not inside the {size[0]}x{size[1]} image "
+                         f"{ann.image}")
+    for key in ("instruction", "element_type"):
+        if key in sample and sample[key] is not None and not isinstance(sample[key], str):
             raise StoreError(f"{key} {sample[key]!r} must be a string")
-    if "task" in sample and sample["task"] not in TASKS:
-        raise StoreError(f"task {sample['task']!r} is not one of {', '.join(TASKS)}")
     return sample
 
 
@@ -263,7 +238,9 @@ class Store:
                     self._apply(op, entries, review, sizes)
                 except StoreError as exc:
                     raise StoreError(f"change {n} of {len(ops)}: {exc}") from None
-            ids = [str(e.data["id"]) for e in entries if e.data is not None and isinstance(e.data.get("id"), str)]
+            # The loader's reading of an id (an integer id such as 3 included): the ids a run will have.
+            ids = [fmt.clean_id(str(e.data["id"])) for e in entries if e.data is not None
+                   and isinstance(e.data.get("id"), (str, int)) and not isinstance(e.data.get("id"), bool)]
             dupes = sorted({i for i in ids if ids.count(i) > 1})
             if dupes:
                 raise StoreError(f"sample id {dupes[0]!r} would be used twice; ids must be unique in the file")
