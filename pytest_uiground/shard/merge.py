@@ -39,9 +39,11 @@ import argparse
 import contextlib
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -61,6 +63,8 @@ from pytest_uiground.shard.manifest import NAME, VERSION, comparable, records_di
 #: the ``--model`` of the merged run: never built (the records stand in for it), named so that the
 #: model's own start-up checks (a key in the environment, an installed extra) are not made on the merge machine
 RECORDED = "pytest_uiground.shard.merge:recorded"
+#: the environment variable naming the file the merge writes when it is sent SIGTERM or SIGINT (:class:`Forward`)
+STOP_ENV = "UIGROUND_MERGE_STOP"
 
 
 class MergeError(Exception):
@@ -251,10 +255,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 class Forward:
-    """SIGTERM and SIGINT, from the merge's start to its end, are passed on to the merged run, which
-    ends as any interrupted run does (exit 2, an ``interrupted`` summary of what finished; a second
-    signal insists). The run has a process group of its own, so a signal to the merge's whole group
-    reaches it once, through here. A signal before the run started ends the merge with exit 2."""
+    """SIGTERM and SIGINT, from the merge's start to its end, end the merge as an interrupted run: exit 2,
+    and once the merged run has started, an ``interrupted`` summary of what finished, as a single run
+    (:mod:`pytest_uiground.run.stop`; a second signal insists). Before the run starts (reading and
+    checking the shards), the merge stops there, writing nothing. The run has a process group of its
+    own, so a signal to the merge's whole group reaches it once, through here, always as SIGTERM (the
+    run's one way to stop after the test in progress). The run starts with both signals ignored until
+    its handler is in place (pytest's start-up), and reads the stop file (:data:`STOP_ENV`) at its
+    session's start, so a signal in between is not lost and does not kill it."""
 
     SIGNALS = (signal.SIGTERM, signal.SIGINT)
 
@@ -262,8 +270,10 @@ class Forward:
         self.proc: subprocess.Popen[bytes] | None = None
         self.received: list[int] = []
         self.previous: dict[int, Any] = {}
+        self.stop_file = Path()
 
     def __enter__(self) -> Forward:
+        self.stop_file = Path(tempfile.mkdtemp(prefix="uiground-merge-")) / "stop"
         for sig in self.SIGNALS:
             with contextlib.suppress(ValueError):  # main() called from another thread: no handler there
                 self.previous[sig] = signal.signal(sig, self._on_signal)
@@ -272,19 +282,28 @@ class Forward:
     def __exit__(self, *exc: object) -> None:
         for sig, handler in self.previous.items():
             signal.signal(sig, handler)
+        shutil.rmtree(self.stop_file.parent, ignore_errors=True)
 
     def _on_signal(self, signum: int, frame: Any) -> None:
         self.received.append(signum)
+        with contextlib.suppress(OSError):
+            self.stop_file.write_text(f"signal {signum} ({signal.Signals(signum).name}) to the merge\n")
         if self.proc is not None and self.proc.poll() is None:
-            self.proc.send_signal(signum)
+            self.proc.send_signal(signal.SIGTERM)
+
+    @staticmethod
+    def _ignore_signals() -> None:  # in the run's process, before it starts Python
+        for sig in Forward.SIGNALS:
+            signal.signal(sig, signal.SIG_IGN)
 
     def run(self, cmd: list[str], env: dict[str, str]) -> int:
         if self.received:
-            print(f"merge: interrupted (signal {self.received[0]}) before the merged run started; nothing written",
-                  file=sys.stderr)
+            name = signal.Signals(self.received[0]).name
+            print(f"merge: interrupted by {name} before the merged run started; nothing written", file=sys.stderr)
             return int(pytest.ExitCode.INTERRUPTED)
-        self.proc = subprocess.Popen(cmd, env=env, start_new_session=True)
-        for signum in self.received:  # arrived while the process was being started
-            self.proc.send_signal(signum)
+        env = {**env, STOP_ENV: str(self.stop_file)}
+        self.proc = subprocess.Popen(cmd, env=env, start_new_session=True, preexec_fn=self._ignore_signals)
+        if self.received:  # arrived while the process was being started
+            self.proc.send_signal(signal.SIGTERM)
         code = self.proc.wait()
         return code if code >= 0 else 128 - code  # killed by a signal: the shell's convention

@@ -27,7 +27,7 @@ from pytest_uiground.record.secrets import scrub
 from pytest_uiground.run import STATE
 from pytest_uiground.run.state import Replayed
 from pytest_uiground.shard.manifest import NAME, suite_digest
-from pytest_uiground.shard.merge import MergeError, RecordedModel, Shard, check, read_shard, replayed
+from pytest_uiground.shard.merge import STOP_ENV, MergeError, RecordedModel, Shard, check, read_shard, replayed
 from pytest_uiground.suite.items import SAMPLE_ARG, suite_path_of
 
 #: the environment variable that names the shards' folders (a JSON list) to the merged run
@@ -83,6 +83,13 @@ class Replay:
             raise pytest.UsageError(
                 f"merge: {len(extra)} record(s) of the shards are of samples this checkout does not collect "
                 f"({', '.join(extra[:5])}); merge from the checkout the shards ran in")
+
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        """A signal the merge passed on before this process's handler was in place (it started ignoring
+        them) stops the run here, as the handler would have."""
+        stop = Path(os.environ.get(STOP_ENV, "") or os.devnull)
+        if stop.is_file():
+            session.shouldstop = stop.read_text(encoding="utf-8", errors="replace").strip() or "stopped by the merge"
 
     def _same_suite(self, name: str, path: Path) -> None:
         if name not in self.suites:
