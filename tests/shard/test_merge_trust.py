@@ -64,6 +64,15 @@ def rewrite(folder: Path, edit: Any, *, digest: bool) -> None:
         (folder / manifest.NAME).write_text(json.dumps(doc))
 
 
+def timeless(value: Any) -> Any:
+    """``value`` without what a clock decides (as tests/shard/test_merge.py reads it)."""
+    if isinstance(value, dict):
+        return {k: timeless(v) for k, v in value.items() if k not in ("date", "latency_ms", "load_s", "packages")}
+    if isinstance(value, list):
+        return [timeless(v) for v in value]
+    return value
+
+
 def outcomes(project: Project, folder: str) -> dict[str, str]:
     return {r["id"]: r["outcome"] for r in lines_of(project.root / folder)}
 
@@ -144,6 +153,22 @@ def test_merge_judges_never_trusts(project: Project, xdist: list[str]) -> None:
     rewrite(tampered, answered_right, digest=True)
     answers = merge(project, "s1", "s2", "--out", "answers")
     assert outcomes(project, "answers")[ids[0]] == "unstable", answers.stdout.str()
+
+
+def test_repeat_stability_counted_again_is_the_single_runs(project: Project) -> None:
+    """With ``--uiground-repeat 3``, each record keeps its two extra answers; the merge counts every
+    stability again from them and writes the single run's summary (times aside)."""
+    strict(project)
+    ids = project.ids()
+    assert project.run("--snapshot-update", "--uiground-repeat", "3").ret == 0
+    wrong = [ids[0], ids[5]]
+    single = project.run("--uiground-repeat", "3", "--uiground-report", "single", wrong=wrong)
+    shards(project, [], "--uiground-repeat", "3", wrong=wrong)
+    merged = merge(project, "s1", "s2", "--out", "merged")
+    assert merged.ret == single.ret == 1, merged.stdout.str() + merged.stderr.str()
+    assert timeless(project.summary("merged")) == timeless(project.summary("single"))
+    records = lines_of(project.root / "merged")
+    assert all(r["stability"]["of"] == 3 and len(r["stability"]["predictions"]) == 2 for r in records)
 
 
 def test_out_is_never_a_shard(project: Project) -> None:
