@@ -53,7 +53,7 @@ def create(options: JudgeOptions) -> OpenAIJudge:
 
     from pytest_uiground.models.openai.http import ChatPoster
     from pytest_uiground.models.openai.settings import api_key_from_env, backoff_from_env
-    from pytest_uiground.models.openai.wire import public_url
+    from pytest_uiground.record.secrets import public_url
 
     base = options.api_base
     if not base:

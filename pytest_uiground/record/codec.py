@@ -103,6 +103,9 @@ def _decode(tp: Any, value: Any) -> Any:
         return value  # a union of several types (a component: bool | float): as written
     if origin in (dict, Mapping) or tp in (dict, Mapping):
         return dict(value)
+    item = typing.get_args(tp)[0] if origin is list and len(typing.get_args(tp)) == 1 else None
+    if isinstance(item, type) and dataclasses.is_dataclass(item):
+        return [from_json(item, v) for v in value]  # a list of records (a stability's predictions)
     if origin in (list, tuple) or tp in (list, tuple):
         return list(value) if origin is list or tp is list else tuple(value)
     if isinstance(tp, type):

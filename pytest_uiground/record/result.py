@@ -38,12 +38,15 @@ class Stability:
     ``how`` says which asking: ``"repeat"`` (``--uiground-repeat``: every sample K times, each
     repeat in another batch and order) or ``"confirm"`` (``--uiground-confirm``: a regressed sample
     re-asked K times alone). ``answers`` are the extra answers in words (pixels where the screen's
-    size is known), so a person sees at once whether two clicks sit a pixel apart on a box edge."""
+    size is known), so a person sees at once whether two clicks sit a pixel apart on a box edge;
+    ``predictions`` the extra answers themselves, from which a merge of shards counts ``right`` of ``of``
+    again with the suite's scorer (:mod:`pytest_uiground.shard.merge`: the counts are never taken on trust)."""
 
     right: int
     of: int
     how: str = "repeat"
     answers: list[str] = field(default_factory=list, metadata=json_field(omit="empty"))
+    predictions: list[Prediction] = field(default_factory=list, metadata=json_field(omit="empty"))
 
     @property
     def unstable(self) -> bool:

@@ -130,7 +130,43 @@ def _asked_again(state: WorkerState, loaded: LoadedSuite, sample: Sample, preds:
     words = [f"{answer_text(p, size, format_error=p.format_error)} {'right' if ok else 'wrong'}"
              for p, ok in zip(preds, rights, strict=True)]
     counted = ([first] if first is not None else []) + rights
-    return Stability(right=sum(counted), of=len(counted), how=how, answers=words)
+    kept = [cap_output(p, Score.failed(), state.options.max_raw_chars)[0] for p in preds]
+    return Stability(right=sum(counted), of=len(counted), how=how, answers=words, predictions=kept)
+
+
+def rescore(state: WorkerState, loaded: LoadedSuite, sample: Sample, prior: SampleResult) -> _Scored:
+    """A merge (``state.replay``): the shard's record scored again from its prediction by the suite's
+    scorer, as :func:`evaluate` scores a fresh one; the record's score and error are never taken on trust
+    (only the output cut is kept: the scorer saw the whole output in the shard)."""
+    if sample.invalid is not None:
+        return _Scored(error=f"sample {sample.id!r} is invalid: {sample.invalid}", cache=prior.cache)
+    if prior.prediction is None:
+        return _Scored(error=f"sample {sample.id!r}: its shard's record holds no prediction; rerun that shard",
+                       cache=prior.cache)
+    pred = finite(prior.prediction)
+    if pred.error is not None:
+        return _Scored(pred, error=f"sample {sample.id!r}: the model failed: {pred.error}", cache=prior.cache)
+    scored = _judged(state, loaded, sample, pred)
+    cut = prior.score.notes.get("output_cut")
+    if cut is not None:
+        scored.score = replace(scored.score, notes={**scored.score.notes, "output_cut": cut})
+    scored.cache = prior.cache
+    return scored
+
+
+def recount(state: WorkerState, loaded: LoadedSuite, sample: Sample, scored: _Scored,
+            prior: Stability | None) -> Stability | None:
+    """A merge: the shard's stability counted again from the answers it recorded, by the suite's scorer.
+    Its ``right`` and ``of`` are never read; a stability the merged run's options did not ask for, or with
+    another number of answers than they ask, counts as none (a regression stays a regression)."""
+    opts = state.options
+    if prior is None or scored.error is not None:
+        return None
+    if prior.how == "repeat" and opts.repeat > 1 and len(prior.predictions) == opts.repeat - 1:
+        return _asked_again(state, loaded, sample, prior.predictions, right_of(scored.score), "repeat")
+    if prior.how == "confirm" and opts.confirm > 0 and len(prior.predictions) == opts.confirm:
+        return _asked_again(state, loaded, sample, prior.predictions, None, "confirm")
+    return None
 
 
 def noise(state: WorkerState, item: pytest.Item, loaded: LoadedSuite, sample: Sample, model: Model,
@@ -139,15 +175,16 @@ def noise(state: WorkerState, item: pytest.Item, loaded: LoadedSuite, sample: Sa
     """The sample's stability and its outcome in its light: ``--uiground-repeat`` measures every sample,
     ``--uiground-confirm`` re-asks a regression alone; a regression is *unstable* (never failing alone)
     when the baseline saw the sample flip, or when the confirmation is right in the majority. A merge
-    (``state.replay``) asks nothing: the shard's record already holds what its run measured (``prior``)."""
+    (``state.replay``) asks nothing: it counts again the answers the shard's record holds (``prior``,
+    :func:`recount`)."""
     opts = state.options
     stability: Stability | None = None
     if state.replay is not None:
-        stability = prior
+        stability = recount(state, loaded, sample, scored, prior)
         if outcome is not Outcome.REGRESSION:
             return outcome, stability
         if (entry is not None and entry.unstable) or (
-                prior is not None and prior.how == "confirm" and 2 * prior.right > prior.of):
+                stability is not None and stability.how == "confirm" and 2 * stability.right > stability.of):
             return Outcome.UNSTABLE, stability
         return outcome, stability
     if opts.repeat > 1 and scored.error is None and sample.invalid is None:
@@ -179,9 +216,9 @@ def run_sample(item: pytest.Item, sample: Sample, model: Model) -> None:
     assert path is not None, f"{item.nodeid} is not inside a suite file"
     loaded = state.suite(path)
     suite = loaded.config.name
-    if state.replay is not None:  # merge: the shard's record stands in for predicting and scoring
+    if state.replay is not None:  # merge: the shard's record stands in for predicting, never for scoring
         prior = state.replay.records[(suite, sample.id)]
-        scored = _Scored(prior.prediction, prior.score, prior.error, prior.cache)
+        scored = rescore(state, loaded, sample, prior)
         identity = state.replay.models.get(suite) if state.first(suite, "model") else None
         measured = prior.stability
     else:

@@ -5,7 +5,16 @@ fingerprint, the sample ids it was to run and those it ran), which model answere
 fingerprint, without the worker or load time, which differ between machines), and the run's
 command line without what is the shard's own (the shard, its report folder, ``-n``, the JUnit and
 Markdown files, the model's name, which the merge replaces): the merge replays the records through
-that command line, so the run it makes is the one a single machine would have made.
+that command line, so the run it makes is the one a single machine would have made. Every URL in
+that command line is scrubbed (:func:`pytest_uiground.record.secrets.scrub`): an endpoint's password
+is kept out of ``shard.json`` (an uploaded CI artifact) as it is out of every output of a normal run.
+
+It carries two digests per suite, checked by the merge: ``records_sha256``, of the records this
+shard wrote (read back from ``samples.jsonl``, so an edit of a prediction or of a stability after the
+run is a mismatch), and ``suite_sha256``, of the suite file it ran (the merge runs the checkout's). A
+digest is no signature: whoever can rewrite ``samples.jsonl`` can recompute it. The merge's other
+defence does not depend on it: every record is scored again from its prediction
+(:mod:`pytest_uiground.shard.merge`).
 
 It is written at the end of the run: a shard killed mid-run leaves records and no manifest, and the
 merge names it rather than merge part of a suite.
@@ -14,21 +23,24 @@ merge names it rather than merge part of a suite.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from pytest_uiground.gate.rules import dataset_provenance
 from pytest_uiground.options import RunOptions
-from pytest_uiground.record.files import atomic_write_text
+from pytest_uiground.record.files import atomic_write_text, digest, hex_digest
+from pytest_uiground.record.result import SampleResult
+from pytest_uiground.record.secrets import scrub_args
 from pytest_uiground.run.shard import planned
 
 if TYPE_CHECKING:  # types only: the manifest reads the outcomes it is handed
     from pytest_uiground.gate.outcome import SuiteOutcome
 
 NAME = "shard.json"
-VERSION = 1
+VERSION = 2  # 2: the digests, and the scrubbed command line
 
 #: options a shard's command line holds that are the shard's own, never replayed by the merge:
 #: with a value, and switches
@@ -71,6 +83,19 @@ def comparable(args: Sequence[str]) -> list[str]:
     return _drop(args, with_value=PER_MACHINE)
 
 
+def records_digest(records: Iterable[SampleResult]) -> str:
+    """The digest of a suite's records as written (in any order): what the merge reads must be what the shard wrote."""
+    return digest({"records": sorted(json.dumps(r.to_json(), sort_keys=True) for r in records)})
+
+
+def suite_digest(path: Path) -> str:
+    """The digest of a suite file's bytes; an unreadable file digests as empty (the run named it already)."""
+    try:
+        return hex_digest(path.read_bytes())
+    except OSError:
+        return ""
+
+
 def identity(model: dict[str, Any] | None) -> dict[str, Any] | None:
     """The model as every shard must have it: its name and fingerprint, not the worker or load time, nor
     which of its servers answered what (``endpoint_models``: one shard may have one server, another three)."""
@@ -109,7 +134,7 @@ class ShardManifest:
         invoked = config.invocation_params.dir
         doc = {
             "version": VERSION, "index": index, "count": count, "interrupted": interrupted,
-            "args": replayable(config.invocation_params.args),
+            "args": scrub_args(replayable(config.invocation_params.args)),
             "invocation_dir": str(invoked.relative_to(root)) if invoked.is_relative_to(root) else ".",
             "suites": {o.name: {
                 "file": str(o.path.relative_to(root)) if o.path.is_relative_to(root) else str(o.path),
@@ -117,6 +142,8 @@ class ShardManifest:
                 "model": identity(o.model),
                 "planned": [s.id for s in planned(o.loaded, self.options)],
                 "ran": [r.id for r in o.results],
+                "records_sha256": records_digest(o.results),
+                "suite_sha256": suite_digest(o.path),
             } for o in outcomes},
         }
         try:

@@ -7,15 +7,26 @@ never a partial PASS), the same suites with the same version and dataset fingerp
 model (name and fingerprint), the same options, each shard's records exactly the samples it was to
 run, and no sample twice.
 
-Then it does not compute a verdict: it runs pytest once, on the shards' command line, in this
-process, with the shards' records standing in for the model (:class:`~pytest_uiground.run.state.Replayed`:
-each sample test takes its prediction, score and error from its record and decides its outcome
-against the baseline as any run does). The controller, the gate and the writers are the ordinary
+It judges, never trusts: a shard's manifest carries a digest of its records and of each suite file
+(:mod:`.manifest`), checked here (a record edited after the run is an error naming the shard), and
+every record is scored again from its prediction by the suite's scorer, its stability counted again
+from the answers it recorded (:func:`pytest_uiground.run.worker.rescore`, :func:`~pytest_uiground.run.worker.recount`):
+a ``score`` or a ``stability`` typed into ``samples.jsonl`` changes nothing, even with the digest
+recomputed. What an edit of the predictions themselves with the digest recomputed can still do, the
+digest cannot stop (it is no signature): keep the shards' folders where only the CI jobs write.
+
+Then it does not compute a verdict: it runs pytest once, on the shards' command line, in a process
+of its own (as a shard ran: a strict project's ``filterwarnings = error`` and ``addopts`` apply, and
+SIGTERM or Ctrl-C is passed on and ends it as an interrupted run), with the shards' records standing
+in for the model (:mod:`.replay`, :class:`~pytest_uiground.run.state.Replayed`: each sample test
+takes its prediction from its record, scores it and decides its outcome against the baseline as
+any run does). The controller, the gate and the writers are the ordinary
 ones, so ``samples.jsonl``, ``summary.json`` with its verdict, ``report.html``, the Markdown summary,
 the JUnit XML, the terminal section, the exit status and, with ``--snapshot-update``, the baseline
 are those a single unsharded run writes: the verdict is decided in one place
 (:func:`pytest_uiground.gate.verdict.decide` through :func:`pytest_uiground.gate.outcome.conclude`)
-whether the records came from one machine or from N.
+whether the records came from one machine or from N. ``--out`` is never a shard's folder nor inside
+one, and every URL of the command line it prints is scrubbed (:mod:`pytest_uiground.record.secrets`).
 
 Run it from the checkout the shards ran in (the same suites, baselines and ini file): the shards'
 command line names its suites relative to it. Nothing of the model is loaded or contacted; only
@@ -25,8 +36,14 @@ the suites' datasets are read (for the sample ids, and the crops of the report).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
+import shutil
+import signal
+import subprocess
 import sys
+import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,15 +55,16 @@ from pytest_uiground.models.base import ModelAdapter, ModelOptions
 from pytest_uiground.record.prediction import Prediction
 from pytest_uiground.record.result import SampleResult
 from pytest_uiground.record.sample import Sample
+from pytest_uiground.record.secrets import scrub, scrub_args
 from pytest_uiground.report.runs import CompareError, read_records
-from pytest_uiground.run import STATE
 from pytest_uiground.run.state import Replayed
-from pytest_uiground.shard.manifest import NAME, VERSION, comparable
-from pytest_uiground.suite.items import SAMPLE_ARG, suite_path_of
+from pytest_uiground.shard.manifest import NAME, VERSION, comparable, records_digest
 
 #: the ``--model`` of the merged run: never built (the records stand in for it), named so that the
 #: model's own start-up checks (a key in the environment, an installed extra) are not made on the merge machine
 RECORDED = "pytest_uiground.shard.merge:recorded"
+#: the environment variable naming the file the merge writes when it is sent SIGTERM or SIGINT (:class:`Forward`)
+STOP_ENV = "UIGROUND_MERGE_STOP"
 
 
 class MergeError(Exception):
@@ -119,7 +137,8 @@ def check(shards: Sequence[Shard]) -> None:
         for name, suite in s.suites.items():
             mine = first.suites[name]
             for key, what in (("suite_version", "suite version"), ("dataset_fingerprint", "dataset"),
-                              ("dataset_revision", "dataset revision"), ("file", "suite file")):
+                              ("dataset_revision", "dataset revision"), ("file", "suite file"),
+                              ("suite_sha256", "suite file digest")):
                 if suite.get(key) != mine.get(key):
                     raise MergeError(f"{s.label} ran {name!r} on {what} {suite.get(key)!r}, {first.label} on "
                                      f"{mine.get(key)!r}: shards of one run share the suites and data")
@@ -131,6 +150,10 @@ def check(shards: Sequence[Shard]) -> None:
             if sorted(ran) != sorted(suite.get("ran", [])):
                 raise MergeError(f"{s.label}: its samples.jsonl does not hold the records its {NAME} lists for "
                                  f"{name!r}; the folder was changed after the run: rerun that shard")
+            if records_digest(r for r in s.records if r.suite == name) != suite.get("records_sha256"):
+                raise MergeError(f"{s.label}: its samples.jsonl is not what the shard wrote for {name!r} (the "
+                                 f"records_sha256 of its {NAME} differs): a record was edited after the run; "
+                                 "rerun that shard")
         if comparable(s.args) != comparable(first.args):
             raise MergeError(f"{s.label} ran with other options than {first.label}: {' '.join(s.args)!r} against "
                              f"{' '.join(first.args)!r}; shards of one run differ only in --uiground-shard, the "
@@ -182,49 +205,19 @@ def recorded(options: ModelOptions) -> ModelAdapter:
     raise RuntimeError(f"--model {RECORDED} is the merge's stand-in: use python -m pytest_uiground merge")
 
 
-class Replay:
-    """The merged run's plugin: hands the records to the process's state and checks that every sample
-    collected has its record (what the shards were to run, the merged run runs)."""
-
-    def __init__(self, book: Replayed) -> None:
-        self.book = book
-
-    @pytest.hookimpl(trylast=True)  # after the plugin's own configure has made the state
-    def pytest_configure(self, config: pytest.Config) -> None:
-        state = config.stash[STATE]
-        state.replay = self.book
-        model: dict[str, Any] = next(iter(self.book.models.values()), {})
-        fingerprint = model.get("fingerprint")
-        state.preloaded = RecordedModel(str(model.get("name", "recorded")),
-                                        dict(fingerprint) if isinstance(fingerprint, dict) else {})
-
-    @pytest.hookimpl(trylast=True)  # after -k, -m and --deselect have had their say, as in the shards
-    def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
-        # test_latency times the model, which is not here (it skips under -n in the shards anyway).
-        latency = [i for i in items if i.name == "test_latency"]
-        if latency:
-            config.hook.pytest_deselected(items=latency)
-            items[:] = [i for i in items if i.name != "test_latency"]
-        state = config.stash[STATE]
-        wanted: set[tuple[str, str]] = set()
-        for item in items:
-            path = suite_path_of(item)
-            callspec = getattr(item, "callspec", None)
-            sample = callspec.params.get(SAMPLE_ARG) if callspec is not None else None
-            if path is None or not isinstance(sample, Sample):
-                continue
-            key = (state.suite(path).config.name, sample.id)
-            wanted.add(key)
-            if key not in self.book.records:
-                raise pytest.UsageError(
-                    f"merge: sample {sample.id!r} of {key[0]!r} ({item.nodeid}) has no record in any shard: the "
-                    "shards ran another selection than this checkout collects (another suite file, dataset or "
-                    "option); merge from the checkout the shards ran in, or rerun them from this one")
-        extra = sorted(f"{suite}::{sid}" for suite, sid in set(self.book.records) - wanted)
-        if extra:
-            raise pytest.UsageError(
-                f"merge: {len(extra)} record(s) of the shards are of samples this checkout does not collect "
-                f"({', '.join(extra[:5])}); merge from the checkout the shards ran in")
+def check_out(out: Path, shards: Sequence[Shard]) -> None:
+    """``--out`` is a new folder of its own: never a shard's folder, nor inside one (the merged run would
+    replace that shard's records and report), nor another shard's."""
+    where = out.resolve()
+    for s in shards:
+        folder = s.folder.resolve()
+        if where == folder or where.is_relative_to(folder):
+            inside = "is" if where == folder else "is inside"
+            raise MergeError(f"--out {out} {inside} the folder of {s.label}: the merge would overwrite that shard; "
+                             "give a folder of its own, e.g. --out merged")
+    if (where / NAME).exists():
+        raise MergeError(f"--out {out} holds a {NAME}: it is a shard's report folder; give a folder of its own, "
+                         "e.g. --out merged")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -235,21 +228,82 @@ def main(argv: Sequence[str] | None = None) -> int:
                     "status (and the baseline with --snapshot-update)")
     parser.add_argument("shards", nargs="+", type=Path, metavar="SHARD_DIR",
                         help="the --uiground-report folder of each shard")
-    parser.add_argument("--out", required=True, type=Path, metavar="DIR", help="the merged report folder")
+    parser.add_argument("--out", required=True, type=Path, metavar="DIR",
+                        help="the merged report folder (a folder of its own, never a shard's)")
     parser.add_argument("--snapshot-update", action="store_true",
                         help="record the baseline from the merged run (as a single run's --snapshot-update)")
     args = parser.parse_args(argv)
-    try:
-        shards = [read_shard(folder) for folder in args.shards]
-        check(shards)
-    except MergeError as exc:
-        print(f"merge: {exc}", file=sys.stderr)
-        return int(pytest.ExitCode.USAGE_ERROR)
-    first = min(shards, key=lambda s: s.index)
-    out = args.out.resolve()
-    out.mkdir(parents=True, exist_ok=True)
-    run = [*first.args, "--model", RECORDED, "--uiground-report", str(out), "--junitxml", str(out / "junit.xml"),
-           "--uiground-markdown", str(out / "summary.md"), *(["--snapshot-update"] if args.snapshot_update else [])]
-    print(f"merge: {len(shards)} shards, {sum(len(s.records) for s in shards)} records; running "
-          f"pytest {' '.join(run)}", flush=True)
-    return int(pytest.main(run, plugins=[Replay(replayed(shards))]))
+    with Forward() as forward:
+        try:
+            shards = [read_shard(folder) for folder in args.shards]
+            check(shards)
+            check_out(args.out, shards)
+        except MergeError as exc:
+            print(f"merge: {scrub(str(exc))}", file=sys.stderr)
+            return int(pytest.ExitCode.USAGE_ERROR)
+        first = min(shards, key=lambda s: s.index)
+        out = args.out.resolve()
+        out.mkdir(parents=True, exist_ok=True)
+        run = [*first.args, "--model", RECORDED, "--uiground-report", str(out), "--junitxml", str(out / "junit.xml"),
+               "--uiground-markdown", str(out / "summary.md"), *(["--snapshot-update"] if args.snapshot_update else [])]
+        print(f"merge: {len(shards)} shards, {sum(len(s.records) for s in shards)} records; running "
+              f"pytest {' '.join(scrub_args(run))}", flush=True)
+        from pytest_uiground.shard import replay
+
+        env = {**os.environ, replay.ENV: json.dumps([str(s.folder.resolve()) for s in shards])}
+        return forward.run([sys.executable, "-m", "pytest", "-p", replay.__name__, *run], env)
+
+
+class Forward:
+    """SIGTERM and SIGINT, from the merge's start to its end, end the merge as an interrupted run: exit 2,
+    and once the merged run has started, an ``interrupted`` summary of what finished, as a single run
+    (:mod:`pytest_uiground.run.stop`; a second signal insists). Before the run starts (reading and
+    checking the shards), the merge stops there, writing nothing. The run has a process group of its
+    own, so a signal to the merge's whole group reaches it once, through here, always as SIGTERM (the
+    run's one way to stop after the test in progress). The run starts with both signals ignored until
+    its handler is in place (pytest's start-up), and reads the stop file (:data:`STOP_ENV`) at its
+    session's start, so a signal in between is not lost and does not kill it."""
+
+    SIGNALS = (signal.SIGTERM, signal.SIGINT)
+
+    def __init__(self) -> None:
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.received: list[int] = []
+        self.previous: dict[int, Any] = {}
+        self.stop_file = Path()
+
+    def __enter__(self) -> Forward:
+        self.stop_file = Path(tempfile.mkdtemp(prefix="uiground-merge-")) / "stop"
+        for sig in self.SIGNALS:
+            with contextlib.suppress(ValueError):  # main() called from another thread: no handler there
+                self.previous[sig] = signal.signal(sig, self._on_signal)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for sig, handler in self.previous.items():
+            signal.signal(sig, handler)
+        shutil.rmtree(self.stop_file.parent, ignore_errors=True)
+
+    def _on_signal(self, signum: int, frame: Any) -> None:
+        self.received.append(signum)
+        with contextlib.suppress(OSError):
+            self.stop_file.write_text(f"signal {signum} ({signal.Signals(signum).name}) to the merge\n")
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+
+    @staticmethod
+    def _ignore_signals() -> None:  # in the run's process, before it starts Python
+        for sig in Forward.SIGNALS:
+            signal.signal(sig, signal.SIG_IGN)
+
+    def run(self, cmd: list[str], env: dict[str, str]) -> int:
+        if self.received:
+            name = signal.Signals(self.received[0]).name
+            print(f"merge: interrupted by {name} before the merged run started; nothing written", file=sys.stderr)
+            return int(pytest.ExitCode.INTERRUPTED)
+        env = {**env, STOP_ENV: str(self.stop_file)}
+        self.proc = subprocess.Popen(cmd, env=env, start_new_session=True, preexec_fn=self._ignore_signals)
+        if self.received:  # arrived while the process was being started
+            self.proc.send_signal(signal.SIGTERM)
+        code = self.proc.wait()
+        return code if code >= 0 else 128 - code  # killed by a signal: the shell's convention

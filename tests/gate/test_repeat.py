@@ -179,8 +179,10 @@ def test_confirm_keeps_a_real_regression_and_excuses_a_batch_flip(project: Proje
     assert summary["verdict"]["unstable"] == 1 and summary["verdict"]["regressed"] == 1
     records = {json.loads(line)["id"]: json.loads(line)
                for line in (project.root / "out" / "samples.jsonl").read_text().splitlines()}
-    assert records[flaky]["stability"] == {"right": 3, "of": 3, "how": "confirm",
-                                           "answers": records[flaky]["stability"]["answers"]}
+    stability = records[flaky]["stability"]
+    assert {k: stability[k] for k in ("right", "of", "how")} == {"right": 3, "of": 3, "how": "confirm"}
+    assert sorted(stability) == ["answers", "how", "of", "predictions", "right"]
+    assert len(stability["answers"]) == len(stability["predictions"]) == 3, "the answers themselves, for a merge"
     assert records[real]["stability"]["right"] == 0 and records[real]["outcome"] == "regression"
     assert records[real]["before"]["point"] != records[real]["prediction"]["point"], "both answers kept"
     assert "the baseline got point (" in out and "re-asked alone" in out

@@ -24,8 +24,8 @@ from pytest_uiground.models.base import ModelLoadError, ModelOptions
 from pytest_uiground.models.omniparser import parse as P
 from pytest_uiground.models.openai.http import ChatPoster
 from pytest_uiground.models.openai.settings import Secret, api_key_from_env
-from pytest_uiground.models.openai.wire import public_url
 from pytest_uiground.record.prediction import Prediction
+from pytest_uiground.record.secrets import public_url
 
 if TYPE_CHECKING:
     from PIL import Image

@@ -24,7 +24,8 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_uiground.models.base import ModelLoadError
 from pytest_uiground.models.openai.settings import BACKOFF_BASE_S, Secret
-from pytest_uiground.models.openai.wire import parse_retry_after, public_url, read_completion
+from pytest_uiground.models.openai.wire import parse_retry_after, read_completion
+from pytest_uiground.record.secrets import public_url
 
 if TYPE_CHECKING:
     import openai

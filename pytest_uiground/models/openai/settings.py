@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 
 from pytest_uiground.models import families
 from pytest_uiground.models.base import ModelLoadError, ModelOptions
-from pytest_uiground.models.openai.wire import public_url
+from pytest_uiground.record.secrets import public_url
 
 BACKOFF_ENV = "UIGROUND_OPENAI_BACKOFF_S"
 """Overrides :data:`BACKOFF_BASE_S` (tests use a few milliseconds)."""

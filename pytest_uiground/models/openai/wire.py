@@ -28,7 +28,6 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit, urlunsplit
 
 from pytest_uiground.models import families
 from pytest_uiground.models.base import ModelLoadError
@@ -255,14 +254,3 @@ def parse_retry_after(headers: Mapping[str, str], now: float | None = None) -> f
     if when is None:
         return None
     return max(0.0, when.timestamp() - (time.time() if now is None else now))
-
-
-def public_url(url: str) -> str:
-    """``url`` without user:password or query (where keys sometimes hide)."""
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    if ":" in host:
-        host = f"[{host}]"
-    if parts.port is not None:
-        host = f"{host}:{parts.port}"
-    return urlunsplit((parts.scheme, host, parts.path, "", ""))
