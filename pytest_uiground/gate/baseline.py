@@ -44,6 +44,8 @@ from pathlib import Path
 from typing import Any
 
 from pytest_uiground.gate import snapshot as snapshot_mod
+from pytest_uiground.record import prediction
+from pytest_uiground.record.codec import FieldError
 from pytest_uiground.record.files import stage_text as _stage
 from pytest_uiground.record.prediction import Prediction
 from pytest_uiground.record.result import SampleResult
@@ -55,7 +57,13 @@ SNAPSHOT_DIR = "snapshots"
 FIX = "restore it from version control, or record a new baseline with --snapshot-update"
 NEW_SUFFIX, OLD_SUFFIX = ".new", ".old"
 ANSWER_RAW_CHARS = 300
-"""Raw model output kept per baseline entry: enough to recognise an answer, short enough to review."""
+"""Characters kept of each text of a baseline entry's answer (the raw output, a free-text answer): enough
+to recognise an answer, short enough to review."""
+ANSWER_TEXT_LIMIT = 10_000
+"""The longest text of a stored answer that loads: beyond it, damage. Above :data:`ANSWER_RAW_CHARS` because
+writers before issue 38 cut only the raw output (a long free-text answer they kept still loads)."""
+COMPONENT_NAME_CHARS = 200
+"""The longest component name an entry's ``c`` may hold (the scorers' names are a few words)."""
 ANSWER_KEYS = ("point", "box", "verdict", "option", "answer", "refused", "raw", "format_error")
 READ_ATTEMPTS = 200
 """How often :func:`load` reads again when an update swapped the folder during a read, or the folder
@@ -214,22 +222,25 @@ def _read_samples(path: Path, folder: Path, dir_fd: int) -> tuple[dict[str, Base
     entries: dict[str, BaselineEntry] = {}
     for sid, item in samples.items():
         if not isinstance(item, dict) or not isinstance(item.get("right"), bool):
-            raise BaselineError(f"{path}: samples.{sid}.right must be true or false, got {item!r}; {FIX}")
+            raise BaselineError(f"{path}: samples.{sid}.right must be true or false, got {_short(item)}; {FIX}")
         value = item.get("value", 100.0 if item["right"] else 0.0)
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise BaselineError(f"{path}: samples.{sid}.value must be a number, got {value!r}; {FIX}")
+            raise BaselineError(f"{path}: samples.{sid}.value must be a number, got {_short(value)}; {FIX}")
         if not math.isfinite(value) or not 0.0 <= value <= 100.0:
             raise BaselineError(f"{path}: samples.{sid}.value is {value!r}, outside 0..100; {FIX}")
         comps = item.get("c", {})
         if not isinstance(comps, dict) or not all(
-                isinstance(v, bool) or (isinstance(v, (int, float)) and math.isfinite(v)) for v in comps.values()):
-            raise BaselineError(f"{path}: samples.{sid}.c must map component names to true/false or finite "
-                                f"numbers, got {comps!r}; {FIX}")
+                len(k) <= COMPONENT_NAME_CHARS and (isinstance(v, bool) or (
+                    isinstance(v, (int, float)) and math.isfinite(v))) for k, v in comps.items()):
+            raise BaselineError(f"{path}: samples.{sid}.c must map component names (at most {COMPONENT_NAME_CHARS} "
+                                f"characters) to true/false or finite numbers, got {_short(comps)}; {FIX}")
         entries[sid] = BaselineEntry(right=item["right"], value=float(value), components=comps,
                                      answer=_read_answer(path, sid, item.get("a")),
                                      stability=_read_stability(path, sid, item.get("s")))
     provenance = data.get("provenance", {})
-    return entries, provenance if isinstance(provenance, dict) else {}
+    if not isinstance(provenance, dict):
+        raise BaselineError(f"{path}: field 'provenance' must be an object, got {_short(provenance)}; {FIX}")
+    return entries, provenance
 
 
 def _read_snapshots(folder: Path, dir_fd: int) -> dict[str, Mapping[str, Any]]:
@@ -259,15 +270,23 @@ def _read_snapshots(folder: Path, dir_fd: int) -> dict[str, Mapping[str, Any]]:
 
 
 def _read_answer(path: Path, sid: str, value: Any) -> Prediction | None:
+    """The stored answer, every field checked by type and range (:func:`prediction.stored`): a point of
+    letters or an infinite coordinate is damage named here, never an answer a report draws (issue 38)."""
     if value is None:
         return None
+    if not isinstance(value, dict):
+        raise BaselineError(f"{path}: samples.{sid}.a must be an answer object like {{\"point\": [0.5, 0.5]}}, "
+                            f"got {_short(value)}; {FIX}")
     try:
-        if not isinstance(value, dict):
-            raise TypeError(f"expected an object, got {type(value).__name__}")
-        return Prediction.from_json({k: value[k] for k in ANSWER_KEYS if k in value})
-    except (TypeError, ValueError, KeyError) as exc:
-        raise BaselineError(f"{path}: samples.{sid}.a must be an answer object like {{\"point\": [0.5, 0.5]}} "
-                            f"({exc}); {FIX}") from exc
+        return prediction.stored({k: value[k] for k in ANSWER_KEYS if k in value}, text_chars=ANSWER_TEXT_LIMIT)
+    except FieldError as exc:
+        raise BaselineError(f"{path}: samples.{sid}.a.{exc.field} is damaged ({exc.why}); {FIX}") from exc
+
+
+def _short(value: Any) -> str:
+    """A stored value in a one-line message, cut so a damaged file cannot flood the terminal."""
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _read_stability(path: Path, sid: str, value: Any) -> tuple[int, int] | None:
@@ -285,9 +304,15 @@ def answer_json(pred: Prediction | None) -> dict[str, Any] | None:
     if pred is None or pred.error is not None:
         return None
     data = pred.to_json()
-    out = {k: data[k] for k in ANSWER_KEYS if k in data and data[k] not in (None, False, "")}
-    if "raw" in out and len(out["raw"]) > ANSWER_RAW_CHARS:
-        out["raw"] = out["raw"][:ANSWER_RAW_CHARS]
+    out = {k: data[k][:ANSWER_RAW_CHARS] if isinstance(data[k], str) else data[k]
+           for k in ANSWER_KEYS if k in data and data[k] not in (None, False, "")}
+    while out:  # what the reader would refuse (a custom adapter's far-off point) is left out, never written
+        try:
+            prediction.stored(out, text_chars=ANSWER_RAW_CHARS)
+            break
+        except FieldError as exc:
+            if out.pop(exc.field.split(".", 1)[0].split("[", 1)[0], None) is None:
+                return {}  # a field the answer does not hold: keep nothing rather than loop
     return out
 
 
