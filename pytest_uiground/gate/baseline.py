@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_uiground.gate import snapshot as snapshot_mod
-from pytest_uiground.record import prediction
+from pytest_uiground.record import locks, prediction
 from pytest_uiground.record.codec import FieldError
 from pytest_uiground.record.files import stage_text as _stage
 from pytest_uiground.record.prediction import Prediction
@@ -503,72 +503,51 @@ def stored_entries(root: Path, suite: str) -> dict[str, Any]:
 
 
 class UpdateLock:
-    """One ``--snapshot-update`` at a time per baseline folder: an exclusive, non-blocking
-    ``flock`` on ``<baselines>/.uiground-update.lock``, held for the whole session so that
-    syrupy's snapshots and ``samples.json`` always come from the same run. The kernel drops
-    the lock when the process dies, so a killed run never blocks the next one (its empty
-    file is reused). A second update is refused rather than queued: it would otherwise
-    rewrite the first one's baseline a moment later with a different model's results."""
+    """One ``--snapshot-update`` at a time per baseline folder: an exclusive, non-blocking lock
+    (:class:`pytest_uiground.record.locks.FileLock`) on ``<baselines>/.uiground-update.lock``, held for
+    the whole session so that syrupy's snapshots and ``samples.json`` always come from the same run. The
+    kernel drops the lock when the process dies, so a killed run never blocks the next one. A second
+    update is refused rather than queued: it would otherwise rewrite the first one's baseline a moment
+    later with a different model's results."""
 
     NAME = ".uiground-update.lock"
 
     def __init__(self, root: Path) -> None:
         self.path = root / self.NAME
-        self._fd: int | None = None
+        self._lock = locks.FileLock(self.path)
 
     def acquire(self) -> str | None:
-        """None when held now; else why not (another update holds it)."""
-        import fcntl
+        """None when held now; else why not (another update holds it, or the folder cannot be locked)."""
+        try:
+            busy = self._lock.acquire()
+        except OSError as exc:
+            return (f"--snapshot-update cannot write under the baselines folder {str(self.path.parent)!r} "
+                    f"({exc.strerror or exc}); make it a writable folder, or choose another with "
+                    "--uiground-baselines")
+        return None if busy is None else self.refusal(busy.holder)
 
-        while True:
-            try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-            except OSError as exc:
-                return (f"--snapshot-update cannot write under the baselines folder {str(self.path.parent)!r} "
-                        f"({exc.strerror or exc}); make it a writable folder, or choose another with "
-                        "--uiground-baselines")
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError:
-                holder = os.pread(fd, 64, 0).decode(errors="replace").strip() or "?"
-                os.close(fd)
-                return (f"another --snapshot-update is writing baselines under {self.path.parent} (pid {holder}, "
-                        f"lock {self.path}); wait for it to finish, then run again")
-            try:
-                same = os.stat(self.path).st_ino == os.fstat(fd).st_ino
-            except FileNotFoundError:
-                same = False
-            if same:  # not a file the previous holder unlinked while we waited to lock it
-                break
-            os.close(fd)
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, str(os.getpid()).encode(), 0)
-        self._fd = fd
-        return None
+    def refusal(self, holder: str) -> str:
+        """The one line that refuses this run while process ``holder`` holds the lock."""
+        return (f"another --snapshot-update is writing baselines under {self.path.parent} (pid {holder}, "
+                f"lock {self.path}); wait for it to finish, then run again")
 
     def release(self) -> None:
         """Remove the lock file (the baselines folder keeps only reviewable files), then unlock."""
-        if self._fd is not None:
-            self.path.unlink(missing_ok=True)
-            os.close(self._fd)  # closing the descriptor drops the flock
-            self._fd = None
+        self._lock.release()
 
 
 class ReportLock(UpdateLock):
     """One run at a time per ``--uiground-report`` folder (two would interleave ``samples.jsonl``
-    and overwrite each other's summary): the same non-blocking ``flock`` as :class:`UpdateLock`,
-    on ``<report>/.uiground-report.lock``, removed when the run ends. Unlike the update lock, a
+    and overwrite each other's summary): the same non-blocking lock as :class:`UpdateLock`, on
+    ``<report>/.uiground-report.lock``, removed when the run ends. Unlike the update lock, a
     folder that cannot be written raises the ``OSError`` (the controller notes it and goes on)."""
 
     NAME = ".uiground-report.lock"
 
     def acquire(self) -> str | None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        os.close(os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644))  # raises when the folder is not writable
-        busy = super().acquire()
-        if busy is None:
-            return None
-        holder = busy.split("(pid ", 1)[-1].split(",", 1)[0]
+        busy = self._lock.acquire()  # raises OSError when the folder cannot be written or locked
+        return None if busy is None else self.refusal(busy.holder)
+
+    def refusal(self, holder: str) -> str:
         return (f"another pytest run is writing the report folder {str(self.path.parent)!r} (pid {holder}, lock "
                 f"{self.path}); wait for it to finish, or give this run another --uiground-report folder")
