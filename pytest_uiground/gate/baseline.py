@@ -221,22 +221,23 @@ def _read_samples(path: Path, folder: Path, dir_fd: int) -> tuple[dict[str, Base
         raise BaselineError(f"{path}: field 'samples' must be an object of sample id → result; {FIX}")
     entries: dict[str, BaselineEntry] = {}
     for sid, item in samples.items():
+        name = sid if len(sid) <= 80 else sid[:77] + "..."  # a damaged key cannot flood the message
         if not isinstance(item, dict) or not isinstance(item.get("right"), bool):
-            raise BaselineError(f"{path}: samples.{sid}.right must be true or false, got {_short(item)}; {FIX}")
+            raise BaselineError(f"{path}: samples.{name}.right must be true or false, got {_short(item)}; {FIX}")
         value = item.get("value", 100.0 if item["right"] else 0.0)
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise BaselineError(f"{path}: samples.{sid}.value must be a number, got {_short(value)}; {FIX}")
+            raise BaselineError(f"{path}: samples.{name}.value must be a number, got {_short(value)}; {FIX}")
         if not math.isfinite(value) or not 0.0 <= value <= 100.0:
-            raise BaselineError(f"{path}: samples.{sid}.value is {value!r}, outside 0..100; {FIX}")
+            raise BaselineError(f"{path}: samples.{name}.value is {value!r}, outside 0..100; {FIX}")
         comps = item.get("c", {})
         if not isinstance(comps, dict) or not all(
                 len(k) <= COMPONENT_NAME_CHARS and (isinstance(v, bool) or (
                     isinstance(v, (int, float)) and math.isfinite(v))) for k, v in comps.items()):
-            raise BaselineError(f"{path}: samples.{sid}.c must map component names (at most {COMPONENT_NAME_CHARS} "
+            raise BaselineError(f"{path}: samples.{name}.c must map component names (at most {COMPONENT_NAME_CHARS} "
                                 f"characters) to true/false or finite numbers, got {_short(comps)}; {FIX}")
         entries[sid] = BaselineEntry(right=item["right"], value=float(value), components=comps,
-                                     answer=_read_answer(path, sid, item.get("a")),
-                                     stability=_read_stability(path, sid, item.get("s")))
+                                     answer=_read_answer(path, name, item.get("a")),
+                                     stability=_read_stability(path, name, item.get("s")))
     provenance = data.get("provenance", {})
     if not isinstance(provenance, dict):
         raise BaselineError(f"{path}: field 'provenance' must be an object, got {_short(provenance)}; {FIX}")
@@ -295,7 +296,8 @@ def _read_stability(path: Path, sid: str, value: Any) -> tuple[int, int] | None:
     if (not isinstance(value, list) or len(value) != 2 or not all(isinstance(v, int) and not isinstance(v, bool)
                                                                   for v in value) or not 0 <= value[0] <= value[1]
             or value[1] < 1):
-        raise BaselineError(f"{path}: samples.{sid}.s must be [right, of] with 0 <= right <= of, got {value!r}; {FIX}")
+        raise BaselineError(f"{path}: samples.{sid}.s must be [right, of] with 0 <= right <= of, got {_short(value)}; "
+                            f"{FIX}")
     return value[0], value[1]
 
 

@@ -255,6 +255,17 @@ def test_every_damaged_field_of_an_entry_is_damage(tmp_path: Path, entry: str, f
     assert "--snapshot-update" in base.damaged
 
 
+def test_a_damaged_entry_is_one_short_line_however_large(tmp_path: Path) -> None:
+    """A damaged entry with a huge key and a huge value is still one line of bounded length."""
+    folder = tmp_path / "s"
+    (folder / "snapshots").mkdir(parents=True)
+    big = "k" * 5000
+    (folder / "samples.json").write_text(json.dumps({"format": 1, "samples": {big: {"right": "v" * 5000}}}))
+    base = baseline_mod.load(tmp_path, "s")
+    assert base is not None and base.damaged is not None and "\n" not in base.damaged
+    assert len(base.damaged) < 400 + len(str(folder)) and f"samples.{big[:77]}....right" in base.damaged
+
+
 @pytest.mark.parametrize("answer", [
     '{"point": [0.5, 0.5], "raw": "(0.5, 0.5)"}', '{"point": [-0.25, 3.5], "raw": "beyond the image"}',
     '{"box": [0.1, 0.2, 0.3, 0.4], "point": [0.2, 0.3]}', '{"verdict": "yes", "refused": true}',
