@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from conftest import Project
 
 from pytest_uiground import hookspecs
@@ -51,6 +52,7 @@ def test_every_hook_is_declared_with_a_docstring() -> None:
     assert all((getattr(hookspecs, n).__doc__ or "").strip() for n in names)
 
 
+@pytest.mark.slow
 def test_a_third_party_plugin_observes_results_and_outcomes(project: Project, xdist: list[str]) -> None:
     project.pytester.makeconftest(OBSERVER)
     observed = project.root / "observed.json"
@@ -75,6 +77,7 @@ def test_a_third_party_plugin_observes_results_and_outcomes(project: Project, xd
     assert summary["verdict"]["reasons"] == seen["outcomes"][0][2], "the plugin and the summary read one verdict"
 
 
+@pytest.mark.slow
 def test_a_built_in_writer_can_be_switched_off_like_any_plugin(project: Project) -> None:
     """The writers are plugins of their own: ``-p no:uiground-markdown`` drops the Markdown summary alone."""
     project.record()

@@ -42,6 +42,7 @@ def test_a_report_folder_that_is_a_file_is_refused_at_start_up(pytester: pytest.
     assert "is an existing file" in result.stderr.str()
 
 
+@pytest.mark.slow
 def test_no_benchmark_warning_among_the_progress_under_xdist(project: Project) -> None:
     """pytest-benchmark warns from every xdist worker, at its exit, that benchmarks are off; test_latency
     already skips saying so, and the warning landed among the progress dots of every -n run."""

@@ -44,6 +44,7 @@ def test_missing_extra_names_the_extra_and_the_absent_modules() -> None:
     assert 'pip install "pytest-uiground[hf]"' in message and "json" not in message
 
 
+@pytest.mark.slow
 def test_model_whose_extra_is_missing_fails_once_before_any_test(project: Project, xdist: list[str]) -> None:
     project.pytester.makepyfile(sitecustomize=BLOCKER)  # the subprocess has the project folder on PYTHONPATH
     result = project.pytester.runpytest_subprocess("suites/mini", "--model", "uitars", "-p", "no:cacheprovider",
@@ -56,6 +57,7 @@ def test_model_whose_extra_is_missing_fails_once_before_any_test(project: Projec
     assert "test_sample" not in out and "ModuleNotFoundError" not in out
 
 
+@pytest.mark.slow
 def test_model_with_its_extra_installed_is_not_refused(project: Project) -> None:
     pytest.importorskip("transformers", reason=needs("hf"))
     pytest.importorskip("torchvision", reason=needs("hf"))
@@ -65,6 +67,7 @@ def test_model_with_its_extra_installed_is_not_refused(project: Project) -> None
     assert "needs the [hf] extra" not in result.stdout.str() + result.stderr.str()
 
 
+@pytest.mark.slow
 def test_mistyped_replay_parser_is_one_error_not_one_per_sample(project: Project, xdist: list[str]) -> None:
     records = [{"sample_id": i, "output": "(10, 10)"} for i in project.ids()]
     (project.root / "outputs.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
@@ -79,6 +82,7 @@ def test_mistyped_replay_parser_is_one_error_not_one_per_sample(project: Project
     assert "passed" not in out and " failed" not in out.replace("checks failed", "")
 
 
+@pytest.mark.slow
 def test_replay_parser_the_suite_declares_is_accepted(project: Project) -> None:
     toml = project.root / "suites" / "mini" / "suite.toml"
     toml.write_text(toml.read_text() + '\n[models.mine]\nparser = "uground"\n')

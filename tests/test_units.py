@@ -202,6 +202,7 @@ def test_loading_the_plugin_imports_no_heavy_library() -> None:
     assert out.stdout.strip() == ""
 
 
+@pytest.mark.slow
 def test_collecting_a_suite_imports_no_heavy_library(pytester: pytest.Pytester) -> None:
     shipped = Path(__file__).parents[1] / "suites" / "synthetic" / "suite.toml"
     (pytester.path / "suites" / "synthetic").mkdir(parents=True)

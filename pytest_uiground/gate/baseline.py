@@ -44,6 +44,8 @@ from pathlib import Path
 from typing import Any
 
 from pytest_uiground.gate import snapshot as snapshot_mod
+from pytest_uiground.record import locks, prediction
+from pytest_uiground.record.codec import FieldError
 from pytest_uiground.record.files import stage_text as _stage
 from pytest_uiground.record.prediction import Prediction
 from pytest_uiground.record.result import SampleResult
@@ -55,7 +57,13 @@ SNAPSHOT_DIR = "snapshots"
 FIX = "restore it from version control, or record a new baseline with --snapshot-update"
 NEW_SUFFIX, OLD_SUFFIX = ".new", ".old"
 ANSWER_RAW_CHARS = 300
-"""Raw model output kept per baseline entry: enough to recognise an answer, short enough to review."""
+"""Characters kept of each text of a baseline entry's answer (the raw output, a free-text answer): enough
+to recognise an answer, short enough to review."""
+ANSWER_TEXT_LIMIT = 10_000
+"""The longest text of a stored answer that loads: beyond it, damage. Above :data:`ANSWER_RAW_CHARS` because
+writers before issue 38 cut only the raw output (a long free-text answer they kept still loads)."""
+COMPONENT_NAME_CHARS = 200
+"""The longest component name an entry's ``c`` may hold (the scorers' names are a few words)."""
 ANSWER_KEYS = ("point", "box", "verdict", "option", "answer", "refused", "raw", "format_error")
 READ_ATTEMPTS = 200
 """How often :func:`load` reads again when an update swapped the folder during a read, or the folder
@@ -213,23 +221,27 @@ def _read_samples(path: Path, folder: Path, dir_fd: int) -> tuple[dict[str, Base
         raise BaselineError(f"{path}: field 'samples' must be an object of sample id → result; {FIX}")
     entries: dict[str, BaselineEntry] = {}
     for sid, item in samples.items():
+        name = sid if len(sid) <= 80 else sid[:77] + "..."  # a damaged key cannot flood the message
         if not isinstance(item, dict) or not isinstance(item.get("right"), bool):
-            raise BaselineError(f"{path}: samples.{sid}.right must be true or false, got {item!r}; {FIX}")
+            raise BaselineError(f"{path}: samples.{name}.right must be true or false, got {_short(item)}; {FIX}")
         value = item.get("value", 100.0 if item["right"] else 0.0)
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise BaselineError(f"{path}: samples.{sid}.value must be a number, got {value!r}; {FIX}")
+            raise BaselineError(f"{path}: samples.{name}.value must be a number, got {_short(value)}; {FIX}")
         if not math.isfinite(value) or not 0.0 <= value <= 100.0:
-            raise BaselineError(f"{path}: samples.{sid}.value is {value!r}, outside 0..100; {FIX}")
+            raise BaselineError(f"{path}: samples.{name}.value is {value!r}, outside 0..100; {FIX}")
         comps = item.get("c", {})
         if not isinstance(comps, dict) or not all(
-                isinstance(v, bool) or (isinstance(v, (int, float)) and math.isfinite(v)) for v in comps.values()):
-            raise BaselineError(f"{path}: samples.{sid}.c must map component names to true/false or finite "
-                                f"numbers, got {comps!r}; {FIX}")
+                len(k) <= COMPONENT_NAME_CHARS and (isinstance(v, bool) or (
+                    isinstance(v, (int, float)) and math.isfinite(v))) for k, v in comps.items()):
+            raise BaselineError(f"{path}: samples.{name}.c must map component names (at most {COMPONENT_NAME_CHARS} "
+                                f"characters) to true/false or finite numbers, got {_short(comps)}; {FIX}")
         entries[sid] = BaselineEntry(right=item["right"], value=float(value), components=comps,
-                                     answer=_read_answer(path, sid, item.get("a")),
-                                     stability=_read_stability(path, sid, item.get("s")))
+                                     answer=_read_answer(path, name, item.get("a")),
+                                     stability=_read_stability(path, name, item.get("s")))
     provenance = data.get("provenance", {})
-    return entries, provenance if isinstance(provenance, dict) else {}
+    if not isinstance(provenance, dict):
+        raise BaselineError(f"{path}: field 'provenance' must be an object, got {_short(provenance)}; {FIX}")
+    return entries, provenance
 
 
 def _read_snapshots(folder: Path, dir_fd: int) -> dict[str, Mapping[str, Any]]:
@@ -259,15 +271,23 @@ def _read_snapshots(folder: Path, dir_fd: int) -> dict[str, Mapping[str, Any]]:
 
 
 def _read_answer(path: Path, sid: str, value: Any) -> Prediction | None:
+    """The stored answer, every field checked by type and range (:func:`prediction.stored`): a point of
+    letters or an infinite coordinate is damage named here, never an answer a report draws (issue 38)."""
     if value is None:
         return None
+    if not isinstance(value, dict):
+        raise BaselineError(f"{path}: samples.{sid}.a must be an answer object like {{\"point\": [0.5, 0.5]}}, "
+                            f"got {_short(value)}; {FIX}")
     try:
-        if not isinstance(value, dict):
-            raise TypeError(f"expected an object, got {type(value).__name__}")
-        return Prediction.from_json({k: value[k] for k in ANSWER_KEYS if k in value})
-    except (TypeError, ValueError, KeyError) as exc:
-        raise BaselineError(f"{path}: samples.{sid}.a must be an answer object like {{\"point\": [0.5, 0.5]}} "
-                            f"({exc}); {FIX}") from exc
+        return prediction.stored({k: value[k] for k in ANSWER_KEYS if k in value}, text_chars=ANSWER_TEXT_LIMIT)
+    except FieldError as exc:
+        raise BaselineError(f"{path}: samples.{sid}.a.{exc.field} is damaged ({exc.why}); {FIX}") from exc
+
+
+def _short(value: Any) -> str:
+    """A stored value in a one-line message, cut so a damaged file cannot flood the terminal."""
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _read_stability(path: Path, sid: str, value: Any) -> tuple[int, int] | None:
@@ -276,7 +296,8 @@ def _read_stability(path: Path, sid: str, value: Any) -> tuple[int, int] | None:
     if (not isinstance(value, list) or len(value) != 2 or not all(isinstance(v, int) and not isinstance(v, bool)
                                                                   for v in value) or not 0 <= value[0] <= value[1]
             or value[1] < 1):
-        raise BaselineError(f"{path}: samples.{sid}.s must be [right, of] with 0 <= right <= of, got {value!r}; {FIX}")
+        raise BaselineError(f"{path}: samples.{sid}.s must be [right, of] with 0 <= right <= of, got {_short(value)}; "
+                            f"{FIX}")
     return value[0], value[1]
 
 
@@ -285,9 +306,15 @@ def answer_json(pred: Prediction | None) -> dict[str, Any] | None:
     if pred is None or pred.error is not None:
         return None
     data = pred.to_json()
-    out = {k: data[k] for k in ANSWER_KEYS if k in data and data[k] not in (None, False, "")}
-    if "raw" in out and len(out["raw"]) > ANSWER_RAW_CHARS:
-        out["raw"] = out["raw"][:ANSWER_RAW_CHARS]
+    out = {k: data[k][:ANSWER_RAW_CHARS] if isinstance(data[k], str) else data[k]
+           for k in ANSWER_KEYS if k in data and data[k] not in (None, False, "")}
+    while out:  # what the reader would refuse (a custom adapter's far-off point) is left out, never written
+        try:
+            prediction.stored(out, text_chars=ANSWER_RAW_CHARS)
+            break
+        except FieldError as exc:
+            if out.pop(exc.field.split(".", 1)[0].split("[", 1)[0], None) is None:
+                return {}  # a field the answer does not hold: keep nothing rather than loop
     return out
 
 
@@ -478,72 +505,51 @@ def stored_entries(root: Path, suite: str) -> dict[str, Any]:
 
 
 class UpdateLock:
-    """One ``--snapshot-update`` at a time per baseline folder: an exclusive, non-blocking
-    ``flock`` on ``<baselines>/.uiground-update.lock``, held for the whole session so that
-    syrupy's snapshots and ``samples.json`` always come from the same run. The kernel drops
-    the lock when the process dies, so a killed run never blocks the next one (its empty
-    file is reused). A second update is refused rather than queued: it would otherwise
-    rewrite the first one's baseline a moment later with a different model's results."""
+    """One ``--snapshot-update`` at a time per baseline folder: an exclusive, non-blocking lock
+    (:class:`pytest_uiground.record.locks.FileLock`) on ``<baselines>/.uiground-update.lock``, held for
+    the whole session so that syrupy's snapshots and ``samples.json`` always come from the same run. The
+    kernel drops the lock when the process dies, so a killed run never blocks the next one. A second
+    update is refused rather than queued: it would otherwise rewrite the first one's baseline a moment
+    later with a different model's results."""
 
     NAME = ".uiground-update.lock"
 
     def __init__(self, root: Path) -> None:
         self.path = root / self.NAME
-        self._fd: int | None = None
+        self._lock = locks.FileLock(self.path)
 
     def acquire(self) -> str | None:
-        """None when held now; else why not (another update holds it)."""
-        import fcntl
+        """None when held now; else why not (another update holds it, or the folder cannot be locked)."""
+        try:
+            busy = self._lock.acquire()
+        except OSError as exc:
+            return (f"--snapshot-update cannot write under the baselines folder {str(self.path.parent)!r} "
+                    f"({exc.strerror or exc}); make it a writable folder, or choose another with "
+                    "--uiground-baselines")
+        return None if busy is None else self.refusal(busy.holder)
 
-        while True:
-            try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-            except OSError as exc:
-                return (f"--snapshot-update cannot write under the baselines folder {str(self.path.parent)!r} "
-                        f"({exc.strerror or exc}); make it a writable folder, or choose another with "
-                        "--uiground-baselines")
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError:
-                holder = os.pread(fd, 64, 0).decode(errors="replace").strip() or "?"
-                os.close(fd)
-                return (f"another --snapshot-update is writing baselines under {self.path.parent} (pid {holder}, "
-                        f"lock {self.path}); wait for it to finish, then run again")
-            try:
-                same = os.stat(self.path).st_ino == os.fstat(fd).st_ino
-            except FileNotFoundError:
-                same = False
-            if same:  # not a file the previous holder unlinked while we waited to lock it
-                break
-            os.close(fd)
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, str(os.getpid()).encode(), 0)
-        self._fd = fd
-        return None
+    def refusal(self, holder: str) -> str:
+        """The one line that refuses this run while process ``holder`` holds the lock."""
+        return (f"another --snapshot-update is writing baselines under {self.path.parent} (pid {holder}, "
+                f"lock {self.path}); wait for it to finish, then run again")
 
     def release(self) -> None:
         """Remove the lock file (the baselines folder keeps only reviewable files), then unlock."""
-        if self._fd is not None:
-            self.path.unlink(missing_ok=True)
-            os.close(self._fd)  # closing the descriptor drops the flock
-            self._fd = None
+        self._lock.release()
 
 
 class ReportLock(UpdateLock):
     """One run at a time per ``--uiground-report`` folder (two would interleave ``samples.jsonl``
-    and overwrite each other's summary): the same non-blocking ``flock`` as :class:`UpdateLock`,
-    on ``<report>/.uiground-report.lock``, removed when the run ends. Unlike the update lock, a
+    and overwrite each other's summary): the same non-blocking lock as :class:`UpdateLock`, on
+    ``<report>/.uiground-report.lock``, removed when the run ends. Unlike the update lock, a
     folder that cannot be written raises the ``OSError`` (the controller notes it and goes on)."""
 
     NAME = ".uiground-report.lock"
 
     def acquire(self) -> str | None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        os.close(os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644))  # raises when the folder is not writable
-        busy = super().acquire()
-        if busy is None:
-            return None
-        holder = busy.split("(pid ", 1)[-1].split(",", 1)[0]
+        busy = self._lock.acquire()  # raises OSError when the folder cannot be written or locked
+        return None if busy is None else self.refusal(busy.holder)
+
+    def refusal(self, holder: str) -> str:
         return (f"another pytest run is writing the report folder {str(self.path.parent)!r} (pid {holder}, lock "
                 f"{self.path}); wait for it to finish, or give this run another --uiground-report folder")

@@ -71,7 +71,7 @@ class DiskCache(Generic[T]):
             return self._damaged(path, str(exc))
         if not isinstance(data, dict):  # valid JSON, but ``[]``, ``null``, ``"x"`` or ``5``
             return self._damaged(path, f"a JSON {type(data).__name__}, not an object")
-        if data.get("format") != FORMAT or data.get("key") != key:
+        if type(data.get("format")) is not int or data.get("format") != FORMAT or data.get("key") != key:
             return self._damaged(path, "format or key mismatch")
         if self.field not in data:
             return self._damaged(path, f"no {self.field!r}")

@@ -8,7 +8,9 @@ not read: it is scored as wrong *and* counted, never silently folded into misses
 refusal form (UI-Venus ``[-1, -1]``, a ``terminate`` tool call): it has no point, is no
 format error, and is right only on a sample whose target is a refusal.
 The JSON form is the one the prediction cache, ``samples.jsonl`` and the reports
-share, read and written by :mod:`pytest_uiground.record.codec`.
+share, read and written by :mod:`pytest_uiground.record.codec`. A prediction read back from
+a file that outlives the run (a baseline's answer, a prediction cache entry) goes through
+:func:`stored`, which checks every field by type and range (issue 38).
 """
 
 from __future__ import annotations
@@ -55,6 +57,46 @@ class Prediction:
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Prediction:
         return codec.from_json(cls, data)
+
+
+COORD_LIMIT = 1e6
+"""The largest coordinate a stored answer may hold. A point beyond the image stays a point (the parsers
+keep one in a mixed-up frame, e.g. 1500 px read as 0..1: 1500), but no frame mix-up reaches a million
+image widths: a larger number in a stored answer is damage (1e300 or 1e400 read as infinity)."""
+
+TEXTS = ("verdict", "option", "answer", "raw", "error", "note")
+"""The string fields, whose length a stored answer bounds."""
+
+
+def problem(pred: Prediction, *, text_chars: int) -> codec.FieldError | None:
+    """What is out of range in ``pred`` for a stored answer (the first field found), or None: a coordinate
+    beyond :data:`COORD_LIMIT` (or not finite), a negative latency or attempt count, a text longer
+    than ``text_chars``."""
+    for name in ("point", "box"):
+        v = getattr(pred, name)
+        if v is not None and not all(math.isfinite(c) and abs(c) <= COORD_LIMIT for c in v):
+            return codec.FieldError(name, f"{list(v)!r} has a coordinate that is not a finite number within "
+                                          f"±{COORD_LIMIT:g}")
+    if not math.isfinite(pred.latency_ms) or pred.latency_ms < 0:
+        return codec.FieldError("latency_ms", f"{pred.latency_ms!r} is not a finite number >= 0")
+    if pred.attempts is not None and pred.attempts < 0:
+        return codec.FieldError("attempts", f"{pred.attempts!r} is negative")
+    for name in TEXTS:
+        text = getattr(pred, name)
+        if text is not None and len(text) > text_chars:
+            return codec.FieldError(name, f"{len(text)} characters, more than the {text_chars} kept")
+    return None
+
+
+def stored(data: Mapping[str, Any], *, text_chars: int) -> Prediction:
+    """A prediction read back from a file that outlives the run, every field checked by type
+    (:func:`codec.from_json` with ``strict``) and range (:func:`problem`); raises
+    :class:`~pytest_uiground.record.codec.FieldError` naming the first damaged field."""
+    pred = codec.from_json(Prediction, data, strict=True)
+    why = problem(pred, text_chars=text_chars)
+    if why is not None:
+        raise why
+    return pred
 
 
 def error_text(exc: BaseException) -> str:

@@ -5,6 +5,13 @@ model fingerprint (weights, config, processor), the sample id and image, the exa
 prompt and the generation settings. Layout, atomic writes and the policy for a damaged
 entry (reported on its sample and predicted again, never fatal) are the shared disk
 cache's, :mod:`pytest_uiground.record.disk_cache`.
+
+A stored prediction is served as the model's answer without the model being asked, so every
+field of it is checked on the way back (:func:`pytest_uiground.record.prediction.stored`): an
+entry such as ``{"point": null, "raw": 7}`` (issue 38) or a point of letters is a damaged entry,
+reported and predicted again, never a real answer scored as a miss. An error is never cached, so
+an entry that holds one is damaged too; and what :meth:`PredictionCache.put` writes is what the
+reader accepts (a prediction the check refuses is not stored, it is predicted again next time).
 """
 
 from __future__ import annotations
@@ -13,8 +20,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from pytest_uiground.record.codec import FieldError
 from pytest_uiground.record.disk_cache import DiskCache
-from pytest_uiground.record.prediction import Prediction
+from pytest_uiground.record.prediction import Prediction, problem, stored
+
+CACHE_TEXT_CHARS = 1_000_000
+"""The longest text a cached prediction may hold (a raw output of a million characters is no generation)."""
 
 
 def _encode(prediction: Prediction) -> dict[str, Any]:
@@ -24,7 +35,13 @@ def _encode(prediction: Prediction) -> dict[str, Any]:
 def _decode(data: Any) -> Prediction:
     if not isinstance(data, Mapping):
         raise TypeError(f"the prediction is a {type(data).__name__}, not an object")
-    return Prediction.from_json(data)
+    try:
+        pred = stored(data, text_chars=CACHE_TEXT_CHARS)
+    except FieldError as exc:
+        raise ValueError(f"prediction.{exc.field}: {exc.why}") from None
+    if pred.error is not None:
+        raise ValueError("prediction.error is set (an error is never cached)")
+    return pred
 
 
 class PredictionCache(DiskCache[Prediction]):
@@ -35,4 +52,6 @@ class PredictionCache(DiskCache[Prediction]):
     def put(self, key: str, value: Prediction) -> None:
         if value.error is not None:
             return  # errors (OOM, a bad image) are retried on the next run, never cached
+        if problem(value, text_chars=CACHE_TEXT_CHARS) is not None:
+            return  # the reader would call it damaged: predicted again next time instead
         super().put(key, value)

@@ -210,6 +210,7 @@ def test_dispatched_by_python_m_pytest_uiground(tmp_path: Path, shots: Path, det
 
 
 # -- the real OCR detector -------------------------------------------------------------------------
+@pytest.mark.slow
 def test_real_ocr_proposal_contains_the_drawn_text(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     folder = tmp_path / "shots"
     folder.mkdir()

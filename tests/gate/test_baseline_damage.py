@@ -202,3 +202,134 @@ def test_snapshot_drop_without_paired_data_fails_and_is_shown_once() -> None:
     damaged = [Check("mini", "m", s, agg, None, 2.0, None, False, False, "s.toml", compared=True,
                      damaged="damaged baseline: X") for s in (None, "k=a", "k=b")]
     assert limit_problems(damaged) == ["m: damaged baseline: X"]
+
+
+# -- damaged answers and fields of one entry (issue 38) ---------------------------------------------------
+
+DAMAGED_ENTRIES = [
+    pytest.param('{"right": true, "value": 100, "a": {"point": "ab"}}', "samples.a.a.point", id="point-string"),
+    pytest.param('{"right": true, "value": 100, "a": {"point": [1e400, 0.5]}}', "samples.a.a.point", id="point-inf"),
+    pytest.param('{"right": true, "value": 100, "a": {"point": [0.5]}}', "samples.a.a.point", id="point-short"),
+    pytest.param('{"right": true, "value": 100, "a": {"point": [true, 0.5]}}', "samples.a.a.point", id="point-bool"),
+    pytest.param('{"right": true, "value": 100, "a": {"point": [1e300, 0.5]}}', "samples.a.a.point", id="point-far"),
+    pytest.param('{"right": true, "value": 100, "a": {"box": "wxyz"}}', "samples.a.a.box", id="box-string"),
+    pytest.param('{"right": true, "value": 100, "a": {"box": [0, 0, 1, 1e400]}}', "samples.a.a.box", id="box-inf"),
+    pytest.param('{"right": true, "value": 100, "a": {"raw": 7}}', "samples.a.a.raw", id="raw-number"),
+    pytest.param('{"right": true, "value": 100, "a": {"raw": "%s"}}' % ("x" * 10_001), "samples.a.a.raw",
+                 id="raw-too-long"),
+    pytest.param('{"right": true, "value": 100, "a": {"answer": "%s"}}' % ("x" * 10_001), "samples.a.a.answer",
+                 id="answer-too-long"),
+    pytest.param('{"right": true, "value": 100, "a": {"verdict": ["yes"]}}', "samples.a.a.verdict",
+                 id="verdict-list"),
+    pytest.param('{"right": true, "value": 100, "a": {"option": 3}}', "samples.a.a.option", id="option-number"),
+    pytest.param('{"right": true, "value": 100, "a": {"answer": {"x": 1}}}', "samples.a.a.answer",
+                 id="answer-object"),
+    pytest.param('{"right": true, "value": 100, "a": {"refused": "no"}}', "samples.a.a.refused",
+                 id="refused-string"),
+    pytest.param('{"right": true, "value": 100, "a": {"format_error": 1}}', "samples.a.a.format_error",
+                 id="format-error-number"),
+    pytest.param('{"right": true, "value": 100, "a": {"raw": null}}', "samples.a.a.raw", id="raw-null"),
+    pytest.param('{"right": true, "value": 100, "a": [0.5, 0.5]}', "samples.a.a", id="answer-list"),
+    pytest.param('{"right": true, "value": 100, "c": {"iou": 1e400}}', "samples.a.c", id="component-inf"),
+    pytest.param('{"right": true, "value": 100, "c": {"iou": "high"}}', "samples.a.c", id="component-string"),
+    pytest.param('{"right": true, "value": 100, "c": {"%s": 1}}' % ("k" * 201), "samples.a.c",
+                 id="component-name-too-long"),
+    pytest.param('{"right": true, "value": 100, "s": [3, 2]}', "samples.a.s", id="stability-order"),
+    pytest.param('{"right": true, "value": 1e400}', "samples.a.value", id="value-inf"),
+    pytest.param('{"right": 1, "value": 100}', "samples.a.right", id="right-number"),
+]
+
+
+@pytest.mark.parametrize(("entry", "field"), DAMAGED_ENTRIES)
+def test_every_damaged_field_of_an_entry_is_damage(tmp_path: Path, entry: str, field: str) -> None:
+    """Every field of a baseline entry is checked by type and range on load: a damaged answer (a point of
+    letters, an infinite or far-off coordinate, a raw output that is a number or longer than the writer keeps)
+    is a damaged baseline naming the file, the sample and the field, never an answer a report later draws."""
+    folder = tmp_path / "s"
+    (folder / "snapshots").mkdir(parents=True)
+    (folder / "samples.json").write_text(f'{{"format": 1, "samples": {{"a": {entry}}}}}')
+    base = baseline_mod.load(tmp_path, "s")
+    assert base is not None and base.damaged is not None, entry
+    assert base.damaged.startswith("damaged baseline: ") and "\n" not in base.damaged
+    assert str(folder / "samples.json") in base.damaged and field in base.damaged, base.damaged
+    assert "--snapshot-update" in base.damaged
+
+
+def test_a_damaged_entry_is_one_short_line_however_large(tmp_path: Path) -> None:
+    """A damaged entry with a huge key and a huge value is still one line of bounded length."""
+    folder = tmp_path / "s"
+    (folder / "snapshots").mkdir(parents=True)
+    big = "k" * 5000
+    (folder / "samples.json").write_text(json.dumps({"format": 1, "samples": {big: {"right": "v" * 5000}}}))
+    base = baseline_mod.load(tmp_path, "s")
+    assert base is not None and base.damaged is not None and "\n" not in base.damaged
+    assert len(base.damaged) < 400 + len(str(folder)) and f"samples.{big[:77]}....right" in base.damaged
+
+
+@pytest.mark.parametrize("answer", [
+    '{"point": [0.5, 0.5], "raw": "(0.5, 0.5)"}', '{"point": [-0.25, 3.5], "raw": "beyond the image"}',
+    '{"box": [0.1, 0.2, 0.3, 0.4], "point": [0.2, 0.3]}', '{"verdict": "yes", "refused": true}',
+    '{"option": "B", "answer": "Settings", "format_error": true, "raw": ""}', '{"point": [1, 0]}',
+    '{"answer": "%s"}' % ("long answer kept by an older writer " * 100),
+])
+def test_sound_answers_still_load(tmp_path: Path, answer: str) -> None:
+    """What the writer stores (and a point beyond the image, which stays a point; a free-text answer longer
+    than the writer now keeps, which an older writer stored whole) loads as before."""
+    folder = tmp_path / "s"
+    (folder / "snapshots").mkdir(parents=True)
+    (folder / "samples.json").write_text(f'{{"format": 1, "samples": {{"a": {{"right": true, "value": 100, '
+                                         f'"a": {answer}}}}}}}')
+    base = baseline_mod.load(tmp_path, "s")
+    assert base is not None and base.damaged is None, base.damaged
+    stored = base.entries["a"].answer
+    assert stored is not None
+    cut = baseline_mod.ANSWER_RAW_CHARS
+    assert baseline_mod.answer_json(stored) == {k: v[:cut] if isinstance(v, str) else v
+                                                for k, v in json.loads(answer).items() if v not in ("", False)}
+
+
+def test_the_writer_keeps_only_what_the_reader_accepts(tmp_path: Path) -> None:
+    """An answer the reader would refuse (a far-off point from a custom adapter, a long free-text answer) is
+    cut or left out by the writer, so --snapshot-update never writes a baseline the next run calls damaged."""
+    from pytest_uiground.record.geometry import Point
+    from pytest_uiground.record.prediction import Prediction
+    from pytest_uiground.record.result import SampleResult
+    from pytest_uiground.record.score import Score
+
+    pred = Prediction(point=Point(1e300, 0.5), answer="w" * 5000, raw="r" * 5000, latency_ms=1.0)
+    rs = [SampleResult(suite="s", id="a", task="point", meta={}, score=Score(0.0, False), prediction=pred)]
+    baseline_mod.write(tmp_path, "s", rs, {})
+    (tmp_path / "s" / "snapshots").mkdir()
+    base = baseline_mod.load(tmp_path, "s")
+    assert base is not None and base.damaged is None, base.damaged
+    stored = base.entries["a"].answer
+    assert stored is not None and stored.point is None
+    assert stored.raw == "r" * baseline_mod.ANSWER_RAW_CHARS and stored.answer == "w" * baseline_mod.ANSWER_RAW_CHARS
+
+
+@pytest.mark.parametrize("answer", ['{"point": "ab"}', '{"point": [1e400, 0.5]}', '{"box": "wxyz"}'])
+def test_a_regressed_sample_with_a_damaged_answer_fails_in_one_line(project: Project, xdist: list[str],
+                                                                      answer: str) -> None:
+    """The crash of issue 38: a sample whose stored answer is damaged, and which then regresses, used to crash
+    the writers (TypeError, OverflowError) with no summary.json. Now the run fails with one damaged-baseline
+    line naming the sample and the field, and every output is written."""
+    ids = project.ids()
+    assert project.run("--snapshot-update", xdist=xdist).ret == 0
+    samples = base_dir(project) / "samples.json"
+    data = json.loads(samples.read_text())
+    assert "a" in data["samples"][ids[0]], "the baseline keeps each sample's answer"
+    data["samples"][ids[0]]["a"] = json.loads(answer.replace("1e400", "1e999"))
+    samples.write_text(json.dumps(data).replace("Infinity", "1e400"))
+    result = project.run("--uiground-report", "out", "--uiground-markdown", "summary.md", "--junitxml", "junit.xml",
+                         wrong=ids[:1], xdist=xdist)
+    out = result.stdout.str()
+    no_crash(out)
+    assert result.ret == 1, out
+    line = f"samples.{ids[0]}.a."
+    damaged = [x for x in out.splitlines() if "damaged baseline" in x]
+    assert damaged and all(line in x for x in damaged), damaged
+    assert "FAIL" in verdict(out)
+    summary = strict_json((project.root / "out" / "summary.json").read_text())
+    assert summary["verdict"]["status"] == "FAIL" and summary["regressed"] == []
+    assert (project.root / "out" / "report.html").is_file()
+    assert "— FAIL" in (project.root / "summary.md").read_text()

@@ -112,6 +112,7 @@ def test_measure_reports_the_rate_its_interval_and_the_noisiest_slice() -> None:
     assert measure([rec(0, 1, 1, "a")], ["group"]) is None, "a plain run has no noise figure"
 
 
+@pytest.mark.slow
 def test_repeat_three_reports_a_flip_rate_whose_interval_holds_the_true_rate(project: Project) -> None:
     """About 300 synthetic samples, a fifth of them answered at random by batch: two runs disagree on each of
     those with probability 1/2, so the true run-to-run flip rate is half the unstable share; the rate
@@ -134,6 +135,7 @@ def test_repeat_three_reports_a_flip_rate_whose_interval_holds_the_true_rate(pro
     assert "stability over 3 answers per sample" in result.stdout.str()
 
 
+@pytest.mark.slow
 def test_a_sample_unstable_in_the_baseline_never_fails_alone(project: Project, xdist: list[str]) -> None:
     """Baseline recorded with three answers per sample: a sample it saw flip, wrong in a later plain run, is
     listed as unstable and the run passes; a stable sample made wrong still fails the run."""
@@ -162,6 +164,7 @@ def test_a_sample_unstable_in_the_baseline_never_fails_alone(project: Project, x
     assert broken.ret == 1 and "1 sample regressed" in broken.stdout.str()
 
 
+@pytest.mark.slow
 def test_confirm_keeps_a_real_regression_and_excuses_a_batch_flip(project: Project, xdist: list[str]) -> None:
     """One sample is wrong only when batched (right alone): confirmed three times alone it is unstable,
     with its answers listed; one sample wrong every time stays a regression and fails the run. Every
@@ -196,6 +199,7 @@ def test_confirm_keeps_a_real_regression_and_excuses_a_batch_flip(project: Proje
     assert plain.ret == 1, "without --uiground-confirm the batch flip is a regression"
 
 
+@pytest.mark.slow
 def test_old_baselines_without_answers_still_load(project: Project) -> None:
     noisy_project(project, 0.0)
     assert run(project, "--snapshot-update").ret == 0

@@ -74,6 +74,7 @@ def judged(model: StandIn, base: list[bool], now: list[bool], rule: str) -> Verd
     return decide(checks, None, results, flips=judge_flips(results, slice_keys(CONFIG), rule, LEVEL))
 
 
+@pytest.mark.slow
 def test_twenty_reruns_of_a_noisy_model_never_fail_under_significant_but_do_under_each() -> None:
     """Over 40 seeded stand-ins of this size, 38 baselines saw no false FAIL in 20 reruns (0.4 % of reruns
     failed; a false alarm needs the regressions to outnumber the fixes at p < 0.05 one-sided, or a slice at
@@ -89,6 +90,7 @@ def test_twenty_reruns_of_a_noisy_model_never_fail_under_significant_but_do_unde
 
 
 @pytest.mark.parametrize("wrong", [10, round(0.03 * N)], ids=["ten-samples", "three-points"])
+@pytest.mark.slow
 def test_a_real_regression_fails_nineteen_reruns_in_twenty(wrong: int) -> None:
     """Ten samples made consistently wrong, or a 3-point drop, under the same noise: caught in at least 19 of
     20 reruns for 37 of 40 seeded stand-ins (ten), and in every rerun for a 3-point drop."""
@@ -166,6 +168,7 @@ def test_the_rule_is_read_from_the_suite_and_checked(tmp_path: Path) -> None:
         load_suite_config(path)
 
 
+@pytest.mark.slow
 def test_a_flip_of_a_served_model_is_listed_not_failed(project: Project, xdist: list[str]) -> None:
     """A real run: one sample flips, the rule lists it and passes; five flips one way are significant
     (p = 1/32 < 0.05) and fail the run, naming the rule, in every output."""
@@ -192,6 +195,7 @@ def test_a_flip_of_a_served_model_is_listed_not_failed(project: Project, xdist: 
     assert 'name="uiground.mini.regressions_rule" value="significant"' in (project.root / "j.xml").read_text()
 
 
+@pytest.mark.slow
 def test_the_suite_toml_rule_applies_without_the_option(project: Project) -> None:
     suite = project.root / "suites" / "mini" / "suite.toml"
     suite.write_text(suite.read_text().replace("[baseline]\n", '[baseline]\nregressions = "significant"\n'))

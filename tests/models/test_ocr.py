@@ -234,6 +234,7 @@ def test_factory_builds_the_real_engine(real_model: OcrGrounder) -> None:
     assert real_model.fingerprint()["engine_version"] != "not installed"
 
 
+@pytest.mark.slow
 def test_real_ocr_hits_text_targets_on_easy_screens(
     real_model: OcrGrounder, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -431,6 +431,7 @@ def test_annotate_names_the_extra_when_omniparser_is_missing(monkeypatch: pytest
         load_detector("omniparser")
 
 
+@pytest.mark.slow
 def test_pillows_own_open_is_put_back_after_ultralytics_is_imported() -> None:
     """Importing ultralytics replaces ``PIL.Image.open`` process-wide (``ultralytics/utils/patches.py``): an
     unreadable screenshot then tries to install pi-heif and fails with ModuleNotFoundError instead of its own

@@ -79,6 +79,7 @@ def _run(project: Project, outputs: Path, override: str) -> dict:  # type: ignor
     return project.summary()["metrics"]["grounding_accuracy"]
 
 
+@pytest.mark.slow
 def test_suite_swaps_the_parser_by_family(project: Project) -> None:
     outputs = _outputs(project,
     "click<loc_{lx}><loc_{ly}>")  # TinyClick's format, replayed with --uiground-replay-parser uground
@@ -86,6 +87,7 @@ def test_suite_swaps_the_parser_by_family(project: Project) -> None:
     assert metric["value"] == 100.0 and metric["format_errors"] == 0
 
 
+@pytest.mark.slow
 def test_suite_plugs_in_a_python_parser(project: Project) -> None:
     project.pytester.makepyfile(myparsers=CUSTOM_PARSER)
     outputs = _outputs(project, "AT {x} {y}")

@@ -120,6 +120,7 @@ def test_builders_registry() -> None:
 
 
 @pytest.mark.parametrize("family", ALL_FAMILIES)
+@pytest.mark.slow
 def test_offline_load_and_generate(family: str, built: dict[str, tuple[Path, float]], offline: None) -> None:
     path, build_s = built[family]
     size = sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
@@ -183,12 +184,14 @@ def _batch_matches_singles(family: str, path: Path, padding_side: str) -> tuple[
 
 
 @pytest.mark.parametrize("family", QWEN_FAMILIES)
+@pytest.mark.slow
 def test_qwen_left_padded_batch_equals_singles(family: str, built: dict[str, tuple[Path, float]]) -> None:
     singles, batched = _batch_matches_singles(family, built[family][0], "left")
     assert len(set(singles)) == 3, "the three rows should produce different outputs"
     assert batched == singles
 
 
+@pytest.mark.slow
 def test_florence2_right_padded_batch_equals_singles(built: dict[str, tuple[Path, float]]) -> None:
     """Florence-2 is encoder-decoder: the prompt is encoded, so right padding (its tokenizer default) is exact."""
     singles, batched = _batch_matches_singles("florence2", built["florence2"][0], "right")
@@ -196,6 +199,7 @@ def test_florence2_right_padded_batch_equals_singles(built: dict[str, tuple[Path
     assert batched == singles
 
 
+@pytest.mark.slow
 def test_florence2_left_padding_shifts_encoder_positions(built: dict[str, tuple[Path, float]]) -> None:
     """Why Florence-2 must not be left-padded: BART's learned positions count pads, so real tokens move.
 

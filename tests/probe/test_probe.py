@@ -160,6 +160,7 @@ RIGHT_FRAMES = [
 
 
 @pytest.mark.parametrize("family,frame", RIGHT_FRAMES)
+@pytest.mark.slow
 def test_the_right_frame_passes(probed: Any, family: str, frame: str) -> None:
     received: list[tuple[int, int]] = []
     answer = seeing(frame, family)
@@ -245,6 +246,7 @@ def test_the_right_frame_passes(probed: Any, family: str, frame: str) -> None:
     ("tinyclick", seeing("loc-bins", "tinyclick", swapped=True), "x and y look swapped: the answers are (y, x) in "
                                                                   "0..1000 location bins"),
 ])
+@pytest.mark.slow
 def test_each_wrong_frame_is_named(probed: Any, family: str, script: Any, expected: str) -> None:
     result, requests = probed(script, family)
     assert not result.passed
@@ -254,6 +256,7 @@ def test_each_wrong_frame_is_named(probed: Any, family: str, script: Any, expect
 
 
 @pytest.mark.parametrize("family,server_max", [("qwen-vl", 2_600_000), ("qwen-vl", 4_000_000), ("gta1", 2_600_000)])
+@pytest.mark.slow
 def test_a_server_limit_between_the_small_screens_and_the_familys_fails(
         probed: Any, monkeypatch: pytest.MonkeyPatch, family: str, server_max: int) -> None:
     """Issue 34: a server resizing with 2.6 or 4 MP in front of qwen-vl (which assumes 12.8 MP), or
@@ -279,6 +282,7 @@ def test_a_server_limit_between_the_small_screens_and_the_familys_fails(
 
 
 @pytest.mark.parametrize("family", ["qwen-vl", "holo", "gta1"])
+@pytest.mark.slow
 def test_a_server_rounding_to_another_patch_size_is_named_and_its_fix_reads_it(
         probed: Any, monkeypatch: pytest.MonkeyPatch, family: str) -> None:
     """The probe tries max_pixels in the family's patch size (28 here) only. A server whose
@@ -298,6 +302,7 @@ def test_a_server_rounding_to_another_patch_size_is_named_and_its_fix_reads_it(
 
 
 @pytest.mark.parametrize("family", ["qwen-vl", "holo"])
+@pytest.mark.slow
 def test_the_fix_the_probe_names_makes_it_pass(probed: Any, monkeypatch: pytest.MonkeyPatch, family: str) -> None:
     """The variable the diagnosis names reads the answers of a server that resizes with a smaller
     max_pixels, whether the server resizes the original (qwen-vl) or the client's resized image (holo)."""
@@ -336,6 +341,7 @@ def session_args(url: str, family: str) -> list[str]:
 
 
 @pytest.mark.parametrize("xdist", [[], ["-n", "2"]], ids=["serial", "xdist"])
+@pytest.mark.slow
 def test_a_wrong_frame_stops_the_session_before_any_sample(project: Project, monkeypatch: pytest.MonkeyPatch,
                                                           xdist: list[str]) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
@@ -352,6 +358,7 @@ def test_a_wrong_frame_stops_the_session_before_any_sample(project: Project, mon
 
 
 @pytest.mark.parametrize("xdist", [[], ["-n", "2"]], ids=["serial", "xdist"])
+@pytest.mark.slow
 def test_a_passing_probe_is_recorded_in_the_summary_and_the_report(project: Project, monkeypatch: pytest.MonkeyPatch,
                                                                     xdist: list[str]) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
@@ -370,6 +377,7 @@ def test_a_passing_probe_is_recorded_in_the_summary_and_the_report(project: Proj
     assert "<dt>provenance: probe</dt>" in page and "hits 13 of 13 calibration targets" in page
 
 
+@pytest.mark.slow
 def test_the_command_line_probe(tmp_path: Path) -> None:
     env = {**os.environ, "OPENAI_API_KEY": KEY, "NO_PROXY": "127.0.0.1,localhost"}
     with ChatServer(seeing("norm1000", swapped=True)) as srv:
@@ -385,6 +393,7 @@ def test_the_command_line_probe(tmp_path: Path) -> None:
     assert "uiground probe: PASS" in good.stdout
 
 
+@pytest.mark.slow
 def test_the_probe_needs_a_live_model(project: Project) -> None:
     preds = project.root / "p.jsonl"
     preds.write_text("")
@@ -395,6 +404,7 @@ def test_the_probe_needs_a_live_model(project: Project) -> None:
 
 
 @pytest.mark.parametrize("xdist", [[], ["-n", "2"]], ids=["serial", "xdist"])
+@pytest.mark.slow
 def test_the_probed_model_is_the_one_the_run_uses(project: Project, xdist: list[str]) -> None:
     """A local model is loaded once: the probe's copy runs the samples in a single process; under
     xdist the workers load their own and the controller's copy is closed right after the probe."""

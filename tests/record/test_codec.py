@@ -100,3 +100,35 @@ def test_a_sample_line_reads_boxes_in_pixels_and_labels_them(tmp_path) -> None: 
                     target=Target(box=box), task="point")
     assert "box [0.100, 0.200, 0.300, 0.400] (x1, y1, x2, y2 as 0..1 of the screen)" in sample_line(unseen, result)
     assert "got point (0.500, 0.500) (0..1 of the screen)" in sample_line(unseen, result)
+
+
+def test_strict_reading_reads_back_what_to_json_wrote() -> None:
+    """The strict reading (stored answers, issue 38) accepts every record the writer produces, nested ones
+    included, so checking a file never refuses what this package wrote."""
+    pred = Prediction(point=Point(0.25, 0.5), box=Box(0.1, 0.2, 0.3, 0.4), raw="(250, 500)", latency_ms=12.5,
+                      attempts=3, note="n", route={"endpoint": "a"})
+    score = Score(100.0, True, components={"point_hit": True, "iou": 42.0}, component_format_errors={"iou": False})
+    result = SampleResult("s", "s-1", "point", {"platform": "web"}, score=score, prediction=pred,
+                          outcome=Outcome.PASS, cache="hit")
+    for record in (pred, score, result):
+        assert codec.from_json(type(record), json.loads(json.dumps(record.to_json())), strict=True) == record
+
+
+@pytest.mark.parametrize(("cls", "data", "field"), [
+    (Prediction, {"point": "ab"}, "point"),
+    (Prediction, {"point": [0.5, float("nan")]}, "point"),
+    (Prediction, {"raw": 7}, "raw"),
+    (Prediction, {"raw": None}, "raw"),
+    (Prediction, {"attempts": True}, "attempts"),
+    (Score, {"components": {"iou": "high"}}, "components.iou"),
+    (Score, {"component_format_errors": {"iou": 1}}, "component_format_errors.iou"),
+    (SampleResult, {"suite": "s", "id": "i", "task": "point", "prediction": {"box": "wxyz"}}, "prediction.box"),
+    (SampleResult, {"suite": "s", "id": "i", "task": "point", "outcome": "great"}, "outcome"),
+])
+def test_strict_reading_names_the_field_of_the_wrong_type(cls: type, data: dict[str, object], field: str) -> None:
+    """The lenient reading turns ``"ab"`` into ``Point("a", "b")``; the strict one refuses it, naming the field
+    by its path; the lenient one is unchanged."""
+    with pytest.raises(codec.FieldError) as info:
+        codec.from_json(cls, data, strict=True)
+    assert info.value.field == field and str(info.value).startswith(f"{field}: expected ")
+    assert Prediction.from_json({"point": "ab"}).point == Point("a", "b")  # type: ignore[arg-type]

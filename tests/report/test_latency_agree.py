@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 
+import pytest
 from conftest import Project
 
 TIMED = '''
@@ -67,6 +68,7 @@ def _run(project: Project, sleep_ms: int, *args: str, xdist: list[str]):
                                                  "no:cacheprovider", *xdist, *args)
 
 
+@pytest.mark.slow
 def test_a_latency_metric_s_baseline_is_the_stored_one_everywhere(project: Project, xdist: list[str]) -> None:
     _setup(project)
     assert _run(project, 80, "--snapshot-update", "--uiground-cache", "off", xdist=[]).ret == 0
@@ -85,6 +87,7 @@ def test_a_latency_metric_s_baseline_is_the_stored_one_everywhere(project: Proje
     assert f"<td>{stored['value']:.1f}</td>" in row, row  # the page rounds milliseconds to 0.1
 
 
+@pytest.mark.slow
 def test_cached_predictions_are_not_timed_as_this_run_s(project: Project, xdist: list[str]) -> None:
     _setup(project)
     cache = str(project.root / "pcache")

@@ -49,6 +49,7 @@ def screenshot(url: str, path: Path, size: str = "1400,2400") -> Image.Image:
     return img
 
 
+@pytest.mark.slow
 def test_report_renders_with_banner_table_charts_every_sample_and_a_detail_view(tmp_path: Path) -> None:
     path = htmlreport.write(tmp_path / "report.html", SUMMARY, RECORDS, hand_lookup())
     check_self_contained(Page(path.read_text(encoding="utf-8")), tmp_path)
@@ -70,6 +71,7 @@ def test_report_renders_with_banner_table_charts_every_sample_and_a_detail_view(
     assert shot.width == 1400
 
 
+@pytest.mark.slow
 def test_report_filters_by_outcome_from_the_page_script(tmp_path: Path) -> None:
     """The outcome filter hides rows; driven through the page's own controls via a tiny injected script."""
     path = htmlreport.write(tmp_path / "report.html", SUMMARY, RECORDS, hand_lookup())
@@ -84,6 +86,7 @@ def test_report_filters_by_outcome_from_the_page_script(tmp_path: Path) -> None:
     assert hidden == ["pass", "pass"]
 
 
+@pytest.mark.slow
 def test_compare_page_renders(tmp_path: Path) -> None:
     write_run(tmp_path, "a", "ocr", [True] * 6 + [False] * 2, 20.0)
     write_run(tmp_path, "b", "qwen", [True] * 4 + [False] * 2 + [True] * 2, 90.0)

@@ -54,6 +54,7 @@ def _collected(result: pytest.RunResult) -> list[str]:
     (["-k", "difficulty:easy and not theme:dark"], lambda m: m["difficulty"] == "easy" and m["theme"] != "dark"),
     (["-m", "uiground(difficulty='medium')"], lambda m: m["difficulty"] == "medium"),
 ], ids=["value", "key:value", "marker"])
+@pytest.mark.slow
 def test_slices_select_by_keyword_and_marker(project: Project, xdist: list[str], selection: list[str],
                                              wanted: object) -> None:
     suite = load_suite(project.root / "suites" / "mini" / "suite.toml")

@@ -56,6 +56,7 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return found
 
 
+@pytest.mark.slow
 def test_the_wheel_carries_every_builtin_suite_baseline_and_the_workflow(wheel: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
     shipped = {
@@ -142,6 +143,7 @@ def test_init_unknown_suite_names_the_known_ones(tmp_path: Path, capsys: pytest.
 
 
 @pytest.mark.parametrize("xdist", [[], ["-n", "2"]], ids=["serial", "xdist"])
+@pytest.mark.slow
 def test_init_synthetic_then_pytest_passes_in_an_empty_git_repository(pytester: pytest.Pytester,
                                                                       xdist: list[str]) -> None:
     subprocess.run(["git", "init", "-q"], cwd=pytester.path, check=True)

@@ -33,7 +33,6 @@ module later without touching the server or the page.
 from __future__ import annotations
 
 import json
-import os
 import re
 import threading
 from collections.abc import Iterator, Mapping, Sequence
@@ -44,6 +43,7 @@ from typing import Any, Final
 
 from pytest_uiground.record import jsontext
 from pytest_uiground.record.files import atomic_write_text, hex_digest
+from pytest_uiground.record.locks import FileLock
 from pytest_uiground.record.sample import safe_id
 from pytest_uiground.screens import format as fmt
 
@@ -137,8 +137,8 @@ def _line(data: Mapping[str, Any]) -> str:
 class Store:
     """``annotations.jsonl`` and its sidecar, read and changed under one lock.
 
-    The in-process lock orders the server's threads; an advisory lock on the file's folder (where
-    the platform has ``fcntl``) orders two annotator processes on the same file."""
+    The in-process lock orders the server's threads; an advisory lock on the file's folder
+    (:class:`~pytest_uiground.record.locks.FileLock`) orders two annotator processes on the same file."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -303,16 +303,7 @@ class Store:
     @contextmanager
     def _locked(self) -> Iterator[None]:
         with self._lock:
-            try:
-                import fcntl
-            except ImportError:  # Windows: the in-process lock only
-                yield
-                return
-            # The folder itself is locked: no lock file is left beside the annotations.
+            # The folder itself is locked (record/locks.py): no lock file is left beside the annotations.
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(self.path.parent, os.O_RDONLY)
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX)
+            with FileLock(self.path.parent, folder=True):
                 yield
-            finally:
-                os.close(fd)
