@@ -27,10 +27,10 @@ def static(name: str) -> str:
     if name not in FILES:
         raise ValueError(f"report/static/{name}: not one of the report's static files {', '.join(FILES)}")
     text = resources.files("pytest_uiground.report").joinpath("static", name).read_text(encoding="utf-8")
-    closing = "</script" if name.endswith(".js") else "</style"
-    if closing in text.lower():
-        raise ValueError(f"report/static/{name} contains {closing!r}, which would end its inline element; "
-                         "write it as '<\\/' in the file")
+    for closing in ("</script", "<!--") if name.endswith(".js") else ("</style",):
+        if closing in text.lower():
+            raise ValueError(f"report/static/{name} contains {closing!r}, which changes how the page parses its "
+                             "inline element; write it as '<\\/' (or '<\\!--') in the file")
     return text
 
 

@@ -47,6 +47,18 @@ def test_a_name_outside_the_static_files_is_refused_by_name() -> None:
         assets.static("nope.js")
 
 
+def test_a_static_file_that_would_end_its_inline_element_is_refused(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "static").mkdir()
+    (tmp_path / "static" / "sort.js").write_text('var s = "</SCRIPT>";\n', encoding="utf-8")
+    (tmp_path / "static" / "page.css").write_text('p::after{content:"</style>"}\n', encoding="utf-8")
+    monkeypatch.setattr(assets.resources, "files", lambda package: tmp_path)
+    with pytest.raises(ValueError, match=r"report/static/sort\.js contains '</script'"):
+        assets.static.__wrapped__("sort.js")
+    with pytest.raises(ValueError, match=r"report/static/page\.css contains '</style'"):
+        assets.static.__wrapped__("page.css")
+
+
 def test_the_pages_inline_the_files() -> None:
     text = htmlreport.render(SuiteSummary(
         suite="s", model="m", model_fingerprint={}, n_samples=0, metrics={}, baseline_comparison={},
