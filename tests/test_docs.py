@@ -45,7 +45,7 @@ DOCS = [ROOT / "README.md", ROOT / "CONTRIBUTING.md", *sorted((ROOT / "docs").gl
 FENCE = re.compile(r"^(?P<indent> *)```(?P<lang>[\w-]*)\s*$")
 MARK = re.compile(r"<!-- (?P<kind>no-run|run-by): (?P<why>[^>]+?) -->\s*$")
 OUTPUT_LANGS = {"", "text"}
-CI_ONLY = {"python3", ".", "ruff", "mypy", "(command"}  # commands only .ci/run's blocks may hold
+CI_ONLY = {"python3", ".", "ruff", "mypy", "(command", "npm", "npx"}  # commands only .ci/run's blocks may hold
 NO_RUN_ONLY = {"git", "export", "vllm", "hf"}  # commands only a no-run block may hold
 
 

@@ -1,287 +1,46 @@
-"""The sample browser's script: filters, search and the detail view, inline in the page.
+"""The pages' front end: the scripts and stylesheets under ``report/static/``, inlined.
 
-The page works from disk with no network, so the script is a string written into
-it (no framework, nothing fetched). It reads the JSON block written by
-:mod:`~pytest_uiground.report.browse` and inserts every value with ``textContent``
-or as an SVG attribute, never as markup: raw model output is untrusted.
+Why files and not Python strings: a ``.js`` file is linted (eslint, ``eslint.config.mjs``, run by
+``.ci/run``) and a ``.css`` file read as what it is; the pages' behaviour is tested in Chromium
+(``tests/report/test_report_front.py``). Why inlined: ``report.html`` is one self-contained file
+that works from disk, mailed or attached to a CI run, with nothing fetched; so each page's
+``<style>`` and ``<script>`` carry these files' text, read once through :mod:`importlib.resources`
+(the files are package data: ``pyproject.toml``, ``MANIFEST.in``).
+
+``browser.js`` reads the JSON block and the controls that :mod:`~pytest_uiground.report.browse`
+writes and inserts every value with ``textContent`` or as an SVG attribute, never as markup: raw
+model output is untrusted.
 """
 
 from __future__ import annotations
 
-BROWSER_JS = r"""
-(function () {
-  "use strict";
-  var node = document.getElementById("uig-data");
-  if (!node) return;
-  var data = JSON.parse(node.textContent);
-  var rows = Array.prototype.slice.call(document.querySelectorAll("#samples tbody tr"));
-  var detail = document.getElementById("detail");
-  var SVG = "http://www.w3.org/2000/svg";
-  var OK = {"pass": 1, "fixed": 1, "new": 1, "right": 1};
-  var current = -1;
+import functools
+from importlib import resources
 
-  function el(tag, attrs, text) {
-    var e = document.createElement(tag);
-    for (var k in attrs || {}) e.setAttribute(k, attrs[k]);
-    if (text !== undefined && text !== null) e.textContent = String(text);
-    return e;
-  }
-  function svg(tag, attrs) {
-    var e = document.createElementNS(SVG, tag);
-    for (var k in attrs) e.setAttribute(k, attrs[k]);
-    return e;
-  }
-  function fmt(v) {
-    if (v === null || v === undefined) return "-";
-    if (typeof v === "number") return Number.isInteger(v) ? String(v) : v.toFixed(3).replace(/0+$/, "");
-    if (typeof v === "object") return JSON.stringify(v);
-    return String(v);
-  }
-  function haystack(s) {
-    return [s.id, s.instruction || "", s.raw || "", s.outcome, JSON.stringify(s.meta)].join(" ").toLowerCase();
-  }
-  var texts = data.samples.map(haystack);
+#: every file under report/static/, by the page that inlines it
+FILES = ("page.css", "sort.css", "sort.js", "browser.css", "browser.js", "compare.css", "validate.css")
 
-  function applyFilters() {
-    var outcome = document.getElementById("f-outcome").value;
-    var q = document.getElementById("f-text").value.trim().toLowerCase();
-    var slices = Array.prototype.slice.call(document.querySelectorAll(".f-slice"))
-      .filter(function (s) { return s.value !== ""; });
-    var shown = 0;
-    rows.forEach(function (row) {
-      var i = +row.getAttribute("data-i"), s = data.samples[i];
-      var ok = (!outcome || (outcome === "!ok" ? !OK[s.outcome] : s.outcome === outcome))
-        && (!q || texts[i].indexOf(q) >= 0)
-        && slices.every(function (f) { return s.meta[f.getAttribute("data-key")] === f.value; });
-      row.hidden = !ok;
-      if (ok) shown++;
-    });
-    document.getElementById("f-count").textContent = shown + " of " + rows.length + " samples shown";
-  }
 
-  function field(dl, name, value) {
-    if (value === null || value === undefined || value === "") return;
-    dl.appendChild(el("dt", {}, name));
-    dl.appendChild(el("dd", {}, fmt(value)));
-  }
+@functools.cache
+def static(name: str) -> str:
+    """The text of ``report/static/NAME``; refused if it could end the inline element that holds it."""
+    if name not in FILES:
+        raise ValueError(f"report/static/{name}: not one of the report's static files {', '.join(FILES)}")
+    text = resources.files("pytest_uiground.report").joinpath("static", name).read_text(encoding="utf-8")
+    for closing in ("</script", "<!--") if name.endswith(".js") else ("</style",):
+        if closing in text.lower():
+            raise ValueError(f"report/static/{name} contains {closing!r}, which changes how the page parses its "
+                             "inline element; write it as '<\\/' (or '<\\!--') in the file")
+    return text
 
-  function overlay(s, scr) {
-    var w = scr.w, h = scr.h;
-    var o = svg("svg", {viewBox: "0 0 " + w + " " + h, preserveAspectRatio: "none", "class": "marks"});
-    function rect(b, cls) {
-      o.appendChild(svg("rect", {x: b[0] * w, y: b[1] * h, width: Math.max(1, (b[2] - b[0]) * w),
-                                 height: Math.max(1, (b[3] - b[1]) * h), "class": cls}));
-    }
-    if (s.rect) rect(s.rect, "m-crop");
-    if (s.truth && s.truth.box) rect(s.truth.box, "m-truth");
-    function answer(p, cls) {  // an answer: its box and point (the baseline answer, purple, drawn first)
-      if (p.box) rect([Math.min(p.box[0], p.box[2]), Math.min(p.box[1], p.box[3]),
-                       Math.max(p.box[0], p.box[2]), Math.max(p.box[1], p.box[3])], cls);
-      if (p.point) {
-        var x = Math.min(Math.max(p.point[0], 0), 1) * w, y = Math.min(Math.max(p.point[1], 0), 1) * h;
-        var r = Math.max(6, w / 90);
-        o.appendChild(svg("circle", {cx: x, cy: y, r: r, "class": cls}));
-        o.appendChild(svg("path", {d: "M" + (x - 2 * r) + " " + y + "H" + (x + 2 * r) + "M" + x + " " + (y - 2 * r)
-                                       + "V" + (y + 2 * r), "class": cls}));
-      }
-    }
-    if (s.before) answer(s.before, "m-before");
-    answer(s.pred, "m-pred");
-    if (s.click) o.appendChild(svg("circle", {cx: s.click[0] * w, cy: s.click[1] * h, r: Math.max(4, w / 160),
-                                              "class": "m-click"}));
-    return o;
-  }
 
-  // A sample the report did not draw: its crop is the screenshot itself, seen through an SVG
-  // window on the dashed region, with the same marks on top (no picture made when writing).
-  function zoomed(s, scr) {
-    var o = overlay(s, scr), r = s.rect;
-    o.setAttribute("viewBox", [r[0] * scr.w, r[1] * scr.h, Math.max(1, (r[2] - r[0]) * scr.w),
-                               Math.max(1, (r[3] - r[1]) * scr.h)].join(" "));
-    o.setAttribute("preserveAspectRatio", "xMidYMid meet");
-    o.setAttribute("class", "marks crop");
-    o.insertBefore(svg("image", {href: scr.src, x: 0, y: 0, width: scr.w, height: scr.h,
-                                 preserveAspectRatio: "none"}), o.firstChild);
-    return o;
-  }
-
-  function show(i, scroll) {
-    if (i < 0 || i >= data.samples.length) return;
-    var s = data.samples[i], row = document.getElementById("row-" + i);
-    rows.forEach(function (r) { r.classList.remove("sel"); });
-    row.classList.add("sel");
-    current = i;
-    detail.textContent = "";
-    var head = el("div", {"class": "dhead"});
-    head.appendChild(el("h3", {}, s.id));
-    head.appendChild(el("span", {"class": "tag " + s.outcome}, s.outcome));
-    var prev = el("button", {type: "button"}, "\u2190 prev"), next = el("button", {type: "button"}, "next \u2192");
-    prev.onclick = function () { step(-1); };
-    next.onclick = function () { step(1); };
-    head.appendChild(prev);
-    head.appendChild(next);
-    detail.appendChild(head);
-    if (s.instruction) detail.appendChild(el("p", {"class": "instr"}, s.instruction));
-    var pics = el("div", {"class": "pics"});
-    if (s.screen !== undefined) {
-      var scr = data.screens[s.screen], wrap = el("div", {"class": "screen"});
-      wrap.appendChild(el("img", {src: scr.src, alt: "screenshot of " + s.id, "class": "full"}));
-      wrap.appendChild(overlay(s, scr));
-      var thumb = row.querySelector("img.thumb");
-      pics.appendChild(wrap);
-      if (thumb) {
-        var z = el("figure", {"class": "zoom"});
-        z.appendChild(el("img", {src: thumb.getAttribute("src"), alt: "zoomed crop of " + s.id, "class": "crop"}));
-        z.appendChild(el("figcaption", {}, "zoomed: the dashed region"));
-        pics.appendChild(z);
-      } else if (s.rect) {
-        var lz = el("figure", {"class": "zoom"});
-        lz.appendChild(zoomed(s, scr));
-        lz.appendChild(el("figcaption", {}, "zoomed: the dashed region, drawn from the screenshot"));
-        pics.appendChild(lz);
-      }
-    } else if (s.img_note) {
-      pics.appendChild(el("p", {"class": "note"}, s.img_note));
-    }
-    detail.appendChild(pics);
-    var dl = el("dl", {"class": "meta"});
-    field(dl, "task", s.task);
-    Object.keys(s.meta).forEach(function (k) { field(dl, k, s.meta[k]); });
-    field(dl, "score", s.value);
-    field(dl, "latency (ms)", s.latency);
-    // Boxes and points read in pixels of the screenshot, labelled (what a person compares with the image).
-    var size = s.screen !== undefined ? data.screens[s.screen] : null;
-    function px(k, v) {
-      if (!size || !Array.isArray(v)) return v;
-      if (k === "box" && v.length === 4) return "box [" + [v[0] * size.w, v[1] * size.h, v[2] * size.w,
-                                                           v[3] * size.h].map(Math.round).join(", ") + "] px";
-      if (k === "point" && v.length === 2) return "point (" + Math.round(v[0] * size.w) + ", "
-                                                  + Math.round(v[1] * size.h) + ") px";
-      return v;
-    }
-    Object.keys(s.truth || {}).forEach(function (k) { field(dl, "truth " + k, px(k, s.truth[k])); });
-    Object.keys(s.pred).forEach(function (k) { field(dl, "predicted " + k, px(k, s.pred[k])); });
-    Object.keys(s.before || {}).forEach(function (k) { field(dl, "baseline's " + k, px(k, s.before[k])); });
-    field(dl, "stability", s.stability);
-    if (s.format_error) field(dl, "format error", "the output did not parse");
-    Object.keys(s.components || {}).forEach(function (k) { field(dl, k, s.components[k]); });
-    Object.keys(s.notes || {}).forEach(function (k) { field(dl, k, s.notes[k]); });
-    detail.appendChild(dl);
-    if (s.error) { detail.appendChild(el("div", {}, "error:")); detail.appendChild(el("pre", {}, s.error)); }
-    detail.appendChild(el("div", {}, "raw output:"));
-    detail.appendChild(el("pre", {"class": "raw"}, s.raw === "" ? "(empty)" : s.raw));
-    if (scroll) row.scrollIntoView({block: "nearest"});
-    var hash = "#sample=" + encodeURIComponent(s.id);
-    try { if (location.hash !== hash) history.replaceState(null, "", hash); } catch (e) { /* file: URLs */ }
-  }
-
-  function step(d) {
-    // in the table's current order: a column sort moves the rows
-    var visible = Array.prototype.slice.call(document.querySelectorAll("#samples tbody tr"))
-      .filter(function (r) { return !r.hidden; });
-    var pos = visible.findIndex(function (r) { return +r.getAttribute("data-i") === current; });
-    var target = visible[Math.min(Math.max(pos + d, 0), visible.length - 1)];
-    if (target) show(+target.getAttribute("data-i"), true);
-  }
-
-  function fromHash() {
-    var m = /^#sample=(.*)$/.exec(location.hash);
-    if (!m) return;
-    var id = decodeURIComponent(m[1]);
-    for (var i = 0; i < data.samples.length; i++) if (data.samples[i].id === id) { show(i, true); return; }
-  }
-
-  rows.forEach(function (row) { row.addEventListener("click", function () { show(+row.getAttribute("data-i")); }); });
-  document.getElementById("f-outcome").addEventListener("change", applyFilters);
-  document.getElementById("f-text").addEventListener("input", applyFilters);
-  document.querySelectorAll(".f-slice").forEach(function (s) { s.addEventListener("change", applyFilters); });
-  document.addEventListener("keydown", function (e) {
-    if (e.target && /INPUT|SELECT|TEXTAREA/.test(e.target.tagName)) return;
-    if (e.key === "j") step(1);
-    if (e.key === "k") step(-1);
-  });
-  window.addEventListener("hashchange", fromHash);
-  applyFilters();
-  if (location.hash) fromHash(); else if (rows.length) show(0);
-})();
-"""
-
-SORT_JS = r"""
-(function () {
-  "use strict";
-  // Every table.sortable: a click on a header sorts its rows by that column (numbers as
-  // numbers, "-" last), a second click reverses. Cells are compared by their text.
-  function key(cell) {
-    var t = cell ? cell.textContent.trim() : "";
-    var n = parseFloat(t.replace(/^\[/, "").replace(/[%,]/g, ""));
-    return {t: t.toLowerCase(), n: isNaN(n) ? null : n, blank: t === "" || t === "-"};
-  }
-  function cmp(a, b) {
-    if (a.n !== null && b.n !== null) return a.n - b.n;
-    if (a.n !== null) return -1;
-    if (b.n !== null) return 1;
-    return a.t < b.t ? -1 : a.t > b.t ? 1 : 0;
-  }
-  document.querySelectorAll("table.sortable").forEach(function (table) {
-    var body = table.tBodies[0];
-    var headRow = table.tHead ? table.tHead.rows[0] : body.rows[0];
-    if (!headRow) return;
-    Array.prototype.forEach.call(headRow.cells, function (th, col) {
-      th.classList.add("sorts");
-      th.title = "sort by " + th.textContent.trim();
-      th.addEventListener("click", function () {
-        var dir = th.getAttribute("aria-sort") === "ascending" ? -1 : 1;
-        Array.prototype.forEach.call(headRow.cells, function (h) { h.removeAttribute("aria-sort"); });
-        th.setAttribute("aria-sort", dir === 1 ? "ascending" : "descending");
-        var rows = Array.prototype.slice.call(body.rows).filter(function (r) { return r !== headRow; });
-        rows.map(function (r, i) { return {r: r, k: key(r.cells[col]), i: i}; })
-          .sort(function (a, b) {
-            if (a.k.blank !== b.k.blank) return a.k.blank ? 1 : -1;  // "-" last either way
-            return dir * cmp(a.k, b.k) || a.i - b.i;
-          })
-          .forEach(function (x) { body.appendChild(x.r); });
-      });
-    });
-  });
-})();
-"""
-
-SORT_CSS = """
-th.sorts{cursor:pointer;user-select:none}th.sorts:hover{background:#e4e8f0}
-th[aria-sort=ascending]::after{content:" \\25B2";font-size:.7em}
-th[aria-sort=descending]::after{content:" \\25BC";font-size:.7em}
-table.fingerprint{font-size:.85em;margin:.4em 0}table.fingerprint tr.diff td{background:#fff1c2}
-table.fingerprint td{max-width:40em;white-space:normal;overflow-wrap:anywhere}
-"""
-
-BROWSER_CSS = """
-.filters{display:flex;flex-wrap:wrap;gap:.4em 1.2em;align-items:center;margin:.5em 0;font-size:.92em}
-.filters select,.filters input{font:inherit;padding:.1em .3em}
-.browse{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:1em;align-items:start}
-.tablewrap{max-height:80vh;overflow:auto;border:1px solid #ddd}
-#samples{margin:0;width:100%;font-size:.85em}#samples td{padding:.15em .4em;cursor:pointer}
-#samples td.id{max-width:13em;overflow:hidden;text-overflow:ellipsis}
-#samples td.instr{max-width:24em;overflow:hidden;text-overflow:ellipsis}
-#samples thead th{position:sticky;top:0;z-index:1}
-#samples td.id,#samples th.id{position:sticky;left:0;background:#fff;z-index:1;box-shadow:1px 0 0 #ddd}
-#samples thead th.id{z-index:2}
-#samples tr.sel td{background:#e8f0fe}#samples tr:hover td{background:#f3f6fb}
-#samples td.t,#samples th.t{width:72px;padding:1px}#samples img.thumb{height:44px;max-width:72px;display:block}
-.detail{position:sticky;top:.5em;border:1px solid #ddd;border-radius:6px;padding:.6em;max-height:95vh;overflow:auto}
-.detail h3{display:inline;margin:0 .6em 0 0;font-size:1.05em;word-break:break-all}
-.dhead button{margin-left:.5em}.instr{font-size:1.05em;background:#fffbe6;padding:.3em .5em;border-radius:4px}
-.pics{display:flex;gap:.8em;flex-wrap:wrap;align-items:flex-start}
-.screen{position:relative;flex:1 1 420px;max-width:100%}.screen img.full{width:100%;display:block}
-.screen svg.marks{position:absolute;left:0;top:0;width:100%;height:100%;pointer-events:none}
-.marks *{fill:none;vector-effect:non-scaling-stroke}.m-truth{stroke:#00c800;stroke-width:3}
-.m-pred{stroke:#e60000;stroke-width:2}
-.m-before{stroke:#9628e6;stroke-width:2;stroke-dasharray:5 3}.m-click{fill:#0060ff !important;stroke:#fff}
-.m-crop{stroke:#f0a000;stroke-width:1.5;stroke-dasharray:6 4}
-.zoom{margin:0;flex:0 0 auto}.zoom img.crop{width:320px;max-width:100%;image-rendering:auto;border:1px solid #ccc}
-.zoom svg.crop{width:320px;height:240px;max-width:100%;border:1px solid #ccc;background:#f4f4f6}
-.zoom figcaption{font-size:.8em;color:#666}
-.detail pre{white-space:pre-wrap;word-break:break-all;background:#f4f4f6;padding:.4em;max-height:16em;overflow:auto}
-.legend .sw{display:inline-block;width:.9em;height:.9em;margin:0 .25em 0 .6em;vertical-align:-.1em;border:2px solid}
-.sw.g{border-color:#00c800}.sw.r{border-color:#e60000}.sw.p{border-color:#9628e6;border-style:dashed}.sw.b{background:#0060ff;border-color:#0060ff;border-radius:50%}
-@media (max-width:1100px){.browse{grid-template-columns:1fr}}
-"""
+#: the stylesheet of every page (report.html, the index, compare, matrix)
+PAGE_CSS = static("page.css")
+#: sortable tables: a click on a header sorts its rows (every ``table.sortable``)
+SORT_JS = static("sort.js")
+SORT_CSS = static("sort.css")
+#: the sample browser of report.html: filters, search, the detail view and the zoom
+BROWSER_JS = static("browser.js")
+BROWSER_CSS = static("browser.css")
+#: the compare and matrix pages
+COMPARE_CSS = static("compare.css")

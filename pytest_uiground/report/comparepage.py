@@ -27,14 +27,7 @@ from pytest_uiground.report.runs import Line, Run, flip_lines, flips, headline, 
 
 FLIP_LIMIT = 40  # cards per list; the rest are listed by id
 
-COMPARE_CSS = """
-.flips{display:flex;flex-wrap:wrap;gap:.8em}.flip{border:1px solid #ccc;border-radius:6px;padding:.4em;margin:0;
-font-size:.85em;width:340px}.flip .pair{display:flex;gap:4px}.flip .pair div{flex:1;text-align:center}
-.flip img{max-width:100%;max-height:140px;display:block;margin:auto}.flip b{word-break:break-all}
-.flip .instr{background:#fffbe6;padding:.15em .35em;margin:.2em 0;border-radius:3px}
-.sw{display:inline-block;width:.8em;height:.8em;margin-right:.3em;vertical-align:-.05em}
-td.num{font-variant-numeric:tabular-nums}td.wrap{white-space:normal;max-width:28em;font-size:.85em}
-"""
+COMPARE_CSS = assets.COMPARE_CSS  # report/static/compare.css (the matrix page reads it too)
 
 
 def suite_dir(run: Run, suite: str) -> Path:

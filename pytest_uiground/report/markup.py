@@ -1,5 +1,11 @@
-"""HTML building blocks shared by every uiground page: the stylesheet, escaping,
+"""HTML building blocks shared by every uiground page: the page skeleton, escaping,
 number formatting and ``<img>`` tags.
+
+The pages are built by small functions returning HTML text, every value from a summary,
+a record or the model passed through :func:`esc` (one escaping helper, not a template
+engine: no dependency added to the core install, and the pieces other modules add to a
+page stay plain functions). Scripts and stylesheets are files under ``report/static/``
+(:mod:`~pytest_uiground.report.assets`), inlined by :func:`page`.
 
 They live apart from :mod:`pytest_uiground.report.html` so that the pieces of a page
 (:mod:`~pytest_uiground.report.plots`, :mod:`~pytest_uiground.report.gallery`) and the
@@ -15,35 +21,15 @@ import json
 import math
 from collections.abc import Mapping
 
-CSS = """
-body{font-family:system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif;margin:1.5em;color:#1d1d1f;
-background:#fff;line-height:1.35}
-h1{font-size:1.5em;margin:.2em 0}h2{font-size:1.2em;margin-top:1.6em;border-bottom:1px solid #ddd}
-table{border-collapse:collapse;margin:.6em 0;font-size:.92em}
-th,td{border:1px solid #ddd;padding:.25em .6em;text-align:right;white-space:nowrap}
-th{background:#f4f4f6}td.l,th.l{text-align:left}tr.slice td.l{padding-left:1.6em;color:#444}
-.FAIL{color:#b00020;font-weight:bold}.improved{color:#0a7d28;font-weight:bold}
-dl.meta{display:grid;grid-template-columns:max-content auto;gap:.15em 1em;font-size:.92em}
-dl.meta dt{font-weight:600}dl.meta dd{margin:0;word-break:break-all}
-svg.plot{max-width:100%;height:auto;display:block}
-figure.chart{margin:.8em 0 1.4em;max-width:1100px}
-.banner{border-radius:6px;padding:.6em .9em;margin:.6em 0;border:2px solid;font-size:.95em}
-.banner .headline{font-size:1.25em;font-weight:700;margin-bottom:.2em}
-.banner.pass{background:#eaf7ee;border-color:#0a7d28}.banner.pass .headline{color:#0a7d28}
-.banner.warn{background:#fff6e0;border-color:#b26b00}.banner.warn .headline{color:#8a5300}
-.banner.fail{background:#fdecee;border-color:#b00020}.banner.fail .headline{color:#b00020}
-.banner .extra{color:#444}.banner .failed{color:#6b0012;font-size:.9em;margin-bottom:.2em}
-td.verdict.pass{color:#0a7d28;font-weight:700}td.verdict.fail{color:#b00020;font-weight:700}td.verdict.warn{color:#8a5300}
-details.prov{font-size:.9em;margin:.4em 0}
-table.metrics td .unit{color:#666;font-size:.85em;font-weight:normal}
-td.up{color:#0a7d28}td.down{color:#b00020}
-.tag{display:inline-block;padding:0 .4em;border-radius:3px;background:#eee;font-weight:600}
-.tag.regression,.tag.error{background:#fdd}.tag.fixed{background:#d8f5df}.tag.known-failure{background:#f3e8d0}.tag.unstable{background:#eadcf8}
-.note{color:#666;font-size:.9em}
-"""
+from pytest_uiground.report.assets import PAGE_CSS
+
+#: the stylesheet of every page (``report/static/page.css``)
+CSS = PAGE_CSS
 
 
 def esc(value: object) -> str:
+    """Text made safe as HTML element content and as a quoted attribute value: the one escaping helper
+    of every page (``tests/report/test_report_front.py`` holds that no other module escapes on its own)."""
     return html.escape("" if value is None else str(value), quote=True)
 
 

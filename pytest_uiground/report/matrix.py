@@ -235,7 +235,7 @@ def render_html(suites: Sequence[str], cells: Sequence[Cell], total_s: float) ->
                       f'<figure class="chart">{metric_chart(suite, metric, lines(suite, metric, in_suite), in_suite)}'
                       "</figure>"]
     return page("uiground matrix: " + ", ".join(suites), "\n".join(parts), script=assets.SORT_JS,
-                css=COMPARE_CSS + assets.SORT_CSS + ".scroll{overflow-x:auto;max-width:100%}")
+                css=COMPARE_CSS + assets.SORT_CSS)
 
 
 # -- the command --------------------------------------------------------------------------------------------

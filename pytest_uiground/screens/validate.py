@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import base64
-import html
 import io
 import sys
 from collections.abc import Sequence
@@ -33,6 +32,8 @@ from pathlib import Path
 
 from pytest_uiground.record.files import atomic_write_text
 from pytest_uiground.record.image import ImageError, ImageRef
+from pytest_uiground.report.assets import static
+from pytest_uiground.report.markup import esc
 from pytest_uiground.screens import checks
 from pytest_uiground.screens import format as fmt
 from pytest_uiground.screens.samples import annotations_path, samples_of
@@ -85,21 +86,20 @@ def page(path: Path, flags: Sequence[checks.Flag]) -> str:
     from PIL import ImageDraw
 
     errors = sum(f.severity == checks.ERROR for f in flags)
-    parts = [f"<!doctype html><meta charset='utf-8'><title>validate {html.escape(path.name)}</title>"
-             "<style>body{font:14px sans-serif;margin:1em}img{max-width:100%;border:1px solid #ccc}"
-             "li{margin:.2em 0}.error{color:#c00}.advice{color:#b35c00}</style>",
-             f"<h1>{_errors(errors)} and {len(flags) - errors} advice in {html.escape(str(path))}</h1>"]
+    parts = [f"<!doctype html><meta charset='utf-8'><title>validate {esc(path.name)}</title>"
+             f"<style>{static('validate.css')}</style>",
+             f"<h1>{_errors(errors)} and {len(flags) - errors} advice in {esc(str(path))}</h1>"]
     by_image: dict[str, list[tuple[int, checks.Flag]]] = {}
     for i, f in enumerate(flags, 1):
         by_image.setdefault(f.image, []).append((i, f))
     for image, items in by_image.items():
-        parts.append(f"<h2>{html.escape(image or '(no image)')}</h2>")
+        parts.append(f"<h2>{esc(image or '(no image)')}</h2>")
         file = _inside(path.parent, image)
         if file is not None and file.is_file():
             try:
                 img = ImageRef.from_path(file).load()
             except ImageError as exc:
-                parts.append(f"<p>cannot draw it: {html.escape(str(exc))}</p>")
+                parts.append(f"<p>cannot draw it: {esc(str(exc))}</p>")
             else:
                 scale = min(1.0, THUMB_WIDTH / img.width)
                 img = img.resize((max(1, round(img.width * scale)), max(1, round(img.height * scale))))
@@ -113,11 +113,11 @@ def page(path: Path, flags: Sequence[checks.Flag]) -> str:
                         draw.text((b[0] + 3, b[1] + 2), str(i), fill=color)
                 buf = io.BytesIO()
                 img.save(buf, format="PNG")
-                parts.append(f"<img alt='{html.escape(image)}' src='data:image/png;base64,"
+                parts.append(f"<img alt='{esc(image)}' src='data:image/png;base64,"
                              f"{base64.b64encode(buf.getvalue()).decode()}'>")
         parts.append("<ol>" + "".join(f"<li value='{i}' class='{f.severity}'><b>{f.severity}</b> "
-                                      f"<b>{html.escape(f.id)}</b>: {html.escape(f.problem)}; "
-                                      f"<i>fix</i>: {html.escape(f.fix)}</li>" for i, f in items) + "</ol>")
+                                      f"<b>{esc(f.id)}</b>: {esc(f.problem)}; "
+                                      f"<i>fix</i>: {esc(f.fix)}</li>" for i, f in items) + "</ol>")
     if not flags:
         parts.append("<p>clean: nothing flagged</p>")
     return "\n".join(parts) + "\n"

@@ -36,7 +36,7 @@ async function api(path, body, keepalive) {
     if (keepalive) opts.keepalive = true;
   }
   const response = await fetch(path, opts);
-  let doc = null;
+  let doc;
   try { doc = await response.json(); } catch (e) { doc = null; }
   return {status: response.status, doc};
 }

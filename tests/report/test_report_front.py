@@ -1,0 +1,276 @@
+"""The report pages' front end driven in real headless Chromium (pytest-playwright): what a person
+does on ``report.html`` and the compare page, asserted on the DOM the scripts leave.
+
+``report/static/`` holds the pages' scripts and stylesheets (issue 42); these tests click column
+headers (sorting, reversing, numbers as numbers, ``-`` last), use the outcome, slice and text
+filters, follow j/k through the sorted order, open the detail view and its zoom (a drawn crop, and
+the crop the page draws itself from a linked screenshot), scroll the sample table under its pinned
+id column, and check that the stylesheets from the files apply (computed styles, not CSS text).
+Every page is written in-process by the report writers and opened from disk (``file://``).
+
+Needs Debian's ``chromium`` at ``/usr/bin/chromium`` (``apt-get install -y chromium``); skipped with
+that reason where it is missing. Playwright drives it through ``executable_path`` (as
+``tests/annotator/test_annotator_page.py`` does), so no browser download is needed.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from PIL import Image
+from playwright.sync_api import Page, expect
+from test_compare import write_run
+from test_htmlreport import RECORDS, SUMMARY, hand_lookup
+from test_report_lazy import build, summary
+
+from pytest_uiground.report import compare, gallery
+from pytest_uiground.report import html as htmlreport
+from pytest_uiground.report.comparepage import render_html
+from pytest_uiground.report.gallery import FILES_DIR, safe_name
+
+CHROMIUM = Path("/usr/bin/chromium")
+
+pytestmark = pytest.mark.skipif(not CHROMIUM.exists(),
+                                reason="headless Chromium not installed: apt-get install -y chromium")
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args: dict[str, Any]) -> dict[str, Any]:
+    """pytest-playwright's launch arguments, with Debian's Chromium instead of a downloaded one."""
+    return {**browser_type_launch_args, "executable_path": str(CHROMIUM)}
+
+
+@pytest.fixture(scope="session")
+def base_url() -> None:
+    """No base URL: pages are opened by their file URL (pytest-base-url's own fixture warns on pytest 9)."""
+    return None
+
+
+@pytest.fixture(scope="session")
+def browser_context_args(browser_context_args: dict[str, Any]) -> dict[str, Any]:
+    return {**browser_context_args, "viewport": {"width": 1400, "height": 1000}}
+
+
+@pytest.fixture
+def trouble(page: Page) -> Iterator[list[str]]:
+    """Script errors, console errors and dialogs on the page: none may happen (an ``alert`` would mean
+    model output ran as markup)."""
+    seen: list[str] = []
+    page.on("pageerror", lambda e: seen.append(f"page error: {e}"))
+    page.on("console", lambda m: seen.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
+    page.on("dialog", lambda d: (seen.append(f"dialog: {d.message}"), d.dismiss()))
+    yield seen
+    assert seen == []
+
+
+def column(page: Page, name: str) -> list[str]:
+    """The text of one column of the sample table, rows in their current order (hidden ones too)."""
+    index: int = page.eval_on_selector_all(
+        "#samples thead th", f"ths => ths.findIndex(th => th.textContent.trim() === {name!r})")
+    assert index >= 0, name
+    texts: list[str] = page.eval_on_selector_all(
+        "#samples tbody tr", f"rows => rows.map(r => r.cells[{index}].textContent.trim())")
+    return texts
+
+
+def shown_ids(page: Page) -> list[str]:
+    ids: list[str] = page.eval_on_selector_all(
+        "#samples tbody tr:not([hidden])", "rows => rows.map(r => r.querySelector('td.id').textContent)")
+    return ids
+
+
+def rgb(page: Page, selector: str, prop: str) -> str:
+    value: str = page.eval_on_selector(selector, f"e => getComputedStyle(e).getPropertyValue({prop!r})")
+    return value
+
+
+@pytest.fixture
+def report(tmp_path: Path) -> Path:
+    return htmlreport.write(tmp_path / "report.html", SUMMARY, RECORDS, hand_lookup())
+
+
+def test_sample_table_sorts_by_a_header_click_and_a_second_click_reverses(
+        page: Page, report: Path, trouble: list[str]) -> None:
+    page.goto(report.as_uri())
+    expect(page.locator("#f-count")).to_have_text("5 of 5 samples shown")
+    ms = page.locator("#samples thead th", has_text="ms")
+    ms.click()
+    expect(ms).to_have_attribute("aria-sort", "ascending")
+    assert column(page, "ms") == ["5.0", "10.0", "10.0", "12.0", "30.0"]  # numbers as numbers, not "10" < "5"
+    ms.click()
+    expect(ms).to_have_attribute("aria-sort", "descending")
+    assert column(page, "ms") == ["30.0", "12.0", "10.0", "10.0", "5.0"]
+    page.locator("#samples thead th.id").click()
+    expect(ms).not_to_have_attribute("aria-sort", re.compile(".*"))  # one sorted column at a time
+    assert column(page, "id") == ["err-1", "ok-1", "ok-2", "reg-1", "wrong-1"]
+    # j and k walk the table in the order it is shown now
+    page.locator("#row-0").click()
+    first = page.locator("#detail h3").text_content()
+    order = column(page, "id")
+    page.keyboard.press("j")
+    expect(page.locator("#detail h3")).to_have_text(order[order.index(first or "") + 1])
+    page.keyboard.press("k")
+    expect(page.locator("#detail h3")).to_have_text(first or "")
+
+
+def test_a_metrics_table_sorts_too(page: Page, report: Path, trouble: list[str]) -> None:
+    page.goto(report.as_uri())
+    table = page.locator("table.metrics")
+    labels = table.locator("tr").first.locator("th")
+    heads = [t.strip() for t in labels.all_text_contents()]
+    col = heads.index("value")
+    values = lambda: [r.strip() for r in table.locator(f"tbody tr td:nth-child({col + 1})").all_text_contents()]  # noqa: E731
+    labels.nth(col).click()
+    got = [float(v.split()[0]) for v in values()]
+    assert got == sorted(got) and len(got) == 3  # acc 40 and its two slices, 33.33 and 50
+    labels.nth(col).click()
+    assert [float(v.split()[0]) for v in values()] == sorted(got, reverse=True)
+
+
+def test_the_filters_hide_rows_by_outcome_slice_and_text(page: Page, report: Path, trouble: list[str]) -> None:
+    page.goto(report.as_uri())
+    page.select_option("#f-outcome", "!ok")
+    expect(page.locator("#f-count")).to_have_text("3 of 5 samples shown")
+    assert sorted(shown_ids(page)) == ["err-1", "reg-1", "wrong-1"]
+    page.select_option(".f-slice[data-key=size]", "lt32")
+    expect(page.locator("#f-count")).to_have_text("1 of 5 samples shown")  # not passing and small
+    assert shown_ids(page) == ["wrong-1"]
+    page.select_option("#f-outcome", "")
+    expect(page.locator("#f-count")).to_have_text("2 of 5 samples shown")
+    assert sorted(shown_ids(page)) == ["ok-1", "wrong-1"]
+    page.select_option(".f-slice[data-key=size]", "")
+    page.fill("#f-text", "BOLD")  # the raw output "<b>bold</b>", case-insensitive
+    expect(page.locator("#f-count")).to_have_text("1 of 5 samples shown")
+    assert shown_ids(page) == ["wrong-1"]
+    page.fill("#f-text", "")
+    expect(page.locator("#f-count")).to_have_text("5 of 5 samples shown")
+    # a sort keeps the filter: the hidden rows stay hidden wherever they move
+    page.select_option("#f-outcome", "pass")
+    page.locator("#samples thead th", has_text="ms").click()
+    assert shown_ids(page) == ["ok-1", "ok-2"]
+
+
+def test_the_detail_view_draws_the_screenshot_the_marks_and_the_zoomed_crop(
+        page: Page, report: Path, trouble: list[str], tmp_path: Path) -> None:
+    page.goto(report.as_uri() + "#sample=reg-1")
+    detail = page.locator("#detail")
+    expect(detail.locator("h3")).to_have_text("reg-1")
+    expect(page.locator("#samples tr.sel td.id")).to_have_text("reg-1")
+    full, crop = detail.locator("img.full"), detail.locator("figure.zoom img.crop")
+    expect(full).to_be_visible()
+    expect(crop).to_be_visible()
+    assert full.evaluate("i => i.naturalWidth") > 0 and crop.evaluate("i => i.naturalWidth") > 0  # decoded
+    # the marks lie over the screenshot, styled by browser.css: truth green, prediction red
+    marks, shot = detail.locator("svg.marks").bounding_box(), full.bounding_box()
+    assert marks is not None and shot is not None
+    assert [round(v) for v in marks.values()] == [round(v) for v in shot.values()]
+    assert rgb(page, "#detail rect.m-truth", "stroke") == "rgb(0, 200, 0)"
+    assert rgb(page, "#detail circle.m-pred", "stroke") == "rgb(230, 0, 0)"
+    # the model's output is text in the page, never markup (no alert ran: ``trouble`` is empty)
+    expect(detail.locator("pre.raw")).to_have_text("</script><script>alert('x')</script>")
+    expect(detail.locator("p.instr")).to_have_text("click <the> button & reg-1")
+    # the truth box is painted, on the screenshot and in the zoomed crop, not only present in the DOM
+    detail.locator("div.screen").screenshot(path=str(tmp_path / "screen.png"))
+    crop.screenshot(path=str(tmp_path / "crop.png"))
+    assert green(Image.open(tmp_path / "screen.png")) and green(Image.open(tmp_path / "crop.png"))
+    # another row, by a click
+    page.locator("#samples td.id", has_text="ok-1").click()
+    expect(detail.locator("h3")).to_have_text("ok-1")
+    assert page.evaluate("location.hash") == "#sample=ok-1"
+
+
+def pixels(img: Image.Image) -> np.ndarray[Any, np.dtype[np.int32]]:
+    return np.asarray(img.convert("RGB"), dtype=np.int32).reshape(-1, 3)
+
+
+def green(img: Image.Image) -> bool:
+    """Some pixel is the truth box's green (browser.css: .m-truth, #00c800)."""
+    px = pixels(img)
+    return bool(((px[:, 1] > 160) & (px[:, 0] < 60) & (px[:, 2] < 60)).any())
+
+
+def test_a_linked_sample_is_zoomed_by_the_page_from_its_screenshot(
+        page: Page, trouble: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A large run draws only the first samples; the page zooms the others itself (browser.js: zoomed),
+    as an SVG window on the linked screenshot."""
+    monkeypatch.setattr(gallery, "INLINE_MAX_SAMPLES", 4)
+    monkeypatch.setattr(gallery, "DRAWN_MAX", 3)
+    records, samples = build(tmp_path, n_right=2, n_wrong=5)
+    out = tmp_path / "out"
+    htmlreport.write_reports(out, [htmlreport.SuitePage(summary(len(records)), records, samples.get)])
+    page.goto((out / "report.html").as_uri() + "#sample=bad-006")  # the last regression: not drawn
+    detail = page.locator("#detail")
+    expect(detail.locator("h3")).to_have_text("bad-006")
+    assert page.locator("#samples tr.sel img.thumb").count() == 0
+    zoom = detail.locator("figure.zoom svg.crop")
+    expect(zoom).to_be_visible()
+    view = [float(v) for v in (zoom.get_attribute("viewBox") or "").split()]
+    assert view[2] < 640 and view[3] < 400  # a window on the 640 x 400 screenshot, not all of it
+    assert zoom.locator("image").get_attribute("href") == "../data/bad-006.png"
+    expect(zoom.locator("rect.m-truth")).to_have_count(1)
+    zoom.screenshot(path=str(tmp_path / "zoom.png"))
+    shot = Image.open(tmp_path / "zoom.png")
+    screen = (np.abs(pixels(shot) - [200, 210, 220]).sum(axis=1) < 12).sum()
+    assert screen > shot.width * shot.height // 4  # the screenshot's own colour fills the window: it loaded
+    assert green(shot)  # and the truth box is drawn on it
+
+
+def test_the_id_column_stays_in_view_when_the_table_scrolls_sideways(
+        page: Page, report: Path, trouble: list[str]) -> None:
+    page.set_viewport_size({"width": 520, "height": 900})
+    page.goto(report.as_uri())
+    wrap = page.locator(".tablewrap")
+    assert wrap.evaluate("w => w.scrollWidth > w.clientWidth")  # the table is wider than its frame
+    cell, instr = page.locator("#row-0 td.id"), page.locator("#row-0 td.instr")
+    before = (cell.bounding_box(), instr.bounding_box())
+    wrap.evaluate("w => { w.scrollLeft = 150; }")
+    after = (cell.bounding_box(), instr.bounding_box())
+    frame = wrap.bounding_box()
+    assert frame is not None and all(b is not None for b in (*before, *after))
+    assert after[1]["x"] == pytest.approx(before[1]["x"] - 150, abs=1)  # type: ignore[index]  # the rest scrolled
+    # the id cell, which would have scrolled out of the frame to the left, is pinned at its left edge
+    assert before[0]["x"] - 150 < frame["x"]  # type: ignore[index]
+    assert after[0]["x"] == pytest.approx(frame["x"] + 1, abs=1)  # type: ignore[index]  # inside the 1 px border
+
+
+def png(colour: tuple[int, int, int]) -> bytes:
+    buf = io.BytesIO()
+    Image.new("RGB", (60, 40), colour).save(buf, format="PNG")
+    return buf.getvalue()
+
+
+def test_compare_page_sorts_its_tables_and_shows_both_runs_crops(
+        page: Page, trouble: list[str], tmp_path: Path) -> None:
+    write_run(tmp_path, "a", "ocr", [True] * 6 + [False] * 2, 20.0)
+    write_run(tmp_path, "b", "qwen", [True] * 4 + [False] * 2 + [True] * 2, 90.0)
+    for run, colour in (("a", (0, 90, 200)), ("b", (200, 90, 0))):
+        crops = tmp_path / run / FILES_DIR / "crops"
+        crops.mkdir(parents=True)
+        for i in range(8):
+            (crops / f"{safe_name(f's{i}')}.png").write_bytes(png(colour))
+    runs = compare.load_runs([tmp_path / "a", tmp_path / "b"], None)
+    out = tmp_path / "cmp.html"
+    out.write_text(render_html(runs), encoding="utf-8")
+    page.goto(out.as_uri())
+    table = page.locator("table.sortable").nth(1)  # acc: (all), size=gt100, size=lt32
+    head = table.locator("tr").first.locator("th")
+    slices = lambda: [t.strip() for t in table.locator("tr td:first-child").all_text_contents()]  # noqa: E731
+    assert slices() == ["(all)", "size=gt100", "size=lt32"]
+    head.first.click()
+    expect(head.first).to_have_attribute("aria-sort", "ascending")
+    head.first.click()
+    expect(head.first).to_have_attribute("aria-sort", "descending")
+    assert slices() == ["size=lt32", "size=gt100", "(all)"]
+    assert rgb(page, "table.sortable th[aria-sort]", "cursor") == "pointer"  # sort.css applies
+    # the flipped samples, each with both runs' crops decoded side by side
+    cards = page.locator("figure.flip")
+    expect(cards).to_have_count(4)
+    for img in cards.locator("img.thumb").all():
+        assert img.evaluate("i => i.complete && i.naturalWidth") == 60
+    assert rgb(page, "figure.flip", "width") == "340px"  # compare.css applies
