@@ -128,7 +128,7 @@ def test_eslint_lints_every_script_of_the_package_clean() -> None:
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr
     linted = {Path(r["filePath"]).relative_to(ROOT).as_posix() for r in json.loads(done.stdout)}
     every = {p.relative_to(ROOT).as_posix() for p in PACKAGE.rglob("*.js")}
-    assert linted == every and {"pytest_uiground/annotator/page.js", "pytest_uiground/report/static/browser.js",
+    assert linted == every and {"pytest_uiground/screens/annotator/page.js", "pytest_uiground/report/static/browser.js",
                                 "pytest_uiground/report/static/sort.js"} <= linted
 
 

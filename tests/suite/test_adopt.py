@@ -74,7 +74,7 @@ def test_the_wheel_carries_every_builtin_suite_baseline_and_the_workflow(wheel: 
     # the pages' scripts and stylesheets, which report/assets.py reads as package data (issue 42)
     static = {f"pytest_uiground/report/static/{p.name}" for p in (ROOT / "pytest_uiground/report/static").iterdir()}
     assert len(static) >= 7 and static <= names, sorted(static - names)
-    assert {f"pytest_uiground/annotator/page.{ext}" for ext in ("html", "js", "css")} <= names
+    assert {f"pytest_uiground/screens/annotator/page.{ext}" for ext in ("html", "js", "css")} <= names
     (entry_points,) = [n for n in names if n.endswith(".dist-info/entry_points.txt")]
     assert "uiground = pytest_uiground.plugin" in zipfile.ZipFile(wheel).read(entry_points).decode()
 
