@@ -77,6 +77,8 @@ SYNTAX = {
     "ui-venus": "[{x},{y}]",
     "molmo": POINT_TAG, "elam": POINT_TAG,
     "tinyclick": "<s>click <loc_{x}><loc_{y}></s>",
+    "gelab-zero": "<THINK>the magenta square</THINK>\nexplain:tap it\taction:CLICK\tpoint:{x},{y}\tsummary:done",
+    "duvo-eye": '{{"x": {x}, "y": {y}}}',
 }
 DIGITS = {"pixels": 0, "pixels-original": 0, "norm1000": 0, "loc-bins": 0, "norm1": 4, "percent": 1}
 SCALE = {"norm1000": 1000.0, "loc-bins": 1000.0, "norm1": 1.0, "percent": 100.0}
@@ -153,7 +155,7 @@ RIGHT_FRAMES = [
     ("holo", "pixels"), ("gta1", "pixels"),
     # 0..1000, the client resizing (gui-owl, mai-ui) or not
     ("uground", "norm1000"), ("qwen3-vl", "norm1000"), ("gui-owl", "norm1000"), ("mai-ui", "norm1000"),
-    ("ui-venus", "norm1000"),
+    ("ui-venus", "norm1000"), ("gelab-zero", "norm1000"), ("duvo-eye", "norm1000"),
     # percent (Molmo <point x="..">), Florence-2 <loc_N> bins
     ("molmo", "percent"), ("elam", "percent"), ("tinyclick", "loc-bins"),
 ]
@@ -203,7 +205,7 @@ def test_the_right_frame_passes(probed: Any, family: str, frame: str) -> None:
     # families whose client resizes before sending
     ("holo", seeing("norm1000", "holo"), "answers look like 0..1000 but the family reads pixels of the resized "
                                          "image (families that read 0..1000: uground, qwen3-vl, gui-owl, ui-venus, "
-                                         "mai-ui, gelato)"),
+                                         "mai-ui, gelato, duvo-eye, gelab-zero)"),
     ("holo", seeing("pixels", "holo", swapped=True), "x and y look swapped: the answers are (y, x) in pixels of the "
                                                      "resized image"),
     ("holo", blind("holo"), "the answers ignore the image: 1 distinct point(s) for 13 targets"),
