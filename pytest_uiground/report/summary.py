@@ -190,6 +190,8 @@ class SuiteSummary:
     removed: tuple[str, ...] = ()
     #: Several --uiground-api-base: per endpoint, from the records (:func:`endpoint_table`); None otherwise.
     endpoints: Mapping[str, Any] | None = None
+    #: --uiground-against: this run beside a published run, sample by sample (gate/against.py); None otherwise.
+    against: Mapping[str, Any] | None = None
     version: int = VERSION
 
     def comparison(self, metric: str, label: str | None = None) -> Comparison | None:
@@ -225,6 +227,8 @@ class SuiteSummary:
             out["removed"] = list(self.removed)
         if self.endpoints is not None:
             out["endpoints"] = {k: dict(v) for k, v in self.endpoints.items()}
+        if self.against is not None:
+            out["against"] = dict(self.against)
         return out
 
     @classmethod
@@ -253,6 +257,7 @@ class SuiteSummary:
             noise=dict(n) if isinstance(n := d.get("noise"), Mapping) else None,
             new=_ids(d.get("new")), removed=_ids(d.get("removed")),
             endpoints=dict(ep) if isinstance(ep := d.get("endpoints"), Mapping) else None,
+            against=dict(ag) if isinstance(ag := d.get("against"), Mapping) else None,
             version=int(d.get("version") or 1),
         )
 
@@ -308,6 +313,7 @@ def build(
     noise: Mapping[str, Any] | None = None,
     new: Sequence[str] = (),
     removed: Sequence[str] = (),
+    against: Mapping[str, Any] | None = None,
 ) -> SuiteSummary:
     """The suite's summary record (``summary.json``) from its records, metrics, checks and provenance."""
     def r4(v: float) -> float | None:
@@ -351,7 +357,7 @@ def build(
         unstable=tuple(sorted(r.id for r in results if r.outcome == Outcome.UNSTABLE)),
         noise=noise,
         endpoints=endpoint_table(results),
-        new=tuple(sorted(new)), removed=tuple(sorted(removed)),
+        new=tuple(sorted(new)), removed=tuple(sorted(removed)), against=against,
     )
 
 
