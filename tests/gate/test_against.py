@@ -95,4 +95,8 @@ def test_a_published_run_beside_a_replayed_one(project: Project, tmp_path: Path)
     assert len(want_ours_only) > len(want_theirs_only) > 0  # Gelato-30B beats GTA1-7B, not on every sample
     assert (f"only this run {len(want_ours_only)}, only theirs {len(want_theirs_only)}") in out
     assert "uiground verdict for osworld_g: PASS" in out
+    page = (project.root / "out" / "report.html").read_text()
+    assert '<h2 id="against">Beside a published run</h2>' in page
+    assert f"<tr><th>only this run</th><td>{len(want_ours_only)}</td></tr>" in page
+    assert f"<tr><th>only theirs</th><td>{len(want_theirs_only)}</td></tr>" in page and want_theirs_only[0] in page
     assert {p: p.read_bytes() for p in sorted((project.root / "baselines").rglob("*")) if p.is_file()} == baseline
