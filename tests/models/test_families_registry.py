@@ -32,6 +32,7 @@ FAMILY_MODULES = {
     "gelato": "pytest_uiground.models.families.gelato",
     "gelab-zero": "pytest_uiground.models.families.gelab_zero",
     "duvo-eye": "pytest_uiground.models.families.duvo_eye",
+    "groundnext": "pytest_uiground.models.families.groundnext",
 }
 
 

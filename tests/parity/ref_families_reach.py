@@ -7,6 +7,10 @@ family tests (read, then rewritten; no code copied; nothing from :mod:`pytest_ui
   ``,`` → space, raising otherwise) and ``copilot_front_end/mobile_action_helper.py`` (the CLICK's
   ``point`` divided by 1000). Returns the normalized point, or raises where the parser raises, or
   ``None`` where a CLICK would have no ``point`` (``action2action`` asserts).
+* ``groundnext_official``: ``ServiceNow/GroundCUA@a28e03b`` ``eval/prompts.py`` ``BasicPrompt.extract_coordinates``
+  (the first ``<tool_call>`` ... ``</tool_call>``, ``json.loads``, ``.get("arguments").get("coordinate")``,
+  ``assert len == 2``, ``int()`` each; on ``JSONDecodeError``/``KeyError`` the ``\\d+`` runs when exactly
+  two) and ``is_point_inside_element``'s refusal (both coordinates negative). Raises where it raises.
 * ``duvo_eye_official``: the duvo-eye-1.5 model card's output (``{"x": int, "y": int}`` in [0, 1000]);
   ``json.loads`` of the answer, integer ``x`` and ``y``; anything else is a parse failure (a miss).
 """
@@ -64,3 +68,16 @@ def duvo_eye_official(text: str) -> tuple[float, float] | None:
     if type(x) is not int or type(y) is not int:
         return None
     return x / 1000, y / 1000
+
+
+def groundnext_official(response: str) -> list[int] | None:
+    json_str = response.split("<tool_call>")[1].split("</tool_call>")[0].strip()
+    try:
+        json_response = json.loads(json_str)
+        click_point = json_response.get("arguments").get("coordinate")
+        assert len(click_point) == 2
+        click_point = [int(x) for x in click_point]
+    except (json.JSONDecodeError, KeyError):
+        found = re.findall(r"\d+", json_str)
+        click_point = [int(x) for x in found] if len(found) == 2 else None
+    return click_point  # type: ignore[no-any-return]

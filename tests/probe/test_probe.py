@@ -71,7 +71,7 @@ SYNTAX = {
     "opencua": "## Action\nClick the magenta square.\n## Code\n```python\npyautogui.click(x={x}, y={y})\n```",
     "holo": '{{"action": "click_absolute", "x": {x}, "y": {y}}}',  # ClickAbsoluteAction JSON
     "gta1": "({x},{y})",
-    "gui-owl": TOOL_CALL, "qwen3-vl": TOOL_CALL,
+    "gui-owl": TOOL_CALL, "qwen3-vl": TOOL_CALL, "groundnext": TOOL_CALL,
     "mai-ui": '<grounding_think>\nThe magenta square.\n</grounding_think>\n<answer>\n{{"coordinate":[{x},{y}]}}\n'
               "</answer>",
     "ui-venus": "[{x},{y}]",
@@ -152,7 +152,7 @@ RIGHT_FRAMES = [
     # the server resizes (pixels of its smart_resize)
     ("qwen-vl", "pixels"), ("uitars", "pixels"), ("opencua", "pixels"),
     # the client resizes before sending: pixels of the image received
-    ("holo", "pixels"), ("gta1", "pixels"),
+    ("holo", "pixels"), ("gta1", "pixels"), ("groundnext", "pixels"),
     # 0..1000, the client resizing (gui-owl, mai-ui) or not
     ("uground", "norm1000"), ("qwen3-vl", "norm1000"), ("gui-owl", "norm1000"), ("mai-ui", "norm1000"),
     ("ui-venus", "norm1000"), ("gelab-zero", "norm1000"), ("duvo-eye", "norm1000"),
@@ -223,7 +223,7 @@ def test_the_right_frame_passes(probed: Any, family: str, frame: str) -> None:
                                                   f"max_pixels ≈ {SMALL_MAX}"),
     ("gui-owl", seeing("pixels", "gui-owl"), "answers look like pixels of the resized image but the family reads "
                                              "0..1000 (families that read pixels of the resized image: uitars, "
-                                             "qwen-vl, holo, opencua, gta1)"),
+                                             "qwen-vl, holo, opencua, gta1, groundnext)"),
     ("mai-ui", seeing("pixels", "mai-ui"), "answers look like pixels of the resized image but the family reads "
                                            "0..1000"),
     ("qwen3-vl", seeing("pixels", "qwen3-vl"), "answers look like pixels of the resized image but the family reads "
