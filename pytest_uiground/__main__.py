@@ -2,7 +2,8 @@
 
 ``annotate`` serves a page to annotate screenshots on (OCR proposals to accept, boxes to
 draw, instructions to type; ``--terminal``: the prompt review, or a script of answers);
-``compare`` puts several ``--uiground-report`` runs side by side; ``matrix``
+``compare`` puts several ``--uiground-report`` runs side by side; ``export hub`` writes a run's figures as
+the Hub's ``.eval_results`` files; ``matrix``
 runs every model x cropping cell and compares them;
 ``merge`` puts the report folders of ``--uiground-shard`` runs back into one run;
 ``init`` starts a project of your own from the built-in suites and the gate workflow (``--from DIR``:
@@ -22,6 +23,8 @@ COMMANDS = {
     "annotate": ("pytest_uiground.screens.annotator.cli",
                  "annotate screenshots in the browser (OCR proposals); --terminal: the prompt review"),
     "compare": ("pytest_uiground.report.compare", "compare several --uiground-report runs in one HTML page"),
+    "export": ("pytest_uiground.report.hub_export",
+               "write a --uiground-report run's figures as the Hugging Face Hub's .eval_results/*.yaml (export hub)"),
     "matrix": ("pytest_uiground.report.matrix", "run every model x cropping cell on suites and compare them"),
     "probe": ("pytest_uiground.probe.cli", "check a model's coordinate frame on 13 generated screens"),
     "merge": ("pytest_uiground.shard.merge",

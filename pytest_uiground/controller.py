@@ -39,6 +39,10 @@ class Controller:
         self.parallel = bool(getattr(config.option, "numprocesses", None))
         self.lock: baseline_mod.UpdateLock | None = None
         check_start(config, options)
+        if options.against is not None:  # the published run's file, read once before any test
+            from pytest_uiground.run.against import check
+
+            check(options)
         if options.updating:
             self.lock = baseline_mod.UpdateLock(options.baselines_dir)
             busy = self.lock.acquire()
@@ -71,6 +75,10 @@ class Controller:
         for out in self.outcomes:
             write_baseline(out, self.options)  # before the verdict: a failed write fails the suite
             conclude(out)
+            if self.options.against is not None:  # a report beside the verdict, never part of it
+                from pytest_uiground.run.against import compute
+
+                out.against = compute(out, self.options)
             self.config.hook.pytest_uiground_suite_outcome(config=self.config, outcome=out)
             items += aggregate_items(session, out)
         session.testscollected += len(items)

@@ -143,6 +143,8 @@ class RunOptions:
     confirm: int = 0  # --uiground-confirm: re-asks of each regressed sample alone, 0 = none
     max_flip_rate: float | None = None  # --uiground-max-flip-rate: bound on the repeats' flip rate (percent)
     shard: tuple[int, int] | None = None  # --uiground-shard I/N: (I, N), 1-based
+    against: Path | None = None  # --uiground-against: a published run's answers, put beside this run per sample
+    against_parser: str | None = None  # --uiground-against-parser: the family that reads them
 
 
 def model_options(opts: RunOptions, worker_id: str) -> ModelOptions:
@@ -311,6 +313,11 @@ OPTIONS: tuple[Opt, ...] = (
         field="model.predictions"),
     Opt("--uiground-replay-parser", None, "--model replay: whose parser reads them", None, "NAME",
         field="model.replay_parser"),
+    Opt("--uiground-against", None, "a published run's answers (replay JSON lines, as --uiground-predictions) to "
+        "put beside this run sample by sample: both right, only this run, only theirs, McNemar; the baseline and "
+        "the verdict are not touched", None, "FILE.jsonl", field="against", convert=_resolved),
+    Opt("--uiground-against-parser", None, "--uiground-against: the family whose reader reads those answers "
+        "(default: --uiground-replay-parser)", None, "NAME", field="against_parser"),
     Opt("--uiground-api-base", None, "--model openai: e.g. http://gpu-node:8000/v1; repeat it (or separate with "
         "commas) for several servers of the model: least outstanding requests, a window per server, a server that "
         "stops answering is left for the others", None, "URL", field="model.api_base", convert=_endpoints,
@@ -498,7 +505,23 @@ def parse(config: pytest.Config) -> RunOptions:
     )
     opts = replace(opts, model_target=model_target(opts.model.name))
     check_model(opts.model, opts.model_target)
+    check_against(opts)
     return opts
+
+
+def check_against(opts: RunOptions) -> None:
+    """``--uiground-against``: a family reads the answers (the file itself is read by the controller at start-up)."""
+    if opts.against is None:
+        return
+    from pytest_uiground.models import families
+
+    parser = opts.against_parser or opts.model.replay_parser
+    if parser is None:
+        raise pytest.UsageError(f"--uiground-against {opts.against}: which family's reader reads its answers? Give "
+                                f"--uiground-against-parser NAME ({', '.join(families.names())})")
+    if not families.is_family(parser):
+        raise pytest.UsageError(f"--uiground-against-parser {parser!r} is unknown; known: "
+                                f"{', '.join(families.names())}")
 
 
 def check_model(model: ModelOptions, target: str | None = None) -> None:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pytest_uiground.gate import baseline as baseline_mod
+from pytest_uiground.gate.against import Against
 from pytest_uiground.gate.checks import Check, LatencyCheck, build_checks, latency_check
 from pytest_uiground.gate.flips import FlipTest, judge_flips, slice_keys
 from pytest_uiground.gate.metrics import LATENCY, MetricResult, compute_all
@@ -69,6 +70,7 @@ class SuiteOutcome:
     # No baseline to meet (issue 38): the run gates nothing, so it fails, saying how to record one.
     missing: str | None = None
     verdict: Verdict | None = None
+    against: Against | None = None  # --uiground-against: a published run beside this one (a report, never a check)
 
     @property
     def name(self) -> str:

@@ -57,6 +57,8 @@ def provenance(out: SuiteOutcome, options: RunOptions) -> dict[str, Any]:
         **dataset_provenance(out.loaded, refusal_policy(options, out.loaded.config)),
         **({"judge": out.judge} if out.judge else {}),
         "n_samples": len(out.results),
+        **({"hub_dataset": out.loaded.config.hub_dataset, "hub_task": out.loaded.config.hub_task or "default"}
+           if out.loaded.config.hub_dataset else {}),
         "packages": _versions(),
         "date": dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat(),
     }

@@ -304,6 +304,37 @@ def plots(summary: SuiteSummary, records: Sequence[SampleResult]) -> str:
 
 # -- pages --------------------------------------------------------------------------
 
+def against_section(summary: SuiteSummary, shown: int = 50) -> list[str]:
+    """``--uiground-against``: the paired table beside a published run and the ids that flip each way."""
+    a = summary.against
+    if not a:
+        return []
+    if a.get("note"):
+        return ['<h2 id="against">Beside a published run</h2>',
+                f'<p class="note">{esc(a.get("file"))} ({esc(a.get("parser"))}): {esc(a["note"])}</p>']
+
+    def pct(v: object) -> str:
+        return f"{v:.2f}" if isinstance(v, (int, float)) else "-"
+
+    def ids(key: str) -> str:
+        got = [str(i) for i in a.get(key) or []]
+        more = f" \u2026 and {len(got) - shown} more" if len(got) > shown else ""
+        return esc(", ".join(got[:shown]) + more) or "none"
+
+    rows = [("paired samples", a.get("n")), ("this run's accuracy on them", pct(a.get("ours_accuracy"))),
+            ("theirs", pct(a.get("theirs_accuracy"))), ("both right", a.get("both")),
+            ("only this run", len(a.get("ours_only") or [])), ("only theirs", len(a.get("theirs_only") or [])),
+            ("neither", a.get("neither")), ("McNemar exact p", f"{a.get('mcnemar_p', 1.0):.4g}"),
+            ("without a pair", len(a.get("missing") or []))]
+    table = "".join(f"<tr><th>{esc(k)}</th><td>{esc(v)}</td></tr>" for k, v in rows)
+    return ['<h2 id="against">Beside a published run</h2>',
+            f'<p class="note">{esc(a.get("file"))}, read as {esc(a.get("parser"))}; a report, not part of the '
+            "verdict: the baseline is not touched.</p>",
+            f"<table class=\"against\">{table}</table>",
+            f"<p>right here, wrong in theirs: {ids('ours_only')}</p>",
+            f"<p>wrong here, right in theirs: {ids('theirs_only')}</p>"]
+
+
 def render(summary: SuiteSummary, records: Sequence[SampleResult], lookup: Lookup | None = None,
            root: Path | None = None, progress: Callable[[str], None] | None = None) -> str:
     """The whole page for one suite run: verdict, metrics, plots and every sample.
@@ -316,6 +347,7 @@ def render(summary: SuiteSummary, records: Sequence[SampleResult], lookup: Looku
         f"<h1>uiground report: {esc(summary.suite)}</h1>",
         banner(summary), header(summary),
         "<h2>Metrics</h2>", metrics_table(summary, records),
+        *against_section(summary),
         "<h2>Plots</h2>", plots(summary, records),
         f'<h2 id="samples-h">Samples ({len(records)})</h2>', browse.browser(summary, records, lookup, images),
     ])

@@ -192,6 +192,8 @@ class SuiteSummary:
     endpoints: Mapping[str, Any] | None = None
     #: Records scored as the reference scores them although they look wrong (suite/loading.py: quirk).
     quirks: tuple[str, ...] = ()
+    #: --uiground-against: this run beside a published run, sample by sample (gate/against.py); None otherwise.
+    against: Mapping[str, Any] | None = None
     version: int = VERSION
 
     def comparison(self, metric: str, label: str | None = None) -> Comparison | None:
@@ -229,6 +231,8 @@ class SuiteSummary:
             out["endpoints"] = {k: dict(v) for k, v in self.endpoints.items()}
         if self.quirks:
             out["quirks"] = list(self.quirks)
+        if self.against is not None:
+            out["against"] = dict(self.against)
         return out
 
     @classmethod
@@ -258,6 +262,7 @@ class SuiteSummary:
             new=_ids(d.get("new")), removed=_ids(d.get("removed")),
             endpoints=dict(ep) if isinstance(ep := d.get("endpoints"), Mapping) else None,
             quirks=tuple(str(q) for q in qs) if isinstance(qs := d.get("quirks"), list) else (),
+            against=dict(ag) if isinstance(ag := d.get("against"), Mapping) else None,
             version=int(d.get("version") or 1),
         )
 
@@ -314,6 +319,7 @@ def build(
     new: Sequence[str] = (),
     removed: Sequence[str] = (),
     quirks: Sequence[str] = (),
+    against: Mapping[str, Any] | None = None,
 ) -> SuiteSummary:
     """The suite's summary record (``summary.json``) from its records, metrics, checks and provenance."""
     def r4(v: float) -> float | None:
@@ -357,7 +363,7 @@ def build(
         unstable=tuple(sorted(r.id for r in results if r.outcome == Outcome.UNSTABLE)),
         noise=noise,
         endpoints=endpoint_table(results),
-        new=tuple(sorted(new)), removed=tuple(sorted(removed)), quirks=tuple(quirks),
+        new=tuple(sorted(new)), removed=tuple(sorted(removed)), quirks=tuple(quirks), against=against,
     )
 
 

@@ -95,6 +95,9 @@ def write_suite(tr: Any, o: SuiteOutcome, options: RunOptions, load: str, artifa
         tr.write_line(f"regressions judged by rule 'significant': {verdict.flips_text}")
     if verdict.noise_text:
         tr.write_line(verdict.noise_text)
+    if o.against is not None:  # --uiground-against: beside a published run (a report, not part of the verdict)
+        for line in o.against.lines():
+            tr.write_line(line)
     regressed = [r for r in o.results if r.outcome == Outcome.REGRESSION]
     if regressed:
         for line in sample_lines("regressed (right in the baseline, wrong now)", regressed, lookup,

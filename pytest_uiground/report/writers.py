@@ -54,7 +54,8 @@ def summary_doc(out: SuiteOutcome) -> summary_mod.SuiteSummary:
     """The suite's ``summary.json`` record, with its verdict, from the one outcome record."""
     doc = summary_mod.build(out.name, out.model, out.results, out.metric_results, out.checks, out.latency,
                             out.provenance, out.verdict, out.noise.to_json() if out.noise is not None else None,
-                            out.new_ids, out.removed_ids, out.loaded.quirks)
+                            out.new_ids, out.removed_ids, out.loaded.quirks,
+                            out.against.to_json() if out.against is not None else None)
     return details.complete(doc, [m.spec for m in out.metric_results], out.results,
                             out.baseline.provenance if out.baseline is not None else None)
 

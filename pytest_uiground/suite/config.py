@@ -103,6 +103,10 @@ class SuiteConfig:
     models: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # per-model overrides
     scorer: str = "task"  # [scorer] name: a registered scorer or package.module:attribute
     refusals: str | None = None  # [scorer] refusals: the suite's refusal policy (REFUSAL_POLICIES), if it has one
+    #: [suite] hub_dataset / hub_task: the published dataset on the Hugging Face Hub and its task id in the
+    #: dataset's eval.yaml, for `python -m pytest_uiground export hub` (the Hub's .eval_results files).
+    hub_dataset: str = ""
+    hub_task: str = ""
 
     @property
     def directory(self) -> Path:
@@ -241,7 +245,11 @@ def load_suite_config(path: Path) -> SuiteConfig:
         except ValueError as exc:
             raise SuiteConfigError(f"{path}: {exc}") from exc
     suite = _Fields(path, "suite", top.get("suite", dict, required=True))
-    suite.unknown({"name", "version", "description"})
+    suite.unknown({"name", "version", "description", "hub_dataset", "hub_task"})
+    hub_dataset = suite.get("hub_dataset", str, "")
+    if hub_dataset and not re.fullmatch(r"[\w.-]+/[\w.-]+", hub_dataset):
+        raise suite.fail("hub_dataset", f"{hub_dataset!r} is not a Hub dataset id; write it as owner/name "
+                         "(e.g. \"Hcompany/WebClick\")")
     loader = _Fields(path, "loader", top.get("loader", dict, required=True))
     loader.unknown({"name", "options"})
     metrics_raw = top.get("metrics", list, required=True)
@@ -296,6 +304,8 @@ def load_suite_config(path: Path) -> SuiteConfig:
         name=name,
         version=str(suite.get("version", (str, int), required=True)),
         description=suite.get("description", str, ""),
+        hub_dataset=hub_dataset,
+        hub_task=suite.get("hub_task", str, ""),
         path=path,
         loader=loader.get("name", str, required=True),
         loader_options=loader.get("options", dict, {}),

@@ -275,6 +275,19 @@ def known_meta(record: Mapping[str, Any], fields: Iterable[str]) -> dict[str, st
             if record.get(f) is not None and not isinstance(record[f], (dict, list)) and str(record[f])}
 
 
+#: The slice value of a field that a benchmark's reference reads as optional (``sample[k] if k in sample
+#: else None``) on a record that lacks it: the sample lands in this slice, as the reference's tables key
+#: such records ``None``, and a copy of a dataset without the field still loads (never "no sample has the key").
+ABSENT = "none"
+
+
+def optional_meta(record: Mapping[str, Any], fields: Iterable[str]) -> dict[str, str]:
+    """Every one of ``fields``: the record's value, or :data:`ABSENT` where the record has none
+    (the reference's ``None``); for the fields its reference reads with a default, never required."""
+    known = known_meta(record, fields)
+    return {f: known.get(f, ABSENT) for f in fields}
+
+
 
 
 def candidates(data_path: Path | None, folder: str) -> list[Path]:

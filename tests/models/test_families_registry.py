@@ -30,6 +30,9 @@ FAMILY_MODULES = {
     "mai-ui": "pytest_uiground.models.families.mai_ui",
     "gta1": "pytest_uiground.models.families.gta1",
     "gelato": "pytest_uiground.models.families.gelato",
+    "gelab-zero": "pytest_uiground.models.families.gelab_zero",
+    "duvo-eye": "pytest_uiground.models.families.duvo_eye",
+    "groundnext": "pytest_uiground.models.families.groundnext",
 }
 
 

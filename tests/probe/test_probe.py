@@ -71,12 +71,14 @@ SYNTAX = {
     "opencua": "## Action\nClick the magenta square.\n## Code\n```python\npyautogui.click(x={x}, y={y})\n```",
     "holo": '{{"action": "click_absolute", "x": {x}, "y": {y}}}',  # ClickAbsoluteAction JSON
     "gta1": "({x},{y})",
-    "gui-owl": TOOL_CALL, "qwen3-vl": TOOL_CALL,
+    "gui-owl": TOOL_CALL, "qwen3-vl": TOOL_CALL, "groundnext": TOOL_CALL,
     "mai-ui": '<grounding_think>\nThe magenta square.\n</grounding_think>\n<answer>\n{{"coordinate":[{x},{y}]}}\n'
               "</answer>",
     "ui-venus": "[{x},{y}]",
     "molmo": POINT_TAG, "elam": POINT_TAG,
     "tinyclick": "<s>click <loc_{x}><loc_{y}></s>",
+    "gelab-zero": "<THINK>the magenta square</THINK>\nexplain:tap it\taction:CLICK\tpoint:{x},{y}\tsummary:done",
+    "duvo-eye": '{{"x": {x}, "y": {y}}}',
 }
 DIGITS = {"pixels": 0, "pixels-original": 0, "norm1000": 0, "loc-bins": 0, "norm1": 4, "percent": 1}
 SCALE = {"norm1000": 1000.0, "loc-bins": 1000.0, "norm1": 1.0, "percent": 100.0}
@@ -150,10 +152,10 @@ RIGHT_FRAMES = [
     # the server resizes (pixels of its smart_resize)
     ("qwen-vl", "pixels"), ("uitars", "pixels"), ("opencua", "pixels"),
     # the client resizes before sending: pixels of the image received
-    ("holo", "pixels"), ("gta1", "pixels"),
+    ("holo", "pixels"), ("gta1", "pixels"), ("groundnext", "pixels"),
     # 0..1000, the client resizing (gui-owl, mai-ui) or not
     ("uground", "norm1000"), ("qwen3-vl", "norm1000"), ("gui-owl", "norm1000"), ("mai-ui", "norm1000"),
-    ("ui-venus", "norm1000"),
+    ("ui-venus", "norm1000"), ("gelab-zero", "norm1000"), ("duvo-eye", "norm1000"),
     # percent (Molmo <point x="..">), Florence-2 <loc_N> bins
     ("molmo", "percent"), ("elam", "percent"), ("tinyclick", "loc-bins"),
 ]
@@ -204,7 +206,7 @@ def test_the_right_frame_passes(probed: Any, family: str, frame: str) -> None:
     # families whose client resizes before sending
     ("holo", seeing("norm1000", "holo"), "answers look like 0..1000 but the family reads pixels of the resized "
                                          "image (families that read 0..1000: uground, qwen3-vl, gui-owl, ui-venus, "
-                                         "mai-ui, gelato)"),
+                                         "mai-ui, gelato, duvo-eye, gelab-zero)"),
     ("holo", seeing("pixels", "holo", swapped=True), "x and y look swapped: the answers are (y, x) in pixels of the "
                                                      "resized image"),
     ("holo", blind("holo"), "the answers ignore the image: 1 distinct point(s) for 13 targets"),
@@ -222,7 +224,7 @@ def test_the_right_frame_passes(probed: Any, family: str, frame: str) -> None:
                                                   f"max_pixels ≈ {SMALL_MAX}"),
     ("gui-owl", seeing("pixels", "gui-owl"), "answers look like pixels of the resized image but the family reads "
                                              "0..1000 (families that read pixels of the resized image: uitars, "
-                                             "qwen-vl, holo, opencua, gta1)"),
+                                             "qwen-vl, holo, opencua, gta1, groundnext)"),
     ("mai-ui", seeing("pixels", "mai-ui"), "answers look like pixels of the resized image but the family reads "
                                            "0..1000"),
     ("qwen3-vl", seeing("pixels", "qwen3-vl"), "answers look like pixels of the resized image but the family reads "

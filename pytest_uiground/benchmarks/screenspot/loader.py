@@ -32,7 +32,8 @@ Slice keys (``meta``), for every figure the references print:
 
 * v2: ``split``, ``data_type``, ``data_source`` and ``cell`` = ``{split}/{text|icon}``; the
   SeeClick script counts every ``data_type`` other than exactly ``text`` as icon.
-* Pro: ``group``, ``application``, ``platform``, ``ui_type``, ``cell`` = ``{group}/{ui_type}``
+* Pro: ``group`` (``none`` on a record without one, as the reference's ``None``), ``application``,
+  ``platform``, ``ui_type``, ``cell`` = ``{group}/{ui_type}``
   (text/icon accuracy per group), ``application_type`` = ``{application}/{ui_type}`` (per
   application, the reference's ``leaderboard_detailed_style``), ``platform_type`` =
   ``{platform}/{ui_type}`` (``seeclick_style``), ``platform_application`` =
@@ -69,6 +70,7 @@ from pytest_uiground.suite.loading import (
     known_meta,
     meta_field,
     numbers,
+    optional_meta,
     read_records,
     safe_id,
     text_field,
@@ -87,6 +89,9 @@ PRO_FOLDER = "ScreenSpot-Pro"
 PRO_HUB_ID = "likaixin/ScreenSpot-Pro"
 PRO_LANGUAGES = {"en": "instruction", "cn": "instruction_cn"}
 PRO_META = ("group", "application", "ui_type", "platform")
+#: eval_screenspot_pro.py reads ``"group": sample["group"] if "group" in sample else None`` and the others
+#: as ``sample[k]``: a record without ``group`` scores, in the ``group=none`` slice; the others are required.
+PRO_OPTIONAL = ("group",)
 #: eval_screenspot_pro.py GT_TYPES; a record's own ``gt_type`` (absent: positive) says which rule scores it.
 PRO_GT_TYPES = ("positive", "negative")
 #: Combined slice keys (meta key -> the keys joined with "/"), one per table the reference prints.
@@ -256,6 +261,7 @@ def pro_record_to_sample(file: Path, i: int, record: Any, images: Path, language
     negative = gt_type == "negative"
     meta.update({"gt_type": str(gt_type), EXPECTS: "refusal" if negative else "element"})
     meta.update(known_meta(record, PRO_META))
+    meta.update(optional_meta(record, PRO_OPTIONAL))
     for key, parts in PRO_SLICES.items():
         if all(p in meta for p in parts):
             meta[key] = "/".join(meta[p] for p in parts)
@@ -265,7 +271,8 @@ def pro_record_to_sample(file: Path, i: int, record: Any, images: Path, language
         if gt_type not in PRO_GT_TYPES:
             raise RecordError("gt_type", f"{gt_type!r} is not one of {', '.join(PRO_GT_TYPES)} (absent: positive)")
         for key in PRO_META:
-            meta_field(record, key)
+            if key not in PRO_OPTIONAL:
+                meta_field(record, key)
         instruction = text_field(record, PRO_LANGUAGES[language])
         if not isinstance(name, str) or not name:
             raise RecordError("img_filename", f"expected a file name, got {name!r}")

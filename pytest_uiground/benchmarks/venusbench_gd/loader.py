@@ -32,7 +32,8 @@ Samples: ``venusbench-<task>-<id>`` from the record's ``id`` when it has one, el
 ``venusbench-<task>-<i>`` (``i``: its index in the file); a ``cn`` sample adds ``-cn``. Meta (slices):
 ``task`` (the file name), ``level`` (``basic``: element, spatial, visual; ``advanced``: reasoning,
 functional, refusal; the paper's taxonomy), ``gt_type`` (positive/negative), ``language``,
-``platform``, ``application``, ``ui_type``, ``group`` (when the record has them), ``platform_gt``
+``platform``, ``application``, ``ui_type``, ``group`` (``none`` when the record lacks one: ``eval.py`` reads
+each as ``sample[k] if k in sample else None``, so a copy without ``group`` loads and scores), ``platform_gt``
 (``eval.py``'s ``seeclick_style`` key), ``platform_application_gt`` (its ``fine_grained`` key) and
 ``expects`` (``element``/``refusal``, read by the suite's refusal policy).
 
@@ -63,8 +64,8 @@ from pytest_uiground.suite.loading import (
     header_size,
     inside,
     invalid_sample,
-    known_meta,
     numbers,
+    optional_meta,
     read_records,
     safe_id,
     text_field,
@@ -130,11 +131,9 @@ def record_to_sample(folder: Path, task: str, i: int, record: Any, sid: str, lan
     if not isinstance(record, dict):
         return invalid_sample(sid, ImageRef(key=sid), "point", meta,
                               f"{where}: expected an object, got {type(record).__name__}")
-    meta.update(known_meta(record, META))
-    if "platform" in meta:
-        meta["platform_gt"] = f"{meta['platform']}/{meta['gt_type']}"
-        if "application" in meta:
-            meta["platform_application_gt"] = f"{meta['platform']}/{meta['application']}/{meta['gt_type']}"
+    meta.update(optional_meta(record, META))  # eval.py: sample[k] if k in sample else None, for each of META
+    meta["platform_gt"] = f"{meta['platform']}/{meta['gt_type']}"
+    meta["platform_application_gt"] = f"{meta['platform']}/{meta['application']}/{meta['gt_type']}"
     if isinstance(record.get("id"), (str, int)) and not isinstance(record.get("id"), bool):
         meta["dataset_id"] = str(record["id"])  # a replay file may key answers by the dataset's own id
     image = ImageRef(key=sid)

@@ -1,0 +1,1 @@
+"""WebClick (``Hcompany/WebClick``): loader and look-alike writer."""
