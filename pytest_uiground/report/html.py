@@ -138,7 +138,9 @@ def banner(summary: SuiteSummary) -> str:
            f"{esc(short(summary.model_fingerprint))} \u00b7 {esc(prov.get('date') or '?')} \u00b7 "
            f"{summary.n_samples} samples")
     base = summary.baseline
-    if base is None:
+    if base is None and summary.verdict is not None and summary.verdict.fate.value == "updated":
+        against = "no baseline before this run: it recorded one (<code>--snapshot-update</code>); commit it"
+    elif base is None:
         against = ("no baseline: the gate fails until one is recorded with <code>--snapshot-update</code> "
                    "and committed")
     else:

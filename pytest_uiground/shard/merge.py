@@ -173,6 +173,13 @@ def _model_text(model: Any) -> str:
     return f"{model.get('name')!r} {json.dumps(model.get('fingerprint'), sort_keys=True)}"
 
 
+REPLAY_PLUGIN = "pytest_uiground.shard.replay"
+"""The merged run's plugin (:mod:`.replay`), named for ``-p``: the merged pytest process loads it; this one
+never imports it (it imports this module: named here, the two stay one way)."""
+SHARDS_ENV = "UIGROUND_MERGE_SHARDS"
+"""The environment variable that names the shards' folders (a JSON list) to the merged run."""
+
+
 def replayed(shards: Sequence[Shard]) -> Replayed:
     """The records of every shard, by suite and sample id, with each suite's model and judge identity
     (the lowest shard's: :func:`check` made sure they agree)."""
@@ -248,10 +255,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                "--uiground-markdown", str(out / "summary.md"), *(["--snapshot-update"] if args.snapshot_update else [])]
         print(f"merge: {len(shards)} shards, {sum(len(s.records) for s in shards)} records; running "
               f"pytest {' '.join(scrub_args(run))}", flush=True)
-        from pytest_uiground.shard import replay
-
-        env = {**os.environ, replay.ENV: json.dumps([str(s.folder.resolve()) for s in shards])}
-        return forward.run([sys.executable, "-m", "pytest", "-p", replay.__name__, *run], env)
+        env = {**os.environ, SHARDS_ENV: json.dumps([str(s.folder.resolve()) for s in shards])}
+        return forward.run([sys.executable, "-m", "pytest", "-p", REPLAY_PLUGIN, *run], env)
 
 
 class Forward:

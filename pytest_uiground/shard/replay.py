@@ -27,11 +27,20 @@ from pytest_uiground.record.secrets import scrub
 from pytest_uiground.run import STATE
 from pytest_uiground.run.state import Replayed
 from pytest_uiground.shard.manifest import NAME, suite_digest
-from pytest_uiground.shard.merge import STOP_ENV, MergeError, RecordedModel, Shard, check, read_shard, replayed
+from pytest_uiground.shard.merge import (
+    SHARDS_ENV,
+    STOP_ENV,
+    MergeError,
+    RecordedModel,
+    Shard,
+    check,
+    read_shard,
+    replayed,
+)
 from pytest_uiground.suite.items import SAMPLE_ARG, suite_path_of
 
 #: the environment variable that names the shards' folders (a JSON list) to the merged run
-ENV = "UIGROUND_MERGE_SHARDS"
+ENV = SHARDS_ENV
 
 
 class Replay:

@@ -110,7 +110,8 @@ def test_the_annotator_refuses_a_pixel_beyond_a_float_in_one_line(tmp_path: Path
 
     store = Store(tmp_path / fmt.DEFAULT_FILE)
     sample = {"image": "a.png", "instruction": "Go", "bbox": [1, 1, 10**400, 9]}
-    with pytest.raises(StoreError, match=r"bbox \[1, 1, 1000.* is not 4 finite numbers \(pixels\)"):
+    with pytest.raises(StoreError, match=r"'bbox' is \[1, 1, 1000.*expected \[x1, y1, x2, y2\] in pixels of the image "
+                                         r"\(finite numbers\)"):
         store.change(store.read().revision, [{"op": "insert", "index": 0, "sample": sample}], {})
     assert not (tmp_path / fmt.DEFAULT_FILE).exists()
 
