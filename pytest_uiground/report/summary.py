@@ -129,12 +129,18 @@ class Comparison:
     mcnemar_p: float | None = None
     floor: float | None = None
     verdict: str = "ok"
+    tolerance: float | None = None
+    detectable: Mapping[str, Any] | None = None  # gate.power.Detectable.to_json(): the smallest drop it sees
 
     def to_json(self) -> dict[str, Any]:
-        return {"value": self.value, "baseline": self.baseline, "delta": self.delta,
-                "delta_interval": list(self.delta_interval) if self.delta_interval else None,
-                "regressed": self.regressed, "fixed": self.fixed, "mcnemar_p": self.mcnemar_p, "floor": self.floor,
-                "verdict": self.verdict}
+        out: dict[str, Any] = {"value": self.value, "baseline": self.baseline, "delta": self.delta,
+               "delta_interval": list(self.delta_interval) if self.delta_interval else None,
+               "regressed": self.regressed, "fixed": self.fixed, "mcnemar_p": self.mcnemar_p, "floor": self.floor,
+               "verdict": self.verdict}
+        if self.detectable is not None:
+            out["tolerance"] = self.tolerance
+            out["detectable"] = dict(self.detectable)
+        return out
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> Comparison:
@@ -327,6 +333,8 @@ def build(
             mcnemar_p=p.p_value if p else None,
             floor=c.floor,
             verdict=c.verdict,
+            tolerance=c.tolerance,
+            detectable=c.detectable.to_json() if c.detectable is not None else None,
         )
     judged = "judge" in provenance
     return SuiteSummary(

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from pytest_uiground.gate.checks import POWER_SHORT
 from pytest_uiground.record.outcome import Outcome
 from pytest_uiground.record.result import SampleResult, records_in, sample_line
 from pytest_uiground.record.sample import Sample
@@ -47,6 +48,8 @@ def verdict_cell(c: Check) -> str:
         why.append(f"worse > {c.tolerance:g}")
     if c.incomparable and not c.updating:
         why.append("baseline not comparable")
+    if any(POWER_SHORT in p for p in c.problems()):
+        why.append("cannot see a drop of its tolerance")
     return "FAIL" + (f" ({', '.join(why)})" if why else "")
 
 
@@ -75,7 +78,7 @@ def limit_problems(checks: Sequence[Check]) -> list[str]:
             continue
         for p in c.problems():
             shared = p.removeprefix(f"{c.label}: ")
-            if "tolerance" in p or (shared != p and shared in seen):
+            if ("tolerance" in p and POWER_SHORT not in p) or (shared != p and shared in seen):
                 continue
             seen.add(shared)
             out.append(p)

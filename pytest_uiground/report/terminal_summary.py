@@ -88,6 +88,8 @@ def write_suite(tr: Any, o: SuiteOutcome, options: RunOptions, load: str, artifa
         tr.write_line(f"regressions judged by rule 'significant': {verdict.flips_text}")
     if verdict.noise_text:
         tr.write_line(verdict.noise_text)
+    if verdict.power_text:
+        tr.write_line(verdict.power_text)
     regressed = [r for r in o.results if r.outcome == Outcome.REGRESSION]
     if regressed:
         for line in sample_lines("regressed (right in the baseline, wrong now)", regressed, lookup,
