@@ -20,8 +20,14 @@ real drop: 17 samples flipping half the time add about 8 discordant pairs to eve
 samples made wrong go from p = 0.008 to p = 0.06. So the test has two parts, each exact:
 
 * the **paired part**, the samples the baseline measured as stable (or recorded without repeats, as before):
-  the exact one-sided McNemar test on their flips (a confirmed-unstable regression of a stable sample still
-  counts: it did flip, and leaving it out while every fix counts would tilt the test towards PASS);
+  on a plain rerun, the exact one-sided McNemar test on their flips (a confirmed-unstable regression of a
+  stable sample still counts: it did flip, and leaving it out while every fix counts would tilt the test
+  towards PASS). It assumes that noisy samples which answered K times alike by chance flip both ways alike
+  (exact for coin tosses; a noisy sample right 90 % of the time leans towards regressions). When this run
+  has repeats too (``--uiground-repeat``), the sample's K agreeing baseline answers meet its J answers in
+  the exact stratified test below, conditioned on the baseline's answers having agreed: that is McNemar on
+  the samples whose J answers also agree among themselves, exact whatever each sample's rate, and the
+  hidden coin tosses almost never count (both sides must agree by chance);
 * the **rated part**, the samples the baseline saw flip: each is judged by its right-rate, the baseline's
   k of K against this run's j of J (its repeats under ``--uiground-repeat``, else its one answer), with the
   exact stratified test of a common odds ratio of 1 (:func:`.stats.stratified_rate_p`: Mantel–Haenszel's
@@ -64,6 +70,7 @@ class Split:
     paired: int = 0  # samples in the paired part
     rated: int = 0  # samples in the rated part
     p_rated: float = 1.0
+    against_repeats: bool = False  # the paired part met this run's repeats (exact test), not one answer (McNemar)
 
     @property
     def share(self) -> float:
@@ -130,7 +137,8 @@ class FlipTest:
     def _parts(self) -> str:
         s = self.split
         assert s is not None and s.rated
-        return (f"{s.paired} stable samples: {s.regressed} regressed, {s.fixed} fixed, one-sided McNemar p = "
+        test = "exact test against this run's repeats" if s.against_repeats else "one-sided McNemar"
+        return (f"{s.paired} stable samples: {s.regressed} regressed, {s.fixed} fixed, {test} p = "
                 f"{s.p_paired:.3g} (level {self.level * s.share:.3g}); {s.rated} samples unstable in the baseline, "
                 f"by their right-rates (exact stratified test): p = {s.p_rated:.3g} (level "
                 f"{self.level * (1 - s.share):.3g})")
@@ -202,6 +210,7 @@ def split_test(results: Sequence[SampleResult], base: Mapping[str, tuple[int, in
     """The two parts of the flip test over ``results`` (module docstring); ``base``: the baseline's repeats
     of each sample (``s: [k, K]``; None or absent: its one answer, which the outcome tells)."""
     paired = rated = b = c = 0
+    repeated = False
     pairs: list[tuple[int, int, int, int, bool | None]] = []
     strata: list[tuple[int, int, int, int, bool | None]] = []
     for r in results:
@@ -218,9 +227,10 @@ def split_test(results: Sequence[SampleResult], base: Mapping[str, tuple[int, in
         c += r.outcome == Outcome.FIXED
         if s is not None and s[1] > 1 and big_j > 1:  # K answers alike against this run's J: exact
             pairs.append((s[0], s[1], j, big_j, True))
+            repeated = True
         else:  # one answer against one: McNemar
             pairs.append((int(r.outcome in _BASE_RIGHT), 1, int(right_of(r.score)), 1, None))
-    return Split(b, c, stats.stratified_p(pairs), paired, rated, stats.stratified_p(strata))
+    return Split(b, c, stats.stratified_p(pairs), paired, rated, stats.stratified_p(strata), repeated)
 
 
 def judge_flips(results: Sequence[SampleResult], keys: Sequence[str], rule: str, level: float,

