@@ -33,11 +33,11 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from fractions import Fraction
 from functools import lru_cache
 from statistics import NormalDist
 from typing import TYPE_CHECKING, Any
 
-from pytest_uiground.gate import stats
 from pytest_uiground.gate.metrics import slice_labels
 from pytest_uiground.record.outcome import Outcome
 from pytest_uiground.record.result import SampleResult, right_of
@@ -52,6 +52,7 @@ MAX_SAMPLES = 1_000_000
 """How far :func:`samples_needed` looks."""
 
 _EXACT_UP_TO = 400  # discordant totals above this take the normal approximation of the critical count
+_EXACT_NOISE = 600.0  # expected noise flips above this take the normal approximation of the power
 
 
 @lru_cache(maxsize=65536)
@@ -60,12 +61,16 @@ def critical(n: int, level: float) -> int:
     significant at ``level`` (``n + 1`` when none is)."""
     if n > _EXACT_UP_TO:  # continuity-corrected normal tail: within a count of the exact value at this size
         return math.floor(n / 2 + 0.5 + NormalDist().inv_cdf(1 - level) * math.sqrt(n) / 2) + 1
-    b = n
-    if not stats.mcnemar_one_sided(b, 0) < level:
-        return n + 1
-    while b > 0 and stats.mcnemar_one_sided(b - 1, n - b + 1) < level:
-        b -= 1
-    return b
+    # P(X >= b) for X ~ Binomial(n, 1/2), in exact integers (times 2^n) from the top down: the one-sided
+    # McNemar p-value of b regressions and n - b fixes (stats.mcnemar_one_sided), without a sum per b.
+    threshold = Fraction(level) * 2**n
+    tail, term = 0, 1  # term: C(n, b)
+    for b in range(n, -1, -1):
+        tail += term
+        if not tail < threshold:
+            return b + 1
+        term = term * b // (n - b + 1)
+    return 0
 
 
 def _poisson(mean: float) -> tuple[list[int], list[float]]:
@@ -83,6 +88,9 @@ def power(drop: int, noise: float, level: float) -> float:
     way), fail the paired test at ``level`` (module docstring)."""
     import numpy as np
 
+    if noise > _EXACT_NOISE:  # b - c is d plus a difference of two Poissons: normal, variance the noise
+        z = NormalDist().inv_cdf(1 - level)
+        return NormalDist().cdf((drop - z * math.sqrt(drop + noise)) / math.sqrt(noise))
     ks, ps = _poisson(noise / 2)
     k = np.asarray(ks)
     p = np.asarray(ps)
@@ -126,7 +134,7 @@ def samples_needed(n: int, right: int, noise: float, level: float, tolerance: fl
             return None
         hi = min(MAX_SAMPLES, 2 * hi)
     lo = max(hi // 2, n)
-    while hi - lo > max(1, hi // 200):  # to half a percent: a figure to act on, not to the sample
+    while hi - lo > max(1, hi // 100):  # to a percent: a figure to act on, not to the sample
         mid = (lo + hi) // 2
         if ok(mid):
             hi = mid
