@@ -151,7 +151,8 @@ class Comparison:
         return cls(value=_num(d.get("value")), baseline=_num(d.get("baseline")), delta=_num(d.get("delta")),
                    delta_interval=_pair(d.get("delta_interval")), regressed=count("regressed"), fixed=count("fixed"),
                    mcnemar_p=_num(d.get("mcnemar_p")), floor=_num(d.get("floor")),
-                   verdict=str(d.get("verdict") or "ok"))
+                   verdict=str(d.get("verdict") or "ok"), tolerance=_num(d.get("tolerance")),
+                   detectable=det if isinstance(det := d.get("detectable"), Mapping) else None)
 
 
 @dataclass(frozen=True)

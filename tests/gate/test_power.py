@@ -342,3 +342,15 @@ def test_unstable_outcome_still_listed() -> None:
     assert set(flips.regressed) == {r.id for r in results if r.outcome == Outcome.REGRESSION}
     assert set(flips.fixed) == {r.id for r in results if r.outcome == Outcome.FIXED}
     assert flips.split is not None and flips.split.rated == sum(0 < k < 3 for k, _ in base.values())
+
+
+def test_summary_and_verdict_read_back_the_detectable_drop() -> None:
+    """``compare`` and the report page read summary.json back: the drop and the verdict's line survive."""
+    from pytest_uiground.gate.verdict import Verdict
+    from pytest_uiground.report.summary import Comparison
+
+    c = Comparison(value=90.0, tolerance=2.0, detectable={"samples": 5, "points": 1.7, "short": False})
+    assert Comparison.from_json(json.loads(json.dumps(c.to_json()))) == c
+    v = Verdict(passed=True, reasons=(), n_checks=1, power_text="detectable drop (95 % power; ...)",
+                flips_p_label="split test p")
+    assert Verdict.from_json(json.loads(json.dumps(v.to_json()))) == v
