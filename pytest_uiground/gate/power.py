@@ -126,7 +126,7 @@ def samples_needed(n: int, right: int, noise: float, level: float, tolerance: fl
 
     def ok(size: int) -> bool:
         d = detectable(round(right * size / n), noise * size / n, level)
-        return d is not None and 100.0 * d / size <= tolerance
+        return d is not None and d <= beyond(tolerance, size)
 
     hi = n
     while not ok(hi):
@@ -141,6 +141,11 @@ def samples_needed(n: int, right: int, noise: float, level: float, tolerance: fl
         else:
             lo = mid
     return hi
+
+
+def beyond(tolerance: float, n: int) -> int:
+    """The smallest drop, in samples of ``n``, that is more than ``tolerance`` points."""
+    return math.floor(tolerance * n / 100.0 + 1e-9) + 1
 
 
 @dataclass(frozen=True)
@@ -165,8 +170,11 @@ class Detectable:
 
     @property
     def short(self) -> bool:
-        """The detectable drop is larger than the tolerance: a drop of the tolerance can pass."""
-        return self.tolerance is not None and (self.points is None or self.points > self.tolerance + 1e-9)
+        """Some drop beyond the tolerance can pass: the detectable drop is more samples than the smallest drop
+        beyond it (never under ``each``, where one sample is detected and no drop is smaller)."""
+        if self.tolerance is None:
+            return False
+        return self.samples is None or self.samples > beyond(self.tolerance, self.n)
 
     def text(self) -> str:
         what = "this suite" if "." not in self.label else f"slice {self.label.split('.', 1)[1]}"
