@@ -142,6 +142,7 @@ class RunOptions:
     repeat: int = 1  # --uiground-repeat: answers per sample (stability), 1 = the plain run
     confirm: int = 0  # --uiground-confirm: re-asks of each regressed sample alone, 0 = none
     max_flip_rate: float | None = None  # --uiground-max-flip-rate: bound on the repeats' flip rate (percent)
+    require_power: bool = False  # --uiground-require-power: a check that cannot see a drop of its tolerance fails
     shard: tuple[int, int] | None = None  # --uiground-shard I/N: (I, N), 1-based
     against: Path | None = None  # --uiground-against: a published run's answers, put beside this run per sample
     against_parser: str | None = None  # --uiground-against-parser: the family that reads them
@@ -392,6 +393,9 @@ OPTIONS: tuple[Opt, ...] = (
     Opt("--uiground-max-flip-rate", None, "with --uiground-repeat: fail the suite when its run-to-run flip rate "
         "(percent of samples two runs answer differently) is above this", number(float, at_least=0.0), "PCT",
         field="max_flip_rate"),
+    Opt("--uiground-require-power", False, "fail a check (the suite or a gated slice) whose smallest drop detected "
+        "95 times in 100 is larger than its tolerance (also [baseline] require_power in suite.toml); without it "
+        "the shortfall is reported, not failed", boolean, switch=True, field="require_power"),
     Opt("--uiground-keep-errored", False, "--snapshot-update: keep the previous baseline entries of samples that "
         "errored in this run (without it, an update from a run with sample errors is refused)", boolean,
         switch=True, field="keep_errored"),

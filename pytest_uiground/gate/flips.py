@@ -12,9 +12,33 @@ per slice at the level divided by the number of slices tested (Bonferroni, so th
 slices do not multiply the false alarms; the multiplicity is printed with the result).
 
 A regression the run itself shows to be noise (:attr:`Outcome.UNSTABLE`: unstable in the baseline's
-repeats, or right in the majority of its confirmation re-asks) never fails the run alone, under either
-rule, but the McNemar test still counts it as a right-to-wrong flip: it did flip in this run, and
-leaving it out (while the fixed samples, never re-asked, all count) would tilt the test towards PASS.
+repeats, or right in the majority of its confirmation re-asks) never fails the run alone, under either rule.
+
+**Stable and unstable samples are tested apart** (issue 40). A baseline recorded with ``--uiground-repeat K``
+knows which samples are noisy (``s: [k, K]`` with 0 < k < K). Counted as flips, their coin tosses bury a
+real drop: 17 samples flipping half the time add about 8 discordant pairs to every test, and 7 stably-right
+samples made wrong go from p = 0.008 to p = 0.06. So the test has two parts, each exact:
+
+* the **paired part**, the samples the baseline measured as stable (or recorded without repeats, as before):
+  on a plain rerun, the exact one-sided McNemar test on their flips (a confirmed-unstable regression of a
+  stable sample still counts: it did flip, and leaving it out while every fix counts would tilt the test
+  towards PASS). It assumes that noisy samples which answered K times alike by chance flip both ways alike
+  (exact for coin tosses; a noisy sample right 90 % of the time leans towards regressions). When this run
+  has repeats too (``--uiground-repeat``), the sample's K agreeing baseline answers meet its J answers in
+  the exact stratified test below, conditioned on the baseline's answers having agreed: that is McNemar on
+  the samples whose J answers also agree among themselves, exact whatever each sample's rate, and the
+  hidden coin tosses almost never count (both sides must agree by chance);
+* the **rated part**, the samples the baseline saw flip: each is judged by its right-rate, the baseline's
+  k of K against this run's j of J (its repeats under ``--uiground-repeat``, else its one answer), with the
+  exact stratified test of a common odds ratio of 1 (:func:`.stats.stratified_rate_p`: Mantel–Haenszel's
+  statistic, Birch's exact conditional law), which compares each sample only with itself.
+
+The two parts share the level by their share of the samples (weighted Bonferroni, Holm 1979: the weights
+are fixed by the baseline before any answer is seen and sum to one, so a model that did not change fails
+at most at the level; the parts are independent, so the true rate is slightly below it). Measured over
+many seeds in ``tests/gate/test_power.py``. The reported p is the Bonferroni-adjusted one, ``min(p_paired /
+w, p_rated / (1 - w))``, below the level exactly when a part is below its share; a suite whose baseline has
+no repeats has no rated part and the test is the McNemar test as before. Slices are tested the same way.
 """
 
 from __future__ import annotations
@@ -27,7 +51,7 @@ from pytest_uiground.gate import stats
 from pytest_uiground.gate.metrics import slice_labels
 from pytest_uiground.gate.verdict import EACH
 from pytest_uiground.record.outcome import Outcome
-from pytest_uiground.record.result import SampleResult
+from pytest_uiground.record.result import SampleResult, right_of
 
 if TYPE_CHECKING:  # types only: the suite's declaration is read, never loaded, here
     from pytest_uiground.suite.config import SuiteConfig
@@ -35,11 +59,43 @@ if TYPE_CHECKING:  # types only: the suite's declaration is read, never loaded, 
 
 
 @dataclass(frozen=True)
+class Split:
+    """One flip test in two parts (module docstring): the paired part (samples the baseline measured as stable,
+    or had no repeats of) by the exact one-sided McNemar test, the rated part (samples its repeats saw flip)
+    by the exact stratified test of their right-rates, each at its share of the level."""
+
+    regressed: int  # paired part: right in the baseline, wrong now (McNemar's b)
+    fixed: int  # paired part: wrong in the baseline, right now (c)
+    p_paired: float
+    paired: int = 0  # samples in the paired part
+    rated: int = 0  # samples in the rated part
+    p_rated: float = 1.0
+    against_repeats: bool = False  # the paired part met this run's repeats (exact test), not one answer (McNemar)
+
+    @property
+    def share(self) -> float:
+        """The paired part's share of the level: its share of the samples, fixed by the baseline before any
+        answer is seen (weighted Bonferroni: the two shares sum to the level, so a model that did not change
+        fails at most at the level)."""
+        return self.paired / (self.paired + self.rated) if self.rated else 1.0
+
+    @property
+    def p_value(self) -> float:
+        """The smaller of the two parts' p-values, each divided by its share (Bonferroni-adjusted): below the
+        level exactly when a part is below its share of it."""
+        if not self.rated:
+            return self.p_paired
+        paired = self.p_paired / self.share if self.share > 0 else 1.0
+        return min(1.0, paired, self.p_rated / (1.0 - self.share))
+
+
+@dataclass(frozen=True)
 class SliceFlips:
     label: str  # "key=value", as the metric slices are labelled
     regressed: int
     fixed: int
-    p_value: float  # one-sided: regressions outnumber fixes
+    p_value: float  # one-sided: regressions outnumber fixes (adjusted across the two parts, see Split)
+    split: Split | None = None
 
 
 @dataclass(frozen=True)
@@ -52,7 +108,8 @@ class FlipTest:
     fixed: tuple[str, ...]  # wrong in the baseline and right now
     p_value: float
     slices: tuple[SliceFlips, ...] = ()  # slices with at least one flip: the ones tested
-    unstable: tuple[str, ...] = ()  # right in the baseline, wrong now, shown to be noise: counted, never failing alone
+    unstable: tuple[str, ...] = ()  # right in the baseline, wrong now, shown to be noise: never failing alone
+    split: Split | None = None  # the two parts; None for a FlipTest built by hand
 
     @property
     def slice_level(self) -> float:
@@ -72,11 +129,30 @@ class FlipTest:
         significant evidence."""
         return bool(self.regressed) if self.rule == EACH else self.significant
 
+    @property
+    def p_label(self) -> str:
+        """What :attr:`p_value` is, in words."""
+        return "split test p" if self.split is not None and self.split.rated else "one-sided McNemar p"
+
+    def _parts(self) -> str:
+        s = self.split
+        assert s is not None and s.rated
+        test = "exact test against this run's repeats" if s.against_repeats else "one-sided McNemar"
+        return (f"{s.paired} stable samples: {s.regressed} regressed, {s.fixed} fixed, {test} p = "
+                f"{s.p_paired:.3g} (level {self.level * s.share:.3g}); {s.rated} samples unstable in the baseline, "
+                f"by their right-rates (exact stratified test): p = {s.p_rated:.3g} (level "
+                f"{self.level * (1 - s.share):.3g})")
+
     def text(self) -> str:
         """One line: the counts, the test and, where it failed, which part."""
-        noisy = f", {len(self.unstable)} unstable (counted as regressed here)" if self.unstable else ""
-        head = (f"{len(self.regressed)} regressed{noisy}, {len(self.fixed)} fixed: one-sided McNemar p = "
-                f"{self.p_value:.3g} (level {self.level:g}")
+        if self.split is not None and self.split.rated:
+            noisy = f", {len(self.unstable)} unstable" if self.unstable else ""
+            head = (f"{len(self.regressed)} regressed{noisy}, {len(self.fixed)} fixed; {self._parts()}; split "
+                    f"test p = {self.p_value:.3g} (level {self.level:g}")
+        else:
+            noisy = f", {len(self.unstable)} unstable (counted as regressed here)" if self.unstable else ""
+            head = (f"{len(self.regressed)} regressed{noisy}, {len(self.fixed)} fixed: one-sided McNemar p = "
+                    f"{self.p_value:.3g} (level {self.level:g}")
         tail = (f"; {len(self.slices)} slice{'s' * (len(self.slices) != 1)} with flips tested at "
                 f"{self.level:g}/{len(self.slices)})" if self.slices else ")")
         worst = self.significant_slices
@@ -95,7 +171,7 @@ class FlipTest:
                  " in " + ", ".join(s.label for s in self.significant_slices[:3])
                  + (f" and {len(self.significant_slices) - 3} more slices" if len(self.significant_slices) > 3 else ""))
         return (f"regressions outnumber fixes significantly{where} ({len(self.regressed)} regressed, "
-                f"{len(self.fixed)} fixed, one-sided McNemar p = {self.p_value:.3g})")
+                f"{len(self.fixed)} fixed, {self.p_label} = {self.p_value:.3g})")
 
 
 def slice_keys(config: SuiteConfig) -> tuple[str, ...]:
@@ -117,14 +193,67 @@ def slice_counts(pairs: Iterable[tuple[Mapping[str, str], bool, bool]], keys: Se
     return counts
 
 
-def judge_flips(results: Sequence[SampleResult], keys: Sequence[str], rule: str, level: float) -> FlipTest:
-    """The flips in ``results`` (their outcomes against the baseline), overall and per slice of ``keys``."""
+def candidate_answers(r: SampleResult) -> tuple[int, int]:
+    """This run's answers on a sample: right ``j`` of ``J``, from its repeats when it was repeated, else its
+    one answer."""
+    st = r.stability
+    if st is not None and st.how == "repeat" and st.of > 0:
+        return st.right, st.of
+    return int(right_of(r.score)), 1
+
+
+_BASE_RIGHT = (Outcome.PASS, Outcome.REGRESSION, Outcome.UNSTABLE)
+_BASE_WRONG = (Outcome.FIXED, Outcome.KNOWN_FAILURE)
+
+
+def split_test(results: Sequence[SampleResult], base: Mapping[str, tuple[int, int] | None]) -> Split:
+    """The two parts of the flip test over ``results`` (module docstring); ``base``: the baseline's repeats
+    of each sample (``s: [k, K]``; None or absent: its one answer, which the outcome tells)."""
+    paired = rated = b = c = 0
+    repeated = False
+    pairs: list[tuple[int, int, int, int, bool | None]] = []
+    strata: list[tuple[int, int, int, int, bool | None]] = []
+    for r in results:
+        if r.error is not None or r.outcome not in (*_BASE_RIGHT, *_BASE_WRONG):
+            continue  # no baseline to meet (new, or an update), or an error (which fails by itself)
+        s = base.get(r.id)
+        j, big_j = candidate_answers(r)
+        if s is not None and 0 < s[0] < s[1]:
+            rated += 1
+            strata.append((s[0], s[1], j, big_j, False))
+            continue
+        paired += 1
+        b += r.outcome in (Outcome.REGRESSION, Outcome.UNSTABLE)
+        c += r.outcome == Outcome.FIXED
+        if s is not None and s[1] > 1 and big_j > 1:  # K answers alike against this run's J: exact
+            pairs.append((s[0], s[1], j, big_j, True))
+            repeated = True
+        else:  # one answer against one: McNemar
+            pairs.append((int(r.outcome in _BASE_RIGHT), 1, int(right_of(r.score)), 1, None))
+    return Split(b, c, stats.stratified_p(pairs), paired, rated, stats.stratified_p(strata), repeated)
+
+
+def judge_flips(results: Sequence[SampleResult], keys: Sequence[str], rule: str, level: float,
+                base: Mapping[str, tuple[int, int] | None] | None = None) -> FlipTest:
+    """The flips in ``results`` (their outcomes against the baseline), overall and per slice of ``keys``;
+    ``base``: the baseline's repeats per sample (the split test's rated part), when it has them."""
+    base = base or {}
     regressed = tuple(sorted(r.id for r in results if r.outcome == Outcome.REGRESSION))
     unstable = tuple(sorted(r.id for r in results if r.outcome == Outcome.UNSTABLE))
     fixed = tuple(sorted(r.id for r in results if r.outcome == Outcome.FIXED))
     flipped = (Outcome.REGRESSION, Outcome.UNSTABLE)
     counts = slice_counts(((r.meta, r.outcome in flipped, r.outcome == Outcome.FIXED) for r in results), keys)
-    slices = tuple(SliceFlips(label, b, c, stats.mcnemar_one_sided(b, c))
-                   for label, (_, b, c) in sorted(counts.items()) if b + c)
-    p = stats.mcnemar_one_sided(len(regressed) + len(unstable), len(fixed))
-    return FlipTest(rule, level, regressed, fixed, p, slices, unstable)
+    members: dict[str, list[SampleResult]] = {}
+    if any(s is not None for s in base.values()):
+        for r in results:
+            for label in slice_labels(r.meta, keys):
+                members.setdefault(label, []).append(r)
+    slices = []
+    for label, (_, b, c) in sorted(counts.items()):
+        if not b + c:
+            continue
+        part = split_test(members[label], base) if members else None
+        slices.append(SliceFlips(label, b, c, part.p_value if part is not None else stats.mcnemar_one_sided(b, c),
+                                 part))
+    split = split_test(results, base)
+    return FlipTest(rule, level, regressed, fixed, split.p_value, tuple(slices), unstable, split)

@@ -21,6 +21,7 @@ from pytest_uiground.gate.checks import Check, LatencyCheck, build_checks, laten
 from pytest_uiground.gate.flips import FlipTest, judge_flips, slice_keys
 from pytest_uiground.gate.metrics import LATENCY, MetricResult, compute_all
 from pytest_uiground.gate.noise import Noise, measure
+from pytest_uiground.gate.power import attach
 from pytest_uiground.gate.rules import (
     dataset_provenance,
     provenance,
@@ -117,10 +118,15 @@ def assemble(loaded: LoadedSuite, path: Path, results: list[SampleResult], optio
         if whole else [],
         latency=latency_check(loaded.config, results, parallel=parallel, suite_file=rel) if whole else None,
         updating=options.updating,
-        flips=judge_flips(results, slice_keys(loaded.config), rule, level),
+        flips=judge_flips(results, slice_keys(loaded.config), rule, level,
+                          {k: e.stability for k, e in base.entries.items()} if usable and base is not None else None),
         noise=measure(results, slice_keys(loaded.config), seed=options.seed, bound=options.max_flip_rate),
         new_ids=new_ids, removed_ids=removed_ids, only_new=only_new,
     )
+    if out.checks:
+        out.checks = attach(out.checks, results, {k: e.stability for k, e in base.entries.items()}
+                            if usable and base is not None else None, rule, level, slice_keys(loaded.config),
+                            require=options.require_power or loaded.config.require_power)
     out.provenance = provenance(out, options)
     if base is None and not options.updating:
         out.missing = missing_text(loaded.config.name, rel, options)

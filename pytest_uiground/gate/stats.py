@@ -305,3 +305,55 @@ def judge_stability(results: Iterable[SampleResult]) -> dict[str, Any] | None:
         "mean_stdev": round(sum(stdevs) / len(stdevs), 4),
         "unstable": sorted(i for i, v in spreads.items() if max(v) != min(v)),
     }
+
+
+def stratified_rate_p(strata: Iterable[tuple[int, int, int, int]], agreeing: bool | None = None) -> float:
+    """Exact one-sided p-value that the candidate's right-rates are lower than the baseline's, over samples
+    that each carry their own rate: ``(k, K, j, J)`` per sample, right ``k`` of ``K`` answers in the baseline
+    and ``j`` of ``J`` in the candidate.
+
+    The exact conditional test of a common odds ratio of 1 across 2x2 tables (Mantel and Haenszel 1959; the
+    exact form is Birch 1964's, as in R's ``mantelhaen.test(exact = TRUE)``): under "the candidate answers
+    each sample as the baseline did" (every answer of a sample an independent draw at its own rate), given
+    how many of its ``K + J`` answers were right (``t = k + j``), which of them are the candidate's is a draw
+    without replacement, so ``j`` is hypergeometric and the sample's rate cancels: a noisy sample right half
+    the time and one right nine times in ten are never pooled. The statistic is the candidate's total of
+    right answers; its exact null law is the convolution of the samples' laws, and ``p = P(T <= observed)``.
+
+    ``agreeing`` says how the samples were chosen from the baseline, and the law is conditioned on it too
+    (otherwise the choice itself biases the test): True, samples whose K answers all agreed (``k`` is 0 or
+    K); False, samples whose answers did not (``0 < k < K``); None, no choice. The weight of ``j = x`` is
+    ``C(J, x) C(K, t - x)`` over the ``x`` whose ``k = t - x`` the choice allows. A sample whose law is a
+    single point (all answers alike, or a choice that leaves one split) carries no information and drops
+    out; where none is informative, p = 1. With K = J = 1 and no choice this is the exact McNemar test."""
+    return stratified_p([(k, big_k, j, big_j, agreeing) for k, big_k, j, big_j in strata])
+
+
+def stratified_p(strata: Iterable[tuple[int, int, int, int, bool | None]]) -> float:
+    """:func:`stratified_rate_p` with each sample's own choice: ``(k, K, j, J, agreeing)``."""
+    dist = [1.0]  # P(T - minimum = x)
+    observed = 0
+    low = 0
+    for k, big_k, j, big_j, agreeing in strata:
+        if not (0 <= k <= big_k and 0 <= j <= big_j and big_k > 0 and big_j > 0):
+            raise ValueError(f"a stratum needs 0 <= k <= K and 0 <= j <= J with K, J >= 1, got {(k, big_k, j, big_j)}")
+        t = k + j
+        xs = [x for x in range(max(0, t - big_k), min(t, big_j) + 1)
+              if agreeing is None or ((t - x) in (0, big_k)) == agreeing]
+        if len(xs) < 2:
+            continue
+        weights = [math.comb(big_j, x) * math.comb(big_k, t - x) for x in xs]
+        total = sum(weights)
+        lo = xs[0]
+        pmf = [0.0] * (xs[-1] - lo + 1)
+        for x, w in zip(xs, weights, strict=True):
+            pmf[x - lo] = w / total
+        out = [0.0] * (len(dist) + len(pmf) - 1)
+        for a, pa in enumerate(dist):
+            if pa:
+                for b, pb in enumerate(pmf):
+                    out[a + b] += pa * pb
+        dist = out
+        observed += j
+        low += lo
+    return min(1.0, sum(dist[: observed - low + 1]))

@@ -104,6 +104,8 @@ class Verdict:
     noise_text: str = ""  # --uiground-repeat: the flip rate in words
     flip_rate: float | None = None
     missing: str = ""  # no baseline to gate against: the line that says how to record one (issue 38)
+    power_text: str = ""  # the smallest drop the suite (and its short slices) detect, in words (gate/power.py)
+    flips_p_label: str = "one-sided McNemar p"
 
     @property
     def status(self) -> str:
@@ -113,7 +115,7 @@ class Verdict:
     def text(self) -> str:
         if self.passed and self.regressed and self.rule != EACH:
             return (f"PASS ({self.n_checks} checks ok; {self.regressed} regressed and {self.fixed} fixed samples "
-                    f"within noise, one-sided McNemar p = {self.flips_p:.3g})")
+                    f"within noise, {self.flips_p_label} = {self.flips_p:.3g})")
         if self.passed and self.unstable:
             return (f"PASS ({self.n_checks} checks ok, no regressed sample; {self.unstable} unstable sample"
                     f"{'s' * (self.unstable != 1)} never failing alone)")
@@ -130,7 +132,8 @@ class Verdict:
                 "errors": self.errors, "latency_over_budget": self.latency_over, "interrupted": self.interrupted,
                 "baseline": self.fate.value, "rule": self.rule, "fixed": self.fixed, "flips": self.flips_text,
                 "flips_p_value": self.flips_p, "unstable": self.unstable, "noise": self.noise_text,
-                "flip_rate": self.flip_rate, "missing_baseline": self.missing}
+                "flip_rate": self.flip_rate, "power": self.power_text, "flips_p_label": self.flips_p_label,
+                "missing_baseline": self.missing}
 
     @classmethod
     def from_json(cls, d: Any) -> Verdict | None:
@@ -158,6 +161,8 @@ class Verdict:
                    flips_text=str(d.get("flips") or ""),
                    flips_p=p if isinstance(p := d.get("flips_p_value"), float) else None,
                    unstable=count("unstable"), noise_text=str(d.get("noise") or ""),
+                   power_text=str(d.get("power") or ""),
+                   flips_p_label=str(d.get("flips_p_label") or "one-sided McNemar p"),
                    flip_rate=f if isinstance(f := d.get("flip_rate"), (int, float)) and not isinstance(f, bool)
                    else None, missing=str(d.get("missing_baseline") or ""))
 
@@ -200,4 +205,18 @@ def decide(checks: Sequence[Check], latency: LatencyCheck | None, results: Seque
                    flips_p=flips.p_value if flips is not None else None,
                    unstable=len(flips.unstable) if flips is not None else 0,
                    noise_text=noise.text() if noise is not None else "",
-                   flip_rate=noise.flip_rate if noise is not None else None, missing=missing or "")
+                   flip_rate=noise.flip_rate if noise is not None else None, power_text=power_text(checks),
+                   flips_p_label=flips.p_label if flips is not None else "one-sided McNemar p",
+                   missing=missing or "")
+
+
+def power_text(checks: Sequence[Check]) -> str:
+    """The drop each overall check detects, and every slice too small for its tolerance, in one line."""
+    shown = [c.detectable for c in checks if c.detectable is not None and (c.slice is None or c.detectable.short)]
+    if not shown:
+        return ""
+    d0 = shown[0]
+    parts = [f"{d.label}: {d.text()}" for d in shown[:6]]
+    more = len(shown) - 6
+    return ("detectable drop (95 % power; " + d0.basis() + "): " + "; ".join(parts)
+            + (f"; and {more} more slices too small for their tolerance" if more > 0 else ""))

@@ -64,7 +64,7 @@ def suite_properties(suite: str, model: Mapping[str, Any] | None, baseline: Mapp
         *([(f"{pre}.verdict", verdict.status), (f"{pre}.verdict_text", verdict.text),
            (f"{pre}.regressions_rule", verdict.rule), (f"{pre}.flips", verdict.flips_text),
            (f"{pre}.flips_p_value", "" if verdict.flips_p is None else f"{verdict.flips_p:.6g}"),
-           (f"{pre}.unstable", str(verdict.unstable)),
+           (f"{pre}.unstable", str(verdict.unstable)), (f"{pre}.detectable_drop", verdict.power_text),
            (f"{pre}.flip_rate", "" if verdict.flip_rate is None else f"{verdict.flip_rate:.4g}")]
           if verdict is not None else []),
     ]

@@ -129,12 +129,18 @@ class Comparison:
     mcnemar_p: float | None = None
     floor: float | None = None
     verdict: str = "ok"
+    tolerance: float | None = None
+    detectable: Mapping[str, Any] | None = None  # gate.power.Detectable.to_json(): the smallest drop it sees
 
     def to_json(self) -> dict[str, Any]:
-        return {"value": self.value, "baseline": self.baseline, "delta": self.delta,
-                "delta_interval": list(self.delta_interval) if self.delta_interval else None,
-                "regressed": self.regressed, "fixed": self.fixed, "mcnemar_p": self.mcnemar_p, "floor": self.floor,
-                "verdict": self.verdict}
+        out: dict[str, Any] = {"value": self.value, "baseline": self.baseline, "delta": self.delta,
+               "delta_interval": list(self.delta_interval) if self.delta_interval else None,
+               "regressed": self.regressed, "fixed": self.fixed, "mcnemar_p": self.mcnemar_p, "floor": self.floor,
+               "verdict": self.verdict}
+        if self.detectable is not None:
+            out["tolerance"] = self.tolerance
+            out["detectable"] = dict(self.detectable)
+        return out
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> Comparison:
@@ -145,7 +151,8 @@ class Comparison:
         return cls(value=_num(d.get("value")), baseline=_num(d.get("baseline")), delta=_num(d.get("delta")),
                    delta_interval=_pair(d.get("delta_interval")), regressed=count("regressed"), fixed=count("fixed"),
                    mcnemar_p=_num(d.get("mcnemar_p")), floor=_num(d.get("floor")),
-                   verdict=str(d.get("verdict") or "ok"))
+                   verdict=str(d.get("verdict") or "ok"), tolerance=_num(d.get("tolerance")),
+                   detectable=det if isinstance(det := d.get("detectable"), Mapping) else None)
 
 
 @dataclass(frozen=True)
@@ -339,6 +346,8 @@ def build(
             mcnemar_p=p.p_value if p else None,
             floor=c.floor,
             verdict=c.verdict,
+            tolerance=c.tolerance,
+            detectable=c.detectable.to_json() if c.detectable is not None else None,
         )
     judged = "judge" in provenance
     return SuiteSummary(

@@ -34,6 +34,12 @@ def _fmt(v: float | None, signed: bool = False) -> str:
     return f"{v:+.2f}" if signed else f"{v:.2f}"
 
 
+def powerless(c: Check) -> bool:
+    """The check fails because it cannot see a drop of its tolerance (``--uiground-require-power``)."""
+    d = c.detectable
+    return c.require_power and d is not None and d.short and not c.updating
+
+
 def verdict_cell(c: Check) -> str:
     """``ok``, ``improved``, or ``FAIL`` with the limits it broke, so no extra line is needed."""
     if c.verdict != "FAIL":
@@ -47,6 +53,8 @@ def verdict_cell(c: Check) -> str:
         why.append(f"worse > {c.tolerance:g}")
     if c.incomparable and not c.updating:
         why.append("baseline not comparable")
+    if powerless(c):
+        why.append("cannot see a drop of its tolerance")
     return "FAIL" + (f" ({', '.join(why)})" if why else "")
 
 
@@ -75,7 +83,8 @@ def limit_problems(checks: Sequence[Check]) -> list[str]:
             continue
         for p in c.problems():
             shared = p.removeprefix(f"{c.label}: ")
-            if "tolerance" in p or (shared != p and shared in seen):
+            if ("tolerance" in p and not (powerless(c) and p.startswith(f"{c.label}: too small"))) or (
+                    shared != p and shared in seen):
                 continue
             seen.add(shared)
             out.append(p)

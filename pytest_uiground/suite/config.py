@@ -97,6 +97,8 @@ class SuiteConfig:
     # regressions outnumber fixes significantly at ``significant_level``; see gate/verdict.py).
     regressions: str = "each"
     significant_level: float = 0.05
+    # A check whose detectable drop (gate/power.py) is larger than its tolerance fails (issue 40).
+    require_power: bool = False
     latency: LatencySpec = LatencySpec()
     stratify: tuple[str, ...] = ()
     description: str = ""
@@ -267,7 +269,8 @@ def load_suite_config(path: Path) -> SuiteConfig:
                     f"{path}: metrics[{i}].mean_of: {ref!r} is not a metric declared before {m.name!r}"
                 )
     baseline = _Fields(path, "baseline", top.get("baseline", dict, {}))
-    baseline.unknown({"tolerance", "slice_tolerance", "regressions", "significant_level", "min_slice"})
+    baseline.unknown({"tolerance", "slice_tolerance", "regressions", "significant_level", "min_slice",
+                      "require_power"})
     tolerance, tolerance_samples = _tolerance(baseline, "tolerance", 2.0)
     slice_tolerance, slice_tolerance_samples = _tolerance(baseline, "slice_tolerance", 5.0)
     min_slice = baseline.get("min_slice", int, MIN_SLICE)
@@ -317,6 +320,7 @@ def load_suite_config(path: Path) -> SuiteConfig:
         min_slice=min_slice,
         regressions=regressions,
         significant_level=level,
+        require_power=baseline.get("require_power", bool, False),
         latency=LatencySpec(
             p50_ms=p50,
             p95_ms=p95,
