@@ -5,7 +5,11 @@
 1. Harness overhead per sample with a zero-cost model (``perf/zero_model.py``) in one process:
    the slope of wall time between a small and a large synthetic suite.
 2. Collection of a 5,000 and a 50,000-sample synthetic suite: wall time and peak RSS.
-3. The main job (``pytest suites/synthetic``, default ``ocr`` model) wall time.
+3. The harness against bare pytest (issue 42's target, at most 1.5x): a zero-cost model over a
+   synthetic suite of ~3,100 samples against bare pytest running as many trivial parametrised tests,
+   whole processes interleaved, median of 3, in CPU seconds (user + system of the process and its
+   xdist workers: less sensitive than wall time to what else the machine runs), serially and with -n 2.
+4. The main job (``pytest suites/synthetic``, default ``ocr`` model) wall time.
 """
 
 from __future__ import annotations
@@ -55,15 +59,55 @@ def run(args: list[str], cwd: Path) -> tuple[float, float, str]:
     return wall, max(peak, before) / 1024, proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else proc.stderr
 
 
+BARE = """
+import pytest
+
+
+@pytest.mark.parametrize("i", range({n}))
+def test_x(i):
+    assert i >= 0
+"""
+
+
+def cpu(args: list[str], cwd: Path) -> float:
+    """CPU seconds (user + system) of one pytest process and its children (xdist workers)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run([sys.executable, "-m", "pytest", *args], cwd=cwd, capture_output=True, text=True,
+                   env={**os.environ, "PYTHONHASHSEED": "0"})
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def harness_ratio(tmp: Path, common: list[str], screens: int = 550, rounds: int = 3) -> None:
+    """Section 3: the harness's CPU over bare pytest's, for the same number of tests."""
+    d = make_suite(tmp, screens)
+    n = len(__import__("pytest_uiground.benchmarks.synthetic.loader", fromlist=["load"]).load(
+        {"seed": 0, "screens": screens}, None))  # type: ignore[arg-type]
+    (tmp / "test_bare.py").write_text(BARE.format(n=n))
+    for label, xdist in (("serial", []), ("-n 2", ["-n", "2"])):
+        ours, bare = [], []
+        for _ in range(rounds):  # interleaved: a busy moment falls on both alike
+            ours.append(cpu([str(d), "--model", "zero_model:create", *common, *xdist], tmp))
+            bare.append(cpu(["test_bare.py", "-p", "no:cacheprovider", "-q", *xdist], tmp))
+        o, b = sorted(ours)[rounds // 2], sorted(bare)[rounds // 2]
+        print(f"{label}: harness {o:.2f} s CPU, bare pytest {b:.2f} s CPU for {n} tests: {o / b:.2f}x "
+              f"(+{(o - b) / n * 1000:.2f} ms per sample)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true", help="skip the main job")
+    parser.add_argument("--ratio-only", action="store_true", help="only the harness against bare pytest")
     ns = parser.parse_args()
-    common = ["-p", "no:cacheprovider", "-q", "--benchmark-disable", "--uiground-baselines", "none"]
-    os.environ["PYTHONPATH"] = os.pathsep.join([str(ROOT / "benchmarks"), os.environ.get("PYTHONPATH", "")])
+    common = ["-p", "no:cacheprovider", "-q", "--benchmark-disable"]
+    os.environ["PYTHONPATH"] = os.pathsep.join([str(ROOT / "perf"), os.environ.get("PYTHONPATH", "")])
     with tempfile.TemporaryDirectory() as t:
         tmp = Path(t)
         (tmp / "pytest.ini").write_text("[pytest]\n")
+        print("== the harness against bare pytest (CPU seconds, median of 3) ==")
+        harness_ratio(tmp, common)
+        if ns.ratio_only:
+            return
         print("== collection (pytest --collect-only) ==")
         for screens in (834, 8334):  # ~5,000 and ~50,000 samples
             d = make_suite(tmp, screens)

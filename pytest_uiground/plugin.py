@@ -41,6 +41,19 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
     pluginmanager.add_hookspecs(hookspecs)
 
 
+HARNESS_WARNINGS = (
+    # pytest-benchmark: test_latency is a benchmark test, so every -n N run says it disabled benchmarks
+    # (test_latency skips under xdist, saying why).
+    "ignore:Benchmarks are automatically disabled because xdist",
+    # syrupy lends its --snapshot-update flag only (the plugin writes its own snapshots): under
+    # --collect-only -n N its unused-snapshot check hears from no worker and says so.
+    "ignore:.*received 0 of [0-9]+ xdist worker snapshot reports:UserWarning",
+)
+"""Warnings of the plugins this one builds on, about their own machinery, ignored by message (issue 38: a
+project with ``filterwarnings = ["error"]`` stopped on them under ``-n 2``). Later ini lines win, so a
+project's ``error`` still applies to everything else."""
+
+
 def pytest_configure(config: pytest.Config) -> None:
     opts = options.parse(config)
     image.set_pixel_limit(opts.max_pixels)
@@ -48,10 +61,12 @@ def pytest_configure(config: pytest.Config) -> None:
     worker_id = workerinput["workerid"] if workerinput else "master"
     config.stash[STATE] = WorkerState(options=opts, worker_id=worker_id)
     config.pluginmanager.register(StopOnSigterm(config), "uiground-sigterm")
-    if workerinput is not None:
-        # pytest-benchmark warns from every xdist worker, at its exit, that it disabled benchmarks, which
-        # lands among the progress dots; test_latency already skips under -n saying why.
-        warnings.filterwarnings("ignore", message="Benchmarks are automatically disabled because xdist")
+    # pytest-benchmark warns from every process of an xdist run, at its exit (pytest_unconfigure, outside
+    # pytest's warning capture, so the ini lines below cannot reach it), that it disabled benchmarks: among the
+    # progress dots, or an error in a strict project; test_latency already skips under -n saying why.
+    warnings.filterwarnings("ignore", message="Benchmarks are automatically disabled because xdist")
+    for line in HARNESS_WARNINGS:  # a strict project (filterwarnings = error) must not fail on the harness's own
+        config.addinivalue_line("filterwarnings", line)
     config.addinivalue_line("markers", f"{SLICE_MARKER}(**metadata): a sample's metadata (slices), set by "
                             f"pytest-uiground; select with -m \"{SLICE_MARKER}(theme='dark')\"")
     if workerinput is None:

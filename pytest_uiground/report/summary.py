@@ -137,8 +137,9 @@ class Comparison:
                "delta_interval": list(self.delta_interval) if self.delta_interval else None,
                "regressed": self.regressed, "fixed": self.fixed, "mcnemar_p": self.mcnemar_p, "floor": self.floor,
                "verdict": self.verdict}
-        if self.detectable is not None:
+        if self.tolerance is not None:
             out["tolerance"] = self.tolerance
+        if self.detectable is not None:
             out["detectable"] = dict(self.detectable)
         return out
 

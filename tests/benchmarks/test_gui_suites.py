@@ -128,7 +128,7 @@ def test_mmbench_l2_basic_advanced_average_by_hand(gui: Project, tmp_path: Path,
     fx = write_mmbench_gui(tmp_path / "lmu", l1_records=1, l2_records=3, seed=3, no_icon=("os_linux",))
     rec = {w.sample_id: w.record for w in fx.l2}
     outputs, hits, garbage = score_points(((sid, r["bbox"]) for sid, r in rec.items()), seed=11)
-    result = run(gui, "mmbench_gui_l2", tmp_path / "lmu", outputs, *xdist)
+    result = run(gui, "mmbench_gui_l2", tmp_path / "lmu", outputs, "--snapshot-update", *xdist)
     assert result.ret == 0, result.stdout.str()[-3000:]
     m = gui.summary()["metrics"]
 
@@ -268,7 +268,7 @@ def test_mmbench_l1_accuracy_by_difficulty_and_platform(gui: Project, tmp_path: 
             outputs[w.sample_id] = "I am not sure what this screen shows."
             garbage.add(w.sample_id)
         right[w.sample_id] = kind == "right"
-    result = run(gui, "mmbench_gui_l1", tmp_path / "lmu", outputs)
+    result = run(gui, "mmbench_gui_l1", tmp_path / "lmu", outputs, "--snapshot-update")
     assert result.ret == 0, result.stdout.str()[-3000:]
     acc = gui.summary()["metrics"]["accuracy"]
     assert acc["value"] == pytest.approx(pct(list(right.values())), abs=1e-3)
@@ -337,7 +337,7 @@ def test_screenspot_v2_macro_over_cells_vs_micro(gui: Project, tmp_path: Path) -
     ex, ey = pixels[edge][0] * 1000 // pixels[edge][1], round((y0 + y1) / 2 * 1000)
     outputs[edge], hits[edge] = f"({ex}, {ey})", in_box((ex / 1000, ey / 1000), boxes[edge])
     assert hits[edge], "a point on the left edge is a hit"
-    result = run(gui, "screenspot_v2", tmp_path / "data", outputs)
+    result = run(gui, "screenspot_v2", tmp_path / "data", outputs, "--snapshot-update")
     assert result.ret == 0, result.stdout.str()[-3000:]
     m = gui.summary()["metrics"]
     rec = {w.sample_id: w for w in fx.samples}
@@ -404,7 +404,7 @@ def test_screenspot_pro_slices_by_hand(gui: Project, tmp_path: Path) -> None:
     boxes = {s: (r["bbox"][0] / r["img_size"][0], r["bbox"][1] / r["img_size"][1], r["bbox"][2] / r["img_size"][0],
                  r["bbox"][3] / r["img_size"][1]) for s, r in rec.items()}
     outputs, hits, garbage = score_points(boxes.items(), seed=2)
-    result = run(gui, "screenspot_pro", tmp_path / "data" / "ScreenSpot-Pro", outputs)
+    result = run(gui, "screenspot_pro", tmp_path / "data" / "ScreenSpot-Pro", outputs, "--snapshot-update")
     assert result.ret == 0, result.stdout.str()[-3000:]
     acc = gui.summary()["metrics"]["accuracy"]
     assert acc["value"] == pytest.approx(pct(list(hits.values())), abs=1e-3)

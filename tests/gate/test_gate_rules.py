@@ -33,6 +33,7 @@ class _Check:
 
     def __init__(self, problems: list[str], partial: bool = False) -> None:
         self._problems, self.partial, self.suite, self.label = problems, partial, "mini", "accuracy"
+        self.slice, self.detectable = None, None  # the power line reads these (gate/power.py)
 
     def problems(self) -> list[str]:
         return list(self._problems)

@@ -130,6 +130,7 @@ def test_checks_failed(project: Project, xdist: list[str]) -> None:
 
 
 def test_interrupted(project: Project, xdist: list[str]) -> None:
+    project.record(xdist=xdist)
     proc, out = interrupted_run(project, signal.SIGINT, *OUTPUTS[2:], *xdist, group=True)
     assert proc.returncode == pytest.ExitCode.INTERRUPTED, out
     said = read_outputs(project.root, proc.returncode, out)

@@ -48,7 +48,7 @@ def run_model(project: Project, model: str, path: Path, report: str, *args: str)
     result = project.pytester.runpytest_subprocess(
         "suites/mini", "--model", model, "--model-path", str(path), "--uiground-max-new-tokens", "12",
         "--uiground-cache", "off", "--uiground-report", report, "--benchmark-disable", "-p", "no:cacheprovider",
-        *args,
+        "--snapshot-update", *args,  # records the baseline a suite needs (it fails closed without one)
     )
     assert result.ret == 0, result.stdout.str()[-3000:]
     records = [json.loads(x) for x in (project.root / report / "samples.jsonl").read_text().splitlines()]

@@ -94,7 +94,8 @@ def test_a_family_registered_by_an_entry_point_replays(project: Project, xdist: 
     preds.write_text("\n".join(json.dumps({"sample_id": k, "output": v}) for k, v in answers.items()) + "\n")
     result = project.pytester.runpytest_subprocess(
         "suites/mini", "--model", "replay", "--uiground-predictions", str(preds), "--uiground-replay-parser", name,
-        "-p", "no:cacheprovider", "-p", "no:randomly", "--uiground-report", "out", "--benchmark-disable", *xdist)
+        "-p", "no:cacheprovider", "-p", "no:randomly", "--uiground-report", "out", "--benchmark-disable",
+        "--snapshot-update", *xdist)
     _check(project, answers, result)
 
 
@@ -120,7 +121,7 @@ def test_a_family_named_by_module_attr_runs_against_a_server(project: Project, x
         result = project.pytester.runpytest_subprocess(
             "suites/mini", "--model", "openai", "--uiground-api-base", server.url, "--uiground-served-model", "m",
             "--uiground-parser", name, "-p", "no:cacheprovider", "-p", "no:randomly", "--uiground-report", "out",
-            "--benchmark-disable", *xdist)
+            "--benchmark-disable", "--snapshot-update", *xdist)
     _check(project, answers, result)
     assert seen and all(b["messages"][0] == {"role": "system", "content": "You tap things."} for b in seen)
     assert all(b["max_tokens"] == 16 for b in seen)  # the family's generation default

@@ -692,6 +692,7 @@ def cache_entries(project: Project) -> list[Path]:
 def test_end_to_end_concurrent_run_is_cached_and_never_shows_the_key(
     project: Project, samples: list[Sample]
 ) -> None:
+    project.record()
     project.monkeypatch.setenv("OPENAI_API_KEY", KEY)
     with ChatServer(answering_targets(samples, delay=0.3)) as srv:
         first = run_openai(project, srv.url, "--uiground-concurrency", "8")
@@ -728,6 +729,7 @@ def test_end_to_end_a_400_fails_one_sample(project: Project, samples: list[Sampl
 
 @pytest.mark.slow
 def test_end_to_end_server_dies_mid_run_and_the_rerun_resumes(project: Project, samples: list[Sample]) -> None:
+    project.record()
     project.monkeypatch.setenv("OPENAI_API_KEY", KEY)
     project.monkeypatch.setenv(settings.BACKOFF_ENV, "0.001")
     arrivals = itertools.count()

@@ -74,7 +74,7 @@ def _run(project: Project, outputs: Path, override: str) -> dict:  # type: ignor
     result = project.pytester.runpytest_subprocess(
         "suites/mini", "--model", "replay", "--uiground-predictions", str(outputs), "--uiground-replay-parser",
         "uground",
-        "-p", "no:cacheprovider", "--uiground-report", "out")
+        "-p", "no:cacheprovider", "--uiground-report", "out", "--snapshot-update")
     assert result.ret == 0, result.stdout.str()[-2000:]
     return project.summary()["metrics"]["grounding_accuracy"]
 

@@ -84,7 +84,7 @@ def test_webclick_every_sample_and_bucket(project: Project, tmp_path: Path, xdis
     ref = rc.webclick(rows, texts, size)
     assert 5 < sum(ref["hits"]) < len(rows) - 5  # the cases are not all one way
     replay = {f"webclick-{i}": t for i, t in enumerate(texts)}
-    metrics = run_suite(project, "webclick", tmp_path / "WebClick", replay, "holo", "--snapshot-update", *xdist)
+    metrics = run_suite(project, "webclick", tmp_path / "WebClick", replay, "holo", *xdist)
     m = metrics["accuracy"]
     assert m["n"] == len(rows)
     assert m["value"] == pytest.approx(ref["accuracy"], abs=EXACT)
@@ -143,7 +143,7 @@ def test_showdown_every_sample(project: Project, tmp_path: Path, xdist: list[str
     ref = rc.showdown(rows, texts)
     assert 5 < sum(ref["hits"]) < len(rows) - 5
     replay = {f"showdown-{r['id']}": t for r, t in zip(rows, texts, strict=True)}
-    metrics = run_suite(project, "showdown_clicks", fx.folder, replay, "holo", "--snapshot-update", *xdist)
+    metrics = run_suite(project, "showdown_clicks", fx.folder, replay, "holo", *xdist)
     m = metrics["accuracy"]
     assert m["n"] == len(rows)
     assert m["value"] == pytest.approx(ref["accuracy"], abs=EXACT)

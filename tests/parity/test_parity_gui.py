@@ -61,7 +61,8 @@ def run_suite(project: Project, folder: str, data: Path, outputs: Mapping[str, s
     result = project.pytester.runpytest_subprocess(
         f"suites/{name}", "-p", "no:cacheprovider", "-p", "no:randomly", "--benchmark-disable",
         "--uiground-cache", "off", "--uiground-data-path", str(data), "--uiground-report", "out",
-        "--model", "replay", "--uiground-predictions", str(preds), "--uiground-replay-parser", family, *args)
+        "--model", "replay", "--uiground-predictions", str(preds), "--uiground-replay-parser", family,
+        "--snapshot-update", *args)  # records the baseline the suite needs (it fails closed without one)
     assert result.ret == (1 if failed else 0), result.stdout.str()[-3000:]
     for test in failed:  # a failed aggregate check: its row in the uiground table says FAIL
         label = test.removeprefix("test_aggregate").replace("[[]", "").replace("[]]", "")

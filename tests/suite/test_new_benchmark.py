@@ -111,7 +111,7 @@ def tinybench(pytester: pytest.Pytester) -> pytest.Pytester:
 
 def _check_run(pytester: pytest.Pytester, xdist: list[str]) -> None:
     result = pytester.runpytest_subprocess("suites/tiny", "--model", "center", "--uiground-report", "out",
-                                           "-p", "no:cacheprovider", *xdist)
+                                           "-p", "no:cacheprovider", "--snapshot-update", *xdist)
     assert result.ret == 0, result.stdout.str()
     doc = json.loads((pytester.path / "out" / "summary.json").read_text())
     want_closeness, want_near = expected()
