@@ -130,9 +130,9 @@ def test_replay_matches_the_card_script(auto: Project, dataset: Path, xdist: lis
     lines = card_outputs(rows)
     outputs = auto.root / "model_outputs.jsonl"
     outputs.write_text("".join(json.dumps(line) + "\n" for line in lines))
-    result = run(auto, "--snapshot-update", "--uiground-data-path", str(dataset.parent), "--model", "replay", "--uiground-predictions",
-    str(outputs),
-                 "--uiground-replay-parser", "elam", "--uiground-report", "out", *xdist)
+    result = run(auto, "--snapshot-update",
+                 "--uiground-data-path", str(dataset.parent), "--model", "replay", "--uiground-predictions",
+                 str(outputs), "--uiground-replay-parser", "elam", "--uiground-report", "out", *xdist)
     assert result.ret == 0, result.stdout.str()[-3000:]
     m = auto.summary()["metrics"]
     want = card_scores(lines)
@@ -157,7 +157,8 @@ def test_replay_matches_the_card_script(auto: Project, dataset: Path, xdist: lis
 
 
 def test_ocr_model_end_to_end(auto: Project, dataset: Path, xdist: list[str]) -> None:
-    result = run(auto, "--snapshot-update", "--uiground-data-path", str(dataset), "--model", "ocr", "--uiground-report", "out", *xdist)
+    result = run(auto, "--snapshot-update",
+                 "--uiground-data-path", str(dataset), "--model", "ocr", "--uiground-report", "out", *xdist)
     assert result.ret == 0, result.stdout.str()[-3000:]
     summary = auto.summary()
     assert summary["n_samples"] == ROWS
@@ -168,7 +169,8 @@ def test_ocr_model_end_to_end(auto: Project, dataset: Path, xdist: list[str]) ->
 
 def test_tiny_vlm_end_to_end(auto: Project, dataset: Path, tiny_models: dict[str, Path], xdist: list[str]) -> None:
     pytest.importorskip("torchvision", reason=needs("hf"))
-    result = run(auto, "--snapshot-update", "--uiground-data-path", str(dataset), "--model", "uitars", "--model-path",
+    result = run(auto, "--snapshot-update",
+                 "--uiground-data-path", str(dataset), "--model", "uitars", "--model-path",
                  str(tiny_models["qwen2_5_vl"]), "--uiground-max-new-tokens", "8", "--uiground-batch-size", "4",
                  "--uiground-report", "out", *xdist)
     assert result.ret == 0, result.stdout.str()[-3000:]
@@ -184,7 +186,8 @@ def test_save_to_disk_and_data_root_layouts(auto: Project, tmp_path: Path) -> No
 
     folder = write_fixture_save_to_disk(tmp_path / "root" / "AutomotiveUI-Bench-4K", rows=8, seed=2,
                                         width=320, height=180)
-    result = run(auto, "--snapshot-update", "--uiground-data-path", str(folder.parent), "--model", "center", "--uiground-report", "out")
+    result = run(auto, "--snapshot-update",
+                 "--uiground-data-path", str(folder.parent), "--model", "center", "--uiground-report", "out")
     assert result.ret == 0, result.stdout.str()[-3000:]
     assert auto.summary()["n_samples"] == 8
 

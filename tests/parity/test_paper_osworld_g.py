@@ -114,7 +114,8 @@ def replay(project: Project, root: Path, outputs: Mapping[str, str], family: str
     result = project.pytester.runpytest_subprocess(
         f"suites/{name}", "-p", "no:cacheprovider", "-p", "no:randomly", "--benchmark-disable",
         "--uiground-cache", "off", "--uiground-data-path", str(root / "benchmark"), "--uiground-report", "out",
-        "--model", "replay", "--uiground-predictions", str(preds), "--uiground-replay-parser", family, "--snapshot-update", *args)  # records the baseline (fails closed without)
+        "--model", "replay", "--uiground-predictions", str(preds), "--uiground-replay-parser", family,
+        "--snapshot-update", *args)  # records the baseline (a suite fails closed without one)
     out = result.stdout.str()
     assert result.ret == 0, out[-3000:]
     rows = {r["id"]: r for r in map(json.loads, (project.root / "out" / "samples.jsonl").read_text().splitlines())}

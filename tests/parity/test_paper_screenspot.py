@@ -95,7 +95,8 @@ def replay(project: Project, root: Path, records: Mapping[str, str], parser: str
     result = project.pytester.runpytest_subprocess(
         f"suites/{name}", "-p", "no:cacheprovider", "-p", "no:randomly", "--benchmark-disable", "-q",
         "--uiground-cache", "off", "--uiground-data-path", str(root), "--uiground-report", "out",
-        "--model", "replay", "--uiground-predictions", str(preds), "--uiground-replay-parser", parser, "--snapshot-update", *args)  # records the baseline (fails closed without)
+        "--model", "replay", "--uiground-predictions", str(preds), "--uiground-replay-parser", parser,
+        "--snapshot-update", *args)  # records the baseline (a suite fails closed without one)
     assert result.ret == 0, result.stdout.str()[-3000:]
     outcomes = result.parseoutcomes()  # a wrong answer with no baseline is an expected failure
     assert outcomes["xfailed"] == misses and "errors" not in outcomes and "failed" not in outcomes, outcomes
