@@ -30,9 +30,10 @@ if TYPE_CHECKING:  # types only: the verdict reads checks, flips and records bui
     from pytest_uiground.record.result import SampleResult
 
 
-EACH, SIGNIFICANT = "each", "significant"
-"""How per-sample flips fail a run (``--uiground-regressions``, ``[baseline] regressions``): every
-regressed sample, or only significant evidence (:mod:`.flips`)."""
+# The rule's two names are the flip test's (gate/flips.py), named here too for the verdict's readers. The
+# verdict imports the flip test and never the reverse: the stage flows from the flips to the verdict (issue 42).
+from pytest_uiground.gate.flips import EACH as EACH
+from pytest_uiground.gate.flips import SIGNIFICANT as SIGNIFICANT
 
 
 class BaselineFate(str, enum.Enum):
