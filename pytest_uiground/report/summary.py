@@ -192,6 +192,8 @@ class SuiteSummary:
     endpoints: Mapping[str, Any] | None = None
     #: Records scored as the reference scores them although they look wrong (suite/loading.py: quirk).
     quirks: tuple[str, ...] = ()
+    #: --uiground-perturb / [perturb]: per perturbation, this model before and after (report/robustness.py).
+    robustness: Mapping[str, Any] | None = None
     version: int = VERSION
 
     def comparison(self, metric: str, label: str | None = None) -> Comparison | None:
@@ -229,6 +231,8 @@ class SuiteSummary:
             out["endpoints"] = {k: dict(v) for k, v in self.endpoints.items()}
         if self.quirks:
             out["quirks"] = list(self.quirks)
+        if self.robustness:
+            out["robustness"] = dict(self.robustness)
         return out
 
     @classmethod
@@ -258,6 +262,7 @@ class SuiteSummary:
             new=_ids(d.get("new")), removed=_ids(d.get("removed")),
             endpoints=dict(ep) if isinstance(ep := d.get("endpoints"), Mapping) else None,
             quirks=tuple(str(q) for q in qs) if isinstance(qs := d.get("quirks"), list) else (),
+            robustness=dict(rb) if isinstance(rb := d.get("robustness"), Mapping) else None,
             version=int(d.get("version") or 1),
         )
 

@@ -103,6 +103,9 @@ class SuiteConfig:
     models: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # per-model overrides
     scorer: str = "task"  # [scorer] name: a registered scorer or package.module:attribute
     refusals: str | None = None  # [scorer] refusals: the suite's refusal policy (REFUSAL_POLICIES), if it has one
+    # [perturb] variants: the robustness variants every run of this suite asks (canonical specs,
+    # pytest_uiground.perturb.transforms), besides --uiground-perturb's
+    perturb: tuple[str, ...] = ()
 
     @property
     def directory(self) -> Path:
@@ -229,7 +232,7 @@ def load_suite_config(path: Path) -> SuiteConfig:
     except tomllib.TOMLDecodeError as exc:
         raise SuiteConfigError(f"{path}: not valid TOML: {exc}") from exc
     top = _Fields(path, "", data)
-    top.unknown({"suite", "loader", "metrics", "baseline", "latency", "limit", "models", "scorer"})
+    top.unknown({"suite", "loader", "metrics", "baseline", "latency", "limit", "models", "scorer", "perturb"})
     models = top.get("models", dict, {})
     from pytest_uiground.models.overrides import check_variant, from_table
 
@@ -282,6 +285,8 @@ def load_suite_config(path: Path) -> SuiteConfig:
         raise scorer.fail("refusals", f"{policy!r} is not one of {', '.join(REFUSAL_POLICIES)}: 'count' keeps the "
                           "samples whose answer should be a refusal in the denominator (the official rule), "
                           "'exclude' leaves them out")
+    perturb = _Fields(path, "perturb", top.get("perturb", dict, {}))
+    perturb.unknown({"variants"})
     limit = _Fields(path, "limit", top.get("limit", dict, {}))
     limit.unknown({"stratify"})
     bench_n = latency.get("benchmark_samples", int, 5)
@@ -316,7 +321,23 @@ def load_suite_config(path: Path) -> SuiteConfig:
         models=models,
         scorer=scorer.get("name", str, "task"),
         refusals=policy,
+        perturb=_perturbations(perturb),
     )
+
+
+def _perturbations(table: _Fields) -> tuple[str, ...]:
+    """``[perturb] variants = ["scale:0.75", "letterbox:1920x720", "invert"]``, each checked, as canonical specs."""
+    from pytest_uiground.perturb.transforms import PerturbSpecError, parse
+
+    out: list[str] = []
+    for text in table.strings("variants"):
+        try:
+            spec = parse(text).spec
+        except PerturbSpecError as exc:
+            raise table.fail("variants", str(exc)) from None
+        if spec not in out:
+            out.append(spec)
+    return tuple(out)
 
 
 _SAMPLES = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*samples?\s*$")
