@@ -6,6 +6,8 @@ caught by the perturbation that exposes it (a fixed input resolution by ``scale`
 from __future__ import annotations
 
 import json
+import shutil
+from pathlib import Path
 
 import pytest
 
@@ -189,3 +191,42 @@ def test_suite_toml_perturb_table_and_a_bad_spec(project: Project) -> None:
     cli = p.run("--uiground-perturb", "scale:0")
     assert cli.ret != 0
     cli.stderr.fnmatch_lines(["*--uiground-perturb: perturbation 'scale:0': expected scale:F*"])
+
+
+@pytest.fixture(scope="module")
+def automotive_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Written once per module: the writer registers pyarrow extension types, which a second import in this
+    process (pytester restores sys.modules between runs) would register twice."""
+    pytest.importorskip("pyarrow", reason="needs the [automotive] extra (pip install 'pytest-uiground[automotive]')")
+    from pytest_uiground.benchmarks.automotive.lookalike import write_fixture
+
+    return write_fixture(tmp_path_factory.mktemp("aui") / "AutomotiveUI-Bench-4K", rows=12, seed=1, width=640,
+                         height=360)
+
+
+def test_the_automotive_look_alike_under_head_unit_variants(project: Project, automotive_data: Path,
+                                                            xdist: list[str]) -> None:
+    """The AutomotiveUI look-alike (point and verdict rows): its point rows run as the 1920x720 head unit and at
+    night, recorded and gated; its verdict rows are not perturbed."""
+    data = automotive_data
+    p = _project(project)
+    dest = p.root / "suites" / "automotive"
+    dest.mkdir(parents=True)
+    shutil.copy(Path(__file__).parents[2] / "suites" / "automotive" / "suite.toml", dest / "suite.toml")
+    shutil.rmtree(p.root / "suites" / "mini")
+    args = ("suites/automotive", "-p", "no:cacheprovider", "--benchmark-disable", "--uiground-cache", "off",
+            "--uiground-data-path", str(data), "--model", "standins:robust",
+            "--uiground-perturb", "letterbox:1920x720,invert", *xdist)
+    first = p.pytester.runpytest_subprocess(*args, "--snapshot-update")
+    assert first.ret == 0, first.stdout.str()[-3000:]
+    result = p.pytester.runpytest_subprocess(*args, "--uiground-report", "out")
+    out = result.stdout.str()
+    no_crash(out)
+    assert result.ret == 0, out[-3000:]
+    summary = p.summary()
+    points = summary["metrics"]["test_action_grounding"]
+    assert points["slices"]["perturb=letterbox:1920x720"] == points["slices"]["perturb=invert"] == 100.0
+    assert summary["robustness"]["letterbox:1920x720"]["moved_with_element"] == 100.0
+    assert not any(k.startswith("perturb=") for k in summary["metrics"]["expected_result_evaluation"]["slices"])
+    ids = json.loads((p.root / "baselines" / "automotive" / "samples.json").read_text())["samples"]
+    assert sum("@letterbox:1920x720" in i for i in ids) == summary["robustness"]["invert"]["n"] > 0
