@@ -5,9 +5,9 @@
 Why: docs/robustness.md quotes the cost of a perturbed sample (the transform on top of the model's own
 prediction) and the ``ocr`` model's drop per perturbation on real interfaces. The real screenshots
 (``shared/data/real-screens``, CC-BY-4.0, read in place) carry no annotations, so the targets are the
-``ocr`` model's own text lines on the unperturbed screen (up to ``--per-screen`` per screen, unique text of
-at least 4 characters, instruction = the text): by construction the unperturbed accuracy is about 100 %
-and the figure is what each perturbation takes away from it, with exact targets mapped by
+``ocr`` model's own text lines on the unperturbed screen (up to ``--per-screen`` per screen, spread evenly
+over its unique lines of at least 4 characters, instruction = the text): by construction the unperturbed
+accuracy is about 100 % and the figure is what each perturbation takes away from it, with exact targets mapped by
 :mod:`pytest_uiground.perturb.derive`. Timings are CPU seconds of this process (the machine is shared) and
 never asserted in tests.
 """
@@ -18,6 +18,7 @@ import argparse
 import statistics
 import time
 from pathlib import Path
+from typing import Any
 
 from PIL import Image
 
@@ -78,14 +79,15 @@ def _ocr_table(screens: list[Path], specs: object, per_screen: int) -> None:
     samples: list[Sample] = []
     for path in screens:
         ref = ImageRef.from_path(path)
-        seen: set[str] = set()
+        unique: dict[str, Any] = {}
         for item in ocr.read(ref.load()):
-            text = item.text.strip()
-            if len(text) < 4 or text.lower() in seen or len(seen) >= per_screen:
-                continue
-            seen.add(text.lower())
-            samples.append(Sample(id=f"{path.stem}-{len(seen):02d}", image=ref, instruction=text, task="point",
-                                  target=Target(box=item.box)))
+            if len(item.text.strip()) >= 4:
+                unique.setdefault(item.text.strip().lower(), item)
+        items = list(unique.values())
+        step = max(1, len(items) // per_screen)  # spread over the screen (OCR lists lines top to bottom)
+        for k, item in enumerate(items[::step][:per_screen]):
+            samples.append(Sample(id=f"{path.stem}-{k:02d}", image=ref, instruction=item.text.strip(),
+                                  task="point", target=Target(box=item.box)))
     print(f"\nocr on {len(screens)} real screens, {len(samples)} targets (its own text lines, unperturbed)")
     print("| perturbation | n | before | after | drop | CPU s per sample |\n| --- | --- | --- | --- | --- | --- |")
     right = {s.id: _right(ocr, s, score) for s in samples}
