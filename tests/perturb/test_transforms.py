@@ -216,3 +216,20 @@ def test_a_bad_spec_is_one_line_naming_it_and_the_fix(text: str, message: str) -
 def test_specs_are_canonical_and_deduplicated() -> None:
     assert [p.spec for p in parse_list(" scale:0.750 , INVERT,scale:.75, translate:0.1,-0.05,zoom:2@0.5,0.5")] == [
         "scale:0.75", "invert", "translate:0.1,-0.05", "zoom:2"]
+
+
+def test_a_screen_is_transformed_once_for_its_samples_and_each_gets_its_own_copy() -> None:
+    calls: list[int] = []
+
+    def render() -> Image.Image:
+        calls.append(1)
+        return Image.new("RGB", (64, 48), (10, 20, 30))
+
+    ref = ImageRef(key="screen-cache-test", source=render, size=(64, 48))
+    samples = [Sample(id=f"c{i}", image=ref, instruction="x", task="point", target=Target(box=Box(0.1, 0.1, 0.5, 0.5)))
+               for i in range(3)]
+    variants = derive(samples, parse_list("invert")).samples
+    first, second = variants[0].image.load(), variants[1].image.load()
+    assert len(calls) == 1 and first.tobytes() == second.tobytes() and first is not second
+    first.putpixel((0, 0), (0, 0, 0))
+    assert variants[2].image.load().getpixel((0, 0)) == (245, 235, 225)
