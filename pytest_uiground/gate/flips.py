@@ -47,15 +47,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from pytest_uiground.gate import stats
+from pytest_uiground.gate import EACH, stats
 from pytest_uiground.gate.metrics import slice_labels
 from pytest_uiground.record.outcome import Outcome
 from pytest_uiground.record.result import SampleResult, right_of
-
-EACH, SIGNIFICANT = "each", "significant"
-"""How per-sample flips fail a run (``--uiground-regressions``, ``[baseline] regressions``): every
-regressed sample, or only significant evidence (this module's test). Spelled here, where they are
-decided; :mod:`.verdict` imports them (one way: flips, then the verdict)."""
 
 if TYPE_CHECKING:  # types only: the suite's declaration is read, never loaded, here
     from pytest_uiground.suite.config import SuiteConfig

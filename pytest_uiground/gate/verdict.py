@@ -30,10 +30,10 @@ if TYPE_CHECKING:  # types only: the verdict reads checks, flips and records bui
     from pytest_uiground.record.result import SampleResult
 
 
-# The rule's two names are the flip test's (gate/flips.py), named here too for the verdict's readers. The
-# verdict imports the flip test and never the reverse: the stage flows from the flips to the verdict (issue 42).
-from pytest_uiground.gate.flips import EACH as EACH
-from pytest_uiground.gate.flips import SIGNIFICANT as SIGNIFICANT
+# The rule's two names, from the stage's package (gate/__init__.py), named here too for the verdict's readers:
+# the flip test reads them from there and never imports the verdict (issue 42: no circle, even type-only).
+from pytest_uiground.gate import EACH as EACH
+from pytest_uiground.gate import SIGNIFICANT as SIGNIFICANT
 
 
 class BaselineFate(str, enum.Enum):
