@@ -25,6 +25,7 @@ from pytest_uiground.gate.outcome import SuiteOutcome, assemble, conclude, write
 from pytest_uiground.gate.rules import check_start
 from pytest_uiground.options import RunOptions
 from pytest_uiground.record.result import SampleResult, records_in
+from pytest_uiground.run.shard import with_variants
 from pytest_uiground.suite.loading import load_suite
 
 
@@ -90,9 +91,9 @@ class Controller:
 
     def _assemble(self, path: Path) -> SuiteOutcome:
         rel = str(path.relative_to(self.config.rootpath)) if path.is_relative_to(self.config.rootpath) else str(path)
-        out = assemble(load_suite(path, self.options.data_path), path, list(self.records[path].values()),
-                       self.options, rel=rel, parallel=self.parallel, model=self.models.get(path),
-                       judge=self.judges.get(path))
+        loaded = with_variants(load_suite(path, self.options.data_path), self.options)
+        out = assemble(loaded, path, list(self.records[path].values()), self.options, rel=rel,
+                       parallel=self.parallel, model=self.models.get(path), judge=self.judges.get(path))
         self.config.hook.pytest_uiground_provenance(config=self.config, outcome=out, provenance=out.provenance)
         return out
 

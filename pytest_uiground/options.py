@@ -104,6 +104,23 @@ def shard_spec(text: str) -> tuple[int, int]:
     return i, n
 
 
+def perturb_specs(text: str) -> tuple[str, ...]:
+    """``--uiground-perturb scale:0.75,invert,jpeg:30``: each spec checked, as canonical specs."""
+    from pytest_uiground.perturb.transforms import PerturbSpecError, parse_list
+
+    try:
+        specs = tuple(p.spec for p in parse_list(text))
+    except PerturbSpecError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    if not specs:
+        raise argparse.ArgumentTypeError(f"expected perturbations such as scale:0.75,invert, got {text!r}")
+    return specs
+
+
+def _specs_or_none(given: tuple[str, ...] | None, _config: pytest.Config) -> tuple[str, ...]:
+    return given or ()
+
+
 def cache_spec(text: str) -> str:
     if not text.strip():
         raise argparse.ArgumentTypeError("expected a directory or 'off'")
@@ -146,6 +163,7 @@ class RunOptions:
     shard: tuple[int, int] | None = None  # --uiground-shard I/N: (I, N), 1-based
     against: Path | None = None  # --uiground-against: a published run's answers, put beside this run per sample
     against_parser: str | None = None  # --uiground-against-parser: the family that reads them
+    perturb: tuple[str, ...] = ()  # --uiground-perturb: the robustness variants asked besides the suite's [perturb]
 
 
 def model_options(opts: RunOptions, worker_id: str) -> ModelOptions:
@@ -296,6 +314,10 @@ OPTIONS: tuple[Opt, ...] = (
     Opt("--uiground-shard", None, "run part I of N of each suite (screens kept together, balanced by count; the same "
         "on every machine), for python -m pytest_uiground merge; needs --uiground-report", shard_spec, "I/N",
         field="shard"),
+    Opt("--uiground-perturb", None, "also run each point sample under these perturbations (comma-separated: "
+        "scale:F, zoom:F, translate:DX,DY, letterbox:WxH, pad:WxH, perspective:E, invert, grayscale, contrast:F, "
+        "brightness:F, jpeg:Q, blur:S), each its own test <id>@<spec> and slice perturb=<spec> (docs/robustness.md)",
+        perturb_specs, "SPECS", field="perturb", convert=_specs_or_none),
     Opt("--uiground-report", None, "write samples.jsonl, summary.json and report.html to DIR", None, "DIR",
         field="report_dir", convert=_resolved),
     Opt("--uiground-baselines", None, "baseline root (default: <project>/baselines, found from the suites' paths, "

@@ -362,7 +362,9 @@ def build_checks(
     compared = baseline is not None and baseline.snapshots is not None and incomparable is None
     base_records = baseline_records(results, baseline) if baseline is not None else []
     for mr in metric_results:
-        chosen = [r for r in results if r.id in set(mr.overall.ids)]
+        # the metric's samples: its headline's and its slices' (a perturbed sample counts in its slice only)
+        ids = set(mr.overall.ids).union(*(a.ids for a in mr.slices.values()))
+        chosen = [r for r in results if r.id in ids]
         tol = mr.spec.tolerance
         entries: list[tuple[str | None, Aggregate, float | None, float]] = [
             (None, mr.overall, mr.spec.floor, sized_tolerance(config.tolerance, config.tolerance_samples,

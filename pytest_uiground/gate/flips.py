@@ -47,9 +47,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from pytest_uiground.gate import stats
+from pytest_uiground.gate import EACH, stats
 from pytest_uiground.gate.metrics import slice_labels
-from pytest_uiground.gate.verdict import EACH
 from pytest_uiground.record.outcome import Outcome
 from pytest_uiground.record.result import SampleResult, right_of
 

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_uiground.gate import stats, units
 from pytest_uiground.record.result import SampleResult
-from pytest_uiground.record.sample import MULTI_VALUE_SEP
+from pytest_uiground.record.sample import MULTI_VALUE_SEP, PERTURB_KEY
 from pytest_uiground.record.score import Score
 
 if TYPE_CHECKING:  # types only: the suite's declarations are read, never loaded, here
@@ -158,7 +158,10 @@ def slice_label(key: str, value: str) -> str:
 
 def slice_labels(meta: Mapping[str, str], keys: Iterable[str]) -> list[str]:
     """The slices a sample counts in, for ``keys``: one per key it has, and a sample in several groups
-    (``a|b``) in each one's slice. The one rule for metrics, flips and the noise figures."""
+    (``a|b``) in each one's slice. The one rule for metrics, flips and the noise figures. A perturbed
+    sample (``perturb`` in its metadata) counts in its ``perturb=<spec>`` slice only."""
+    if PERTURB_KEY in meta:
+        return [slice_label(PERTURB_KEY, meta[PERTURB_KEY])]
     return [slice_label(key, value) for key in keys if key in meta
             for value in dict.fromkeys(meta[key].split(MULTI_VALUE_SEP))]
 
@@ -167,8 +170,9 @@ def compute(spec: MetricSpec, results: Iterable[SampleResult], score_of: ScoreOf
     chosen = [r for r in results if selects(spec, r, score_of)]
     chosen.sort(key=lambda r: r.id)
     c = spec.score
-    overall = (macro(chosen, spec.macro_over, c, score_of) if spec.average == "macro" and spec.macro_over
-               else micro(chosen, c, score_of))
+    plain = [r for r in chosen if PERTURB_KEY not in r.meta]  # the headline is the unperturbed suite's
+    overall = (macro(plain, spec.macro_over, c, score_of) if spec.average == "macro" and spec.macro_over
+               else micro(plain, c, score_of))
     by_slice: dict[str, list[SampleResult]] = defaultdict(list)
     for r in chosen:
         for label in slice_labels(r.meta, spec.slices):

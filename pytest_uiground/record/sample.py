@@ -23,6 +23,11 @@ TASK_KINDS: tuple[str, ...] = ("point", "verdict", "option", "answer", "vqa", "d
 #: record classified under two groups): the sample counts in each ``key=value`` slice.
 MULTI_VALUE_SEP = "|"
 
+#: The metadata key of a perturbed sample (:mod:`pytest_uiground.perturb`): its value is the perturbation's
+#: spec (``scale:0.75``). Such a sample counts only in its ``perturb=<spec>`` slice, never in a metric's
+#: headline or its other slices, which stay the unperturbed suite's numbers.
+PERTURB_KEY = "perturb"
+
 #: The sample-id alphabet (a regex character-class body): letters, digits and ``_ . : + -``. Ids are
 #: pytest parameter ids and baseline keys, so they must survive a shell, a URL and a file name.
 #: Loaders that build ids from published records replace every other character (:func:`safe_id`).

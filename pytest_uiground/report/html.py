@@ -30,7 +30,7 @@ from pathlib import Path
 from pytest_uiground.gate import stats
 from pytest_uiground.record.files import atomic_write_text
 from pytest_uiground.record.result import SampleResult
-from pytest_uiground.report import assets, browse, units
+from pytest_uiground.report import assets, browse, robustness, units
 from pytest_uiground.report import plots as pl
 from pytest_uiground.report.gallery import Images, Lookup
 from pytest_uiground.report.markup import esc, fingerprint_table, fmt, is_number, page, plain
@@ -350,7 +350,7 @@ def render(summary: SuiteSummary, records: Sequence[SampleResult], lookup: Looku
     body = "\n".join([
         f"<h1>uiground report: {esc(summary.suite)}</h1>",
         banner(summary), header(summary),
-        "<h2>Metrics</h2>", metrics_table(summary, records),
+        "<h2>Metrics</h2>", metrics_table(summary, records), robustness.html_section(summary.robustness),
         *against_section(summary),
         "<h2>Plots</h2>", plots(summary, records),
         f'<h2 id="samples-h">Samples ({len(records)})</h2>', browse.browser(summary, records, lookup, images),

@@ -39,6 +39,7 @@ class SuiteSection:
     artifacts: Sequence[Path]
     verdict: Verdict | None  # the gate's verdict (None only for a section built by hand in a test)
     samples: Mapping[str, Sample] = field(default_factory=dict)  # for the changed samples' lines, in pixels
+    robustness: Sequence[str] = ()  # report/robustness.py's lines, when perturbations ran
 
 
 def cell(text: object) -> str:
@@ -139,6 +140,7 @@ def render(sections: Sequence[SuiteSection], env: Mapping[str, str] | None = Non
             n_failed = sum(c.verdict == "FAIL" for c in slices)
             out += [f"<details><summary>{len(slices)} slices ({n_failed} failed)</summary>", "", _HEAD,
                     *(_row(c) for c in slices), "", "</details>", ""]
+        out += s.robustness
         if s.latency is not None:
             out += [f"latency per sample: p50 {s.latency.p50_ms:.1f} ms, p95 {s.latency.p95_ms:.1f} ms", ""]
         if s.verdict is not None and s.verdict.noise_text:

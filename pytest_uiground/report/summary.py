@@ -202,6 +202,8 @@ class SuiteSummary:
     quirks: tuple[str, ...] = ()
     #: --uiground-against: this run beside a published run, sample by sample (gate/against.py); None otherwise.
     against: Mapping[str, Any] | None = None
+    #: --uiground-perturb / [perturb]: per perturbation, this model before and after (report/robustness.py).
+    robustness: Mapping[str, Any] | None = None
     version: int = VERSION
 
     def comparison(self, metric: str, label: str | None = None) -> Comparison | None:
@@ -241,6 +243,8 @@ class SuiteSummary:
             out["quirks"] = list(self.quirks)
         if self.against is not None:
             out["against"] = dict(self.against)
+        if self.robustness:
+            out["robustness"] = dict(self.robustness)
         return out
 
     @classmethod
@@ -271,6 +275,7 @@ class SuiteSummary:
             endpoints=dict(ep) if isinstance(ep := d.get("endpoints"), Mapping) else None,
             quirks=tuple(str(q) for q in qs) if isinstance(qs := d.get("quirks"), list) else (),
             against=dict(ag) if isinstance(ag := d.get("against"), Mapping) else None,
+            robustness=dict(rb) if isinstance(rb := d.get("robustness"), Mapping) else None,
             version=int(d.get("version") or 1),
         )
 

@@ -14,9 +14,11 @@ from pytest_uiground.gate import baseline as baseline_mod
 from pytest_uiground.gate.stats import judge_stability as stability
 from pytest_uiground.gate.verdict import SIGNIFICANT, BaselineFate
 from pytest_uiground.options import RunOptions
+from pytest_uiground.perturb.robustness import of_outcome
 from pytest_uiground.record.outcome import Outcome
 from pytest_uiground.record.result import SampleResult, id_list
 from pytest_uiground.record.score import refusals
+from pytest_uiground.report import robustness
 from pytest_uiground.report.summary import endpoint_table
 from pytest_uiground.report.terminal import limit_problems, sample_lines, table
 
@@ -56,7 +58,7 @@ def write_suite(tr: Any, o: SuiteOutcome, options: RunOptions, load: str, artifa
     grown = baseline_mod.growth_text(o.new_ids, o.removed_ids)
     if grown:
         tr.write_line(("only the new samples ran; " if o.only_new else "") + grown)
-    for line in table(o.checks) + limit_problems(o.checks):
+    for line in table(o.checks) + limit_problems(o.checks) + robustness.terminal_lines(of_outcome(o)):
         tr.write_line(line)
     cached = sum(r.cache == "hit" for r in o.results)
     if o.latency is not None:

@@ -13,6 +13,7 @@ status.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
 from collections.abc import Generator, Sequence
@@ -24,9 +25,10 @@ import pytest
 from pytest_uiground.gate import baseline as baseline_mod
 from pytest_uiground.gate.aggregate import CHECK
 from pytest_uiground.options import RunOptions
+from pytest_uiground.perturb.robustness import of_outcome
 from pytest_uiground.record.files import atomic_write_text as write
 from pytest_uiground.record.result import SampleResult
-from pytest_uiground.report import details, junit
+from pytest_uiground.report import details, junit, robustness
 from pytest_uiground.report import summary as summary_mod
 from pytest_uiground.report.samples_log import SampleLog
 from pytest_uiground.suite.config import SAFE_NAME
@@ -56,6 +58,7 @@ def summary_doc(out: SuiteOutcome) -> summary_mod.SuiteSummary:
                             out.provenance, out.verdict, out.noise.to_json() if out.noise is not None else None,
                             out.new_ids, out.removed_ids, out.loaded.quirks,
                             out.against.to_json() if out.against is not None else None)
+    doc = dataclasses.replace(doc, robustness=robustness.to_json(of_outcome(out)))
     return details.complete(doc, [m.spec for m in out.metric_results], out.results,
                             out.baseline.provenance if out.baseline is not None else None)
 
@@ -165,7 +168,8 @@ class MarkdownSummary:
             suite=o.name, model=o.model_name or self.options.model.name,
             baseline=o.baseline.provenance if o.baseline is not None else None, checks=o.checks,
             latency=o.latency, results=o.results, artifacts=artifacts(self.options.report_dir, o.name, len(outcomes)),
-            verdict=o.verdict, samples={smp.id: smp for smp in o.loaded.samples}) for o in outcomes]
+            verdict=o.verdict, samples={smp.id: smp for smp in o.loaded.samples},
+            robustness=robustness.markdown_lines(of_outcome(o))) for o in outcomes]
         if sections:
             self.written = markdown.write(markdown.render(sections), self.options.markdown, failed=self.failures.append)
 

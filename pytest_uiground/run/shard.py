@@ -1,4 +1,5 @@
-"""Which samples a run takes: ``--uiground-limit``'s subset, then ``--uiground-shard I/N``'s part of it.
+"""Which samples a run takes: ``--uiground-limit``'s subset, then ``--uiground-shard I/N``'s part of it,
+then their perturbed variants (``--uiground-perturb``, ``suite.toml [perturb]``: :mod:`pytest_uiground.perturb`).
 
 The stratified subset (:func:`stratified_subset`) picks few screens for a smoke run.
 
@@ -20,11 +21,34 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from pytest_uiground.record.sample import Sample
+from pytest_uiground.perturb.derive import derive, original_id
+from pytest_uiground.perturb.transforms import parse
+from pytest_uiground.record.sample import PERTURB_KEY, Sample
 
 if TYPE_CHECKING:  # types only: the plan reads options and a loaded suite it is handed
     from pytest_uiground.options import RunOptions
     from pytest_uiground.suite.loading import LoadedSuite
+
+_VARIANTS: dict[tuple[object, ...], LoadedSuite] = {}
+
+
+def with_variants(loaded: LoadedSuite, options: RunOptions) -> LoadedSuite:
+    """The suite with its robustness variants (``suite.toml [perturb]`` and ``--uiground-perturb``) among its
+    samples, derived once per process (:mod:`pytest_uiground.perturb.derive`): every process and the gate see
+    one sample set, so the baseline records the variants, a later run gates them, and a run without them
+    finds them "removed", not mismatched. Samples a perturbation cannot ask (a target out of view) have no
+    variant; the robustness table counts them (:mod:`pytest_uiground.perturb.robustness`)."""
+    specs = tuple(dict.fromkeys((*loaded.config.perturb, *options.perturb)))
+    if not specs:
+        return loaded
+    key = (loaded.config.path, loaded.fingerprint, specs)
+    found = _VARIANTS.get(key)
+    if found is None:
+        import dataclasses
+
+        derived = derive([s for s in loaded.samples if PERTURB_KEY not in s.meta], [parse(s) for s in specs])
+        found = _VARIANTS[key] = dataclasses.replace(loaded, samples=(*loaded.samples, *derived.samples))
+    return found
 
 
 def stratified_subset(samples: Sequence[Sample], n: int, keys: Sequence[str], seed: int) -> list[Sample]:
@@ -124,6 +148,17 @@ def planned(loaded: LoadedSuite, options: RunOptions, pool: Sequence[Sample] | N
     ``--uiground-limit``'s stratified subset, then ``--uiground-shard``'s part. Every process (and the shard
     manifest) computes the same list."""
     samples = list(loaded.samples if pool is None else pool)
+    variants = [s for s in samples if PERTURB_KEY in s.meta]  # they follow their originals (with_variants)
+    if not variants:
+        return _taken(samples, loaded, options)
+    taken = _taken([s for s in samples if PERTURB_KEY not in s.meta], loaded, options)
+    if options.limit is None and options.shard is None:
+        return taken + variants
+    keep = {s.id for s in taken}
+    return taken + [v for v in variants if original_id(v.id) in keep]
+
+
+def _taken(samples: list[Sample], loaded: LoadedSuite, options: RunOptions) -> list[Sample]:
     if options.limit is not None:
         keys = loaded.config.stratify or tuple(sorted({k for s in samples for k in s.meta}))
         samples = stratified_subset(samples, options.limit, keys, options.seed)

@@ -23,6 +23,7 @@ from pytest_uiground.record.result import SampleResult
 from pytest_uiground.record.sample import Sample
 from pytest_uiground.run.predictors import Predictor, predictor_for
 from pytest_uiground.run.repeats import Repeats
+from pytest_uiground.run.shard import with_variants
 from pytest_uiground.suite.loading import LoadedSuite, SuiteLoadError, load_suite
 
 
@@ -117,7 +118,7 @@ class WorkerState:
         return judged.judge.fingerprint() if judged is not None else None
 
     def suite(self, path: Path) -> LoadedSuite:
-        loaded = load_suite(path, self.options.data_path)
+        loaded = with_variants(load_suite(path, self.options.data_path), self.options)
         claim_name(self.suite_names, loaded.config.name, path)
         return loaded
 

@@ -54,11 +54,12 @@ from pytest_uiground.record import jsontext
 from pytest_uiground.record.files import atomic_write_text
 from pytest_uiground.record.sample import safe_id
 from pytest_uiground.registry import UnknownNameError, import_object, is_import_path
+from pytest_uiground.screens import format as fmt
 
 if TYPE_CHECKING:
     from PIL import Image
 
-IMAGE_SUFFIXES: Final = (".png", ".jpg", ".jpeg")
+IMAGE_SUFFIXES: Final = fmt.IMAGE_SUFFIXES  # the format's one list (issue 39: there were three)
 ACTIONS: Final = "[a]ccept, [r]eject, [e]dit, [t]ype, [s]kip rest of image, [q]uit"
 ADD_PROMPT: Final = "add a missed element? x0 y0 x1 y1 TYPE TEXT (empty line = done)"
 EDIT_PROMPT: Final = "new box: x0 y0 x1 y1 [TEXT] (pixels)"

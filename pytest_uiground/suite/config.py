@@ -109,6 +109,9 @@ class SuiteConfig:
     #: dataset's eval.yaml, for `python -m pytest_uiground export hub` (the Hub's .eval_results files).
     hub_dataset: str = ""
     hub_task: str = ""
+    # [perturb] variants: the robustness variants every run of this suite asks (canonical specs,
+    # pytest_uiground.perturb.transforms), besides --uiground-perturb's
+    perturb: tuple[str, ...] = ()
 
     @property
     def directory(self) -> Path:
@@ -235,7 +238,7 @@ def load_suite_config(path: Path) -> SuiteConfig:
     except tomllib.TOMLDecodeError as exc:
         raise SuiteConfigError(f"{path}: not valid TOML: {exc}") from exc
     top = _Fields(path, "", data)
-    top.unknown({"suite", "loader", "metrics", "baseline", "latency", "limit", "models", "scorer"})
+    top.unknown({"suite", "loader", "metrics", "baseline", "latency", "limit", "models", "scorer", "perturb"})
     models = top.get("models", dict, {})
     from pytest_uiground.models.overrides import check_variant, from_table
 
@@ -293,6 +296,8 @@ def load_suite_config(path: Path) -> SuiteConfig:
         raise scorer.fail("refusals", f"{policy!r} is not one of {', '.join(REFUSAL_POLICIES)}: 'count' keeps the "
                           "samples whose answer should be a refusal in the denominator (the official rule), "
                           "'exclude' leaves them out")
+    perturb = _Fields(path, "perturb", top.get("perturb", dict, {}))
+    perturb.unknown({"variants"})
     limit = _Fields(path, "limit", top.get("limit", dict, {}))
     limit.unknown({"stratify"})
     bench_n = latency.get("benchmark_samples", int, 5)
@@ -330,7 +335,23 @@ def load_suite_config(path: Path) -> SuiteConfig:
         models=models,
         scorer=scorer.get("name", str, "task"),
         refusals=policy,
+        perturb=_perturbations(perturb),
     )
+
+
+def _perturbations(table: _Fields) -> tuple[str, ...]:
+    """``[perturb] variants = ["scale:0.75", "letterbox:1920x720", "invert"]``, each checked, as canonical specs."""
+    from pytest_uiground.perturb.transforms import PerturbSpecError, parse
+
+    out: list[str] = []
+    for text in table.strings("variants"):
+        try:
+            spec = parse(text).spec
+        except PerturbSpecError as exc:
+            raise table.fail("variants", str(exc)) from None
+        if spec not in out:
+            out.append(spec)
+    return tuple(out)
 
 
 _SAMPLES = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*samples?\s*$")

@@ -82,9 +82,10 @@ def _samples(layouts: Iterable[ScreenLayout], targets_per_screen: int, task: str
     append = samples.append
     for layout in layouts:
         seed, index, width, height = layout.seed, layout.index, layout.width, layout.height
-        image = ImageRef.from_source(
-            f"synthetic:{seed}:{index:05d}:{width}x{height}",
-            functools.partial(_screen_image, seed, index, width, height),
+        image = ImageRef(  # the size declared: a perturbation's map or a replay never renders the screen for it
+            key=f"synthetic:{seed}:{index:05d}:{width}x{height}",
+            source=functools.partial(_screen_image, seed, index, width, height),
+            size=(width, height),
         )
         difficulty, theme = layout.difficulty, layout.theme
         for j, el in enumerate(layout.elements[:targets_per_screen]):

@@ -50,9 +50,10 @@ from urllib.parse import parse_qs, urlsplit
 
 from pytest_uiground.record import jsontext
 from pytest_uiground.record.files import hex_digest
+from pytest_uiground.screens import format as fmt
 from pytest_uiground.screens.annotator.store import Conflict, Snapshot, Store, StoreError, check_image_path
 
-IMAGE_SUFFIXES: Final = (".png", ".jpg", ".jpeg", ".webp")
+IMAGE_SUFFIXES: Final = fmt.IMAGE_SUFFIXES  # the format's one list: what the loader reads, the page shows
 SKIP_DIRS: Final = frozenset({"__pycache__", "node_modules", "site-packages", "out"})
 MAX_BODY: Final = 8 * 1024 * 1024
 MAX_INDEX_DIGITS: Final = 9  # an image index is a plain decimal number; int() of 5,000 digits raises
