@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import Project, no_crash, verdict
+from conftest import Project, no_crash, verdict
 
 # Stand-ins that know the (perturbed) target, each with one flaw a real model can have. They read the image as a
 # model does, so a perturbation reaches them only through the pixels they are given.
