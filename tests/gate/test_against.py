@@ -79,7 +79,7 @@ def test_a_published_run_beside_a_replayed_one(project: Project, tmp_path: Path)
     assert baseline
 
     summary, _, out = replay(project, tmp_path, outputs, "gelato", "--uiground-against", str(theirs_file),
-                             "--uiground-against-parser", "gta1")
+                             "--uiground-against-parser", "gta1", update=False)
     ours = {sid: bool(r["is_correct"]) for sid, r in zip(ids, ours_rows, strict=True)}
     theirs = {by_key[(r["img_filename"], r["instruction"])]: bool(r["is_correct"]) for r in theirs_rows}
     refusal_ids = {sid for sid, r in zip(ids, ours_rows, strict=True) if is_refusal_row(r)}

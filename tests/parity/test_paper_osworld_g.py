@@ -106,8 +106,10 @@ def write_benchmark(root: Path, rows: Sequence[Mapping[str, Any]], extra: Sequen
     return ids[:len(rows)], ids[len(rows):]
 
 
-def replay(project: Project, root: Path, outputs: Mapping[str, str], family: str, *args: str
+def replay(project: Project, root: Path, outputs: Mapping[str, str], family: str, *args: str, update: bool = True
            ) -> tuple[dict[str, Any], dict[str, dict[str, Any]], str]:
+    """Replay ``outputs`` through the OSWorld-G suite; ``update``: record the baseline in the same run (a suite
+    fails closed without one), off for a run that must leave a recorded baseline as it is."""
     name = install_suite(project, "osworld_g")
     preds = project.root / "outputs.jsonl"
     preds.write_text("".join(json.dumps({"sample_id": k, "output": v}) + "\n" for k, v in outputs.items()))
@@ -115,7 +117,7 @@ def replay(project: Project, root: Path, outputs: Mapping[str, str], family: str
         f"suites/{name}", "-p", "no:cacheprovider", "-p", "no:randomly", "--benchmark-disable",
         "--uiground-cache", "off", "--uiground-data-path", str(root / "benchmark"), "--uiground-report", "out",
         "--model", "replay", "--uiground-predictions", str(preds), "--uiground-replay-parser", family,
-        "--snapshot-update", *args)  # records the baseline (a suite fails closed without one)
+        *(["--snapshot-update"] if update else []), *args)
     out = result.stdout.str()
     assert result.ret == 0, out[-3000:]
     rows = {r["id"]: r for r in map(json.loads, (project.root / "out" / "samples.jsonl").read_text().splitlines())}

@@ -10,7 +10,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from conftest import Project, no_crash, verdict
 
 # Stand-ins that know the (perturbed) target, each with one flaw a real model can have. They read the image as a
