@@ -139,9 +139,9 @@ def banner(summary: SuiteSummary) -> str:
            f"{summary.n_samples} samples")
     base = summary.baseline
     if base is None and summary.verdict is not None and summary.verdict.fate.value == "updated":
-        against = "no baseline before this run: it recorded one (<code>--snapshot-update</code>); commit it"
+        against = "none before this run: it recorded one (<code>--snapshot-update</code>); commit it"
     elif base is None:
-        against = ("no baseline: the gate fails until one is recorded with <code>--snapshot-update</code> "
+        against = ("none: the gate fails until one is recorded with <code>--snapshot-update</code> "
                    "and committed")
     else:
         against = (f"<b>{esc(base.get('model') or '?')}</b> \u00b7 fingerprint "

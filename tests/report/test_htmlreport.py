@@ -131,7 +131,7 @@ def test_report_of_real_runs_without_and_with_baseline(project: Project) -> None
     assert first.ret == 0, first.stdout.str()
     page = read_page(project.root / "first" / "report.html")
     check_self_contained(page)
-    assert 'class="banner pass"' in page.text and "no baseline before this run: it recorded one" in page.text
+    assert 'class="banner pass"' in page.text and "baseline none before this run: it recorded one" in page.text
     assert len(page.svgs) == 2  # grounding_accuracy, latency distribution
     assert len(page.rows) == len(ids)
 
@@ -251,7 +251,7 @@ def test_page_names_the_verdict_the_model_and_the_baseline() -> None:
     assert htmlreport.verdict(replace(SUMMARY, verdict=passed)) == ("pass", "PASS (3 checks ok, no regressed sample)")
     old = htmlreport.verdict(replace(SUMMARY, verdict=None, version=3))
     assert old[0] == "warn" and "verdict not recorded" in old[1] and "version 3" in old[1]
-    assert "no baseline: the gate fails until one is recorded" in htmlreport.banner(replace(SUMMARY, baseline=None))
+    assert "baseline none: the gate fails until one is recorded" in htmlreport.banner(replace(SUMMARY, baseline=None))
 
 
 def test_metric_table_has_value_baseline_delta_interval_and_check() -> None:
