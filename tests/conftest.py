@@ -27,12 +27,29 @@ import pytest
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 @pytest.fixture(autouse=True)
-def _runs_are_not_xdist_workers(monkeypatch: pytest.MonkeyPatch) -> None:
+def _runs_are_not_xdist_workers(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> None:
     """When the project's own tests run under ``-n``, pytest-xdist marks this process with
     ``PYTEST_XDIST_*`` variables; a pytest run a test starts would inherit them and take itself for a
     worker (pytest-benchmark then turns itself off). The runs a test starts are never workers."""
     for name in ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_XDIST_TESTRUNUID"):
         monkeypatch.delenv(name, raising=False)
+    # The runs a test starts load only the plugins a user of the suites has: the dev extra's
+    # pytest-playwright, hypothesis, pytest-html and anyio are for this repository's own tests and cost
+    # about 0.45 s of CPU in every started process (0.6 of 1.1 s left for an empty run). A test about
+    # those plugins (test_options) takes PYTEST_ADDOPTS away again. Pytester clears the variable when
+    # it starts, so it starts first.
+    if "pytester" in request.fixturenames:
+        request.getfixturevalue("pytester")
+    kept = os.environ.get("PYTEST_ADDOPTS", "")
+    monkeypatch.setenv("PYTEST_ADDOPTS", " ".join([*RUN_PLUGINS_OFF, kept]).strip())
+    # And they keep compiled modules: with PYTHONDONTWRITEBYTECODE set (as on these machines), every
+    # started process compiles the plugin's ~170 modules from source again.
+    monkeypatch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)
+
+
+# ``-p no:NAME`` for the dev extra's pytest plugins (their entry-point names), in every run a test starts.
+RUN_PLUGINS_OFF = ("-p no:playwright", "-p no:hypothesispytest", "-p no:html", "-p no:html_fixtures",
+                   "-p no:metadata", "-p no:anyio")
 
 
 def header_only_png(path: Path, size: tuple[int, int]) -> Path:

@@ -43,13 +43,15 @@ def test_a_bad_ini_value_is_a_usage_error_naming_the_key(project: Project) -> No
 
 
 def test_runs_beside_pytest_playwright_and_pytest_html(project: Project) -> None:
-    """Both plugins define options of their own (``--device``, ``--html``): nothing clashes."""
+    """Both plugins define options of their own (``--device``, ``--html``): nothing clashes. Loaded as
+    installed (entry points): the tests' runs otherwise leave them out (conftest's RUN_PLUGINS_OFF)."""
     project.record()
+    project.monkeypatch.delenv("PYTEST_ADDOPTS")
     pytest.importorskip("pytest_playwright", reason="needs the [dev] extra (pip install -e '.[dev]')")
     pytest.importorskip("pytest_html", reason="needs the [dev] extra (pip install -e '.[dev]')")
     result = project.pytester.runpytest_subprocess(
-        "suites/mini", "--model", "fakemodels:create", "-p", "no:cacheprovider", "-p", "pytest_playwright",
-        "-p", "pytest_html", "--html", "page.html", "--device", "Pixel 5", "--uiground-report", "out")
+        "suites/mini", "--model", "fakemodels:create", "-p", "no:cacheprovider", "--html", "page.html",
+        "--device", "Pixel 5", "--uiground-report", "out")
     assert result.ret == 0, result.stdout.str() + result.stderr.str()
     assert (project.root / "page.html").is_file() and (project.root / "out" / "summary.json").is_file()
 
