@@ -53,7 +53,7 @@ def main() -> None:
     parser.add_argument("--shards", type=int, default=4)
     parser.add_argument("--model", default="center")
     ns = parser.parse_args()
-    from pytest_uiground.shard.merge import check, read_shard
+    from pytest_uiground.shard.shards import check, read_shard
 
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)

@@ -1,16 +1,18 @@
 """The package's import graph from its own source: depth from a module, back-edges between folders.
 
-    python perf/import_graph.py [--from pytest_uiground.plugin] [--top-level-only]
+    python perf/import_graph.py [--from pytest_uiground.plugin] [--top-level-only] [--types]
 
 Every ``import``/``from … import`` in the package is an edge, module-level and lazy (inside a
 function) alike, unless ``--top-level-only``; ``if TYPE_CHECKING:`` blocks are skipped (they do
-not run). An import by string is an edge too (issue 39: string imports hid a runtime cycle and ties
-the rules were meant to forbid): a string constant that names one of the package's modules
-(``importlib.import_module("pytest_uiground.x")``, ``__import__``, or a name kept in a constant or a
-table and imported later), with or without a ``:attr`` suffix. Entry-point group names
-(``MODEL_GROUP = "pytest_uiground.models"``) name groups, not modules: a constant assigned to a
-``*_GROUP`` name is not an edge. Prints the longest import chain from the start module (its depth counts modules, the
-start included), the pairs of folders that import each other (two-way ties), and module sizes.
+not run) unless ``--types``: a type-only import still says which module knows the other, so the
+circles (:func:`cycles`) are looked for with them too. An import by string is an edge too (issue 39:
+string imports hid a runtime cycle and ties the rules were meant to forbid): a string constant that
+names one of the package's modules (``importlib.import_module("pytest_uiground.x")``, ``__import__``,
+or a name kept in a constant or a table and imported later), with or without a ``:attr`` suffix.
+Entry-point group names (``MODEL_GROUP = "pytest_uiground.models"``) name groups, not modules: a
+constant assigned to a ``*_GROUP`` name is not an edge. Prints the longest import chain from the
+start module (its depth counts modules, the start included), the pairs of folders that import each
+other (two-way ties), the circles between modules, and module sizes.
 Only the standard library is used, so anyone can run it on a checkout.
 """
 
@@ -46,7 +48,7 @@ def _group_name(node: ast.AST) -> bool:
                     for t in (node.targets if isinstance(node, ast.Assign) else [node.target])))
 
 
-def imports(name: str, path: Path, known: set[str], top_level_only: bool) -> set[str]:
+def imports(name: str, path: Path, known: set[str], top_level_only: bool, types: bool = False) -> set[str]:
     tree = ast.parse(path.read_text())
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found: set[str] = set()
@@ -59,7 +61,7 @@ def imports(name: str, path: Path, known: set[str], top_level_only: bool) -> set
 
     def visit(node: ast.AST, depth: int) -> None:
         for child in ast.iter_child_nodes(node):
-            if _type_checking(child) or _group_name(child):
+            if (_type_checking(child) and not types) or _group_name(child):
                 continue
             if isinstance(child, ast.Constant) and isinstance(child.value, str):
                 named = child.value.partition(":")[0]
@@ -90,11 +92,54 @@ def folder(name: str) -> str:
     return ".".join(name.split(".")[:2])
 
 
-def build(root: Path, top_level_only: bool = False) -> dict[str, set[str]]:
-    """Module → the package modules it imports."""
+def build(root: Path, top_level_only: bool = False, types: bool = False) -> dict[str, set[str]]:
+    """Module → the package modules it imports (``types``: its ``if TYPE_CHECKING:`` imports too)."""
     mods = modules(root)
     known = set(mods)
-    return {m: imports(m, p, known, top_level_only) for m, p in mods.items()}
+    return {m: imports(m, p, known, top_level_only, types) for m, p in mods.items()}
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The circles of ``graph``: each group of modules that reach one another (a strongly connected
+    component of more than one module), sorted. Tarjan's algorithm, iterative (no recursion limit)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph.get(root, ()))))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, targets = work[-1]
+            step = next(targets, None)
+            if step is not None:
+                if step not in index:
+                    index[step] = low[step] = len(index)
+                    stack.append(step)
+                    on_stack.add(step)
+                    work.append((step, iter(sorted(graph.get(step, ())))))
+                elif step in on_stack:
+                    low[node] = min(low[node], index[step])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                group = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    group.append(member)
+                    if member == node:
+                        break
+                if len(group) > 1:
+                    found.append(sorted(group))
+    return sorted(found)
 
 
 def longest_chain(graph: dict[str, set[str]], start: str) -> tuple[str, ...]:
@@ -129,10 +174,11 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--from", dest="start", default=f"{PKG}.plugin")
     ap.add_argument("--top-level-only", action="store_true")
+    ap.add_argument("--types", action="store_true", help="count the imports under if TYPE_CHECKING: too")
     ap.add_argument("--root", default=str(Path(__file__).resolve().parents[1]))
     args = ap.parse_args(argv)
     mods = modules(Path(args.root))
-    graph = build(Path(args.root), args.top_level_only)
+    graph = build(Path(args.root), args.top_level_only, args.types)
     sys.setrecursionlimit(10000)
     chain = longest_chain(graph, args.start)
     print(f"import depth from {args.start}: {len(chain)}")
@@ -143,6 +189,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {a} <-> {b}")
         for edge in edges:
             print(f"      {edge}")
+    circles = cycles(graph)
+    print(f"circles between modules{' (type-only imports counted)' if args.types else ''}: {len(circles)}")
+    for group in circles:
+        print("  " + " <-> ".join(m.removeprefix(PKG + ".") for m in group))
     sizes = sorted(((len(p.read_text().splitlines()), m) for m, p in mods.items()), reverse=True)
     funcs = sorted(n.end_lineno - n.lineno + 1 for p in mods.values() for n in ast.walk(ast.parse(p.read_text()))
                    if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.end_lineno is not None)

@@ -25,7 +25,7 @@ from pytest_uiground.gate.outcome import SuiteOutcome, assemble, conclude, write
 from pytest_uiground.gate.rules import check_start
 from pytest_uiground.options import RunOptions
 from pytest_uiground.record.result import SampleResult, records_in
-from pytest_uiground.run.shard import with_variants
+from pytest_uiground.run.variants import with_variants
 from pytest_uiground.suite.loading import load_suite
 
 

@@ -22,10 +22,10 @@ from pytest_uiground.report.terminal import Progress, teststatus
 from pytest_uiground.run import STATE
 from pytest_uiground.run.build import build_model
 from pytest_uiground.run.collect import SLICE_MARKER, SuiteFile, add_slice_keywords, only_new, slice_mark
-from pytest_uiground.run.shard import planned
 from pytest_uiground.run.state import WorkerState
 from pytest_uiground.run.stop import StopOnSigterm
 from pytest_uiground.run.worker import as_expected_failure
+from pytest_uiground.shard.plan import planned
 from pytest_uiground.suite.config import SuiteConfigError
 from pytest_uiground.suite.items import SAMPLE_ARG, SUITE_ATTR, SUITE_FILE
 from pytest_uiground.suite.loading import SuiteLoadError

@@ -174,3 +174,105 @@ def test_the_private_name_check_sees_both_forms(tmp_path: Path) -> None:
         "pytest_uiground.models.hf.molmo._helper", "pytest_uiground.models.openai.wire._PNG"]
     assert [u.split(": ", 1)[1] for u in inside] == [
         "from pytest_uiground.models.openai.http import _x", "pytest_uiground.models.openai.wire._PNG"]
+
+
+GATE = "pytest_uiground.gate"
+
+
+def _within(graph: dict[str, set[str]], prefix: str) -> dict[str, set[str]]:
+    """``graph`` cut down to the modules under ``prefix`` (the package itself included) and the edges between them."""
+    inside = {m for m in graph if m == prefix or m.startswith(prefix + ".")}
+    return {m: graph[m] & inside for m in inside}
+
+
+def test_no_circle_in_the_gate_even_type_only() -> None:
+    """The gate's modules depend one way (issue 42): no circle between them, counting the imports under
+    ``if TYPE_CHECKING:`` (a type-only import still says which module knows the other) and imports by
+    string. A type two modules share lives in the lower one or in ``gate/__init__.py`` (``EACH``,
+    ``SIGNIFICANT``); a function that needs the higher one's type moves up (``checks.attach``)."""
+    tool = _graph_tool()
+    assert tool.cycles(_within(tool.build(ROOT, types=True), GATE)) == []
+
+
+def test_no_runtime_circle_in_the_package() -> None:
+    """No two modules of the package import each other at run time, lazily or by string included."""
+    tool = _graph_tool()
+    assert tool.cycles(tool.build(ROOT)) == []
+
+
+def test_the_circle_check_sees_type_only_and_string_imports(tmp_path: Path) -> None:
+    """A circle closed by a type-only import is one with ``types=True`` and none without; a string naming a
+    module closes one at run time; a circle of three is one group."""
+    tool = _graph_tool()
+    pkg = tmp_path / "pytest_uiground"
+    (pkg / "g").mkdir(parents=True)
+    for name in ("__init__.py", "g/__init__.py", "g/d.py"):
+        (pkg / name).write_text("")
+    (pkg / "g" / "a.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+                                    "    from pytest_uiground.g.b import B\n")
+    (pkg / "g" / "b.py").write_text("from pytest_uiground.g import a\nfrom pytest_uiground.g.c import C\n")
+    (pkg / "g" / "c.py").write_text('PLUGIN = "pytest_uiground.g.b"\nclass C: ...\n')
+    assert tool.cycles(tool.build(tmp_path)) == [["pytest_uiground.g.b", "pytest_uiground.g.c"]]
+    assert tool.cycles(tool.build(tmp_path, types=True)) == [
+        ["pytest_uiground.g.a", "pytest_uiground.g.b", "pytest_uiground.g.c"]]
+    assert tool.cycles(_within(tool.build(tmp_path, types=True), "pytest_uiground.g.d")) == []
+
+
+SHARD = "pytest_uiground.shard"
+MANIFEST_FILE = "shard.json"
+#: what the rest of the package may take from ``shard/``: the plan of the samples a run collects (every run
+#: takes it, the shard's part of it under ``--uiground-shard``), the plugin that writes a shard's manifest
+#: (the plugin registers it), and the ``merge`` command (``__main__``'s table names it). Reading a manifest
+#: (``shard.shards.read_shard``, ``manifest.NAME``) is none of these.
+SHARD_ENTRY_POINTS = {f"{SHARD}.plan": {"planned"}, f"{SHARD}.manifest": {"ShardManifest"}, f"{SHARD}.merge": {"main"}}
+
+
+def shard_uses(path: Path, module: str) -> list[str]:
+    """What ``path`` (the module ``module``, outside ``shard/``) takes from ``shard/`` beyond
+    :data:`SHARD_ENTRY_POINTS` (a module named by string is run as a command: its ``main``), and every
+    string of code (docstrings aside) naming the manifest's file."""
+    found: list[tuple[int, str]] = []
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    prose = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and (node.module + ".").startswith(SHARD + "."):
+            found += [(node.lineno, f"from {node.module} import {a.name}") for a in node.names
+                      if a.name not in SHARD_ENTRY_POINTS.get(node.module, set())]
+        elif isinstance(node, ast.Import):
+            found += [(node.lineno, f"import {a.name}") for a in node.names if (a.name + ".").startswith(SHARD + ".")]
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in prose:
+            named, _, attr = node.value.partition(":")
+            if (named + ".").startswith(SHARD + ".") and (attr or "main") not in SHARD_ENTRY_POINTS.get(named, set()):
+                found.append((node.lineno, repr(node.value)))
+            elif MANIFEST_FILE in node.value:
+                found.append((node.lineno, repr(node.value)))
+    return [f"{module}:{line}: {what}" for line, what in sorted(found)]
+
+
+def test_sharding_lives_in_one_room() -> None:
+    """``shard/`` is the one room for sharding (issue 42: it lived in ``run/shard.py`` and ``shard/``): no
+    module outside it is named for shards, and none reads a shard's manifest: outside ``shard/`` only its
+    entry points are taken (:data:`SHARD_ENTRY_POINTS`) and no code string names ``shard.json``."""
+    tool = _graph_tool()
+    outside = {m: p for m, p in tool.modules(ROOT).items() if not (m + ".").startswith(SHARD + ".")}
+    assert sorted(m for m in outside if "shard" in m.removeprefix("pytest_uiground.")) == []
+    assert [use for m, p in outside.items() for use in shard_uses(p, m)] == []
+
+
+def test_the_shard_room_check_sees_a_manifest_read_outside(tmp_path: Path) -> None:
+    """The scan above finds a shard reader imported, the manifest module imported whole, a module of
+    ``shard/`` named by string, and the manifest's file name in code; the entry points and prose pass."""
+    source = tmp_path / "user.py"
+    source.write_text('"""Reads ``shard.json``? Not here: prose."""\n'
+                      "from pytest_uiground.shard.plan import planned\n"
+                      "from pytest_uiground.shard.manifest import ShardManifest, NAME\n"
+                      "from pytest_uiground.shard.shards import read_shard\n"
+                      "import pytest_uiground.shard.manifest\n"
+                      'MERGE = "pytest_uiground.shard.merge"\nREPLAY = "pytest_uiground.shard.replay"\n'
+                      'def f(d):\n    return (d / "shard.json").read_text()\n', encoding="utf-8")
+    assert [u.split(": ", 1)[1] for u in shard_uses(source, "pytest_uiground.report.user")] == [
+        "from pytest_uiground.shard.manifest import NAME",
+        "from pytest_uiground.shard.shards import read_shard",
+        "import pytest_uiground.shard.manifest",
+        "'pytest_uiground.shard.replay'",
+        "'shard.json'"]

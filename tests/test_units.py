@@ -21,7 +21,7 @@ from pytest_uiground.record.outcome import Outcome, classify
 from pytest_uiground.record.result import SampleResult
 from pytest_uiground.record.sample import DuplicateSampleIdError, Sample, Target, check_sample_ids
 from pytest_uiground.record.score import Score
-from pytest_uiground.run.shard import stratified_subset
+from pytest_uiground.run.subset import stratified_subset
 from pytest_uiground.suite.config import MetricSpec, SuiteConfigError, load_suite_config
 
 

@@ -18,6 +18,9 @@ the metric's unit (:func:`pytest_uiground.gate.units.infer`):
 * an IoU (x100): right at 50 or more, the detection convention (IoU >= 0.5);
 * a count or milliseconds: no sample is right or wrong, so there are no flips and no McNemar test
   (``regressed``, ``fixed`` and ``p_value`` are None); the delta and its bootstrap interval stand.
+
+:func:`attach` then gives each gated check the smallest drop it detects (:mod:`.power`, which computes
+it and knows nothing of checks: the checks read the power, never the other way round).
 """
 
 from __future__ import annotations
@@ -29,14 +32,24 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_uiground.gate import snapshot as snapshot_mod
 from pytest_uiground.gate import stats
-from pytest_uiground.gate.metrics import LATENCY, Aggregate, MetricResult, compute, correct_of, value_of
+from pytest_uiground.gate.metrics import (
+    LATENCY,
+    Aggregate,
+    MetricResult,
+    compute,
+    correct_of,
+    slice_labels,
+    value_of,
+)
+from pytest_uiground.gate.power import Detectable, detectable, noise_flips, samples_needed
 from pytest_uiground.gate.units import infer
 from pytest_uiground.record.files import ids_digest
+from pytest_uiground.record.outcome import Outcome
 from pytest_uiground.record.result import SampleResult
+from pytest_uiground.record.result import right_of as score_right
 
 if TYPE_CHECKING:  # types only: the suite's declarations and the baseline are read, never loaded, here
     from pytest_uiground.gate.baseline import Baseline
-    from pytest_uiground.gate.power import Detectable
     from pytest_uiground.suite.config import MetricSpec, SuiteConfig
 
 
@@ -414,3 +427,50 @@ def latency_check(config: SuiteConfig, results: Sequence[SampleResult], *, paral
         config.name, stats.percentile(lat, 50), stats.percentile(lat, 95), config.latency.p50_ms,
         config.latency.p95_ms, len(lat), parallel, suite_file,
     )
+
+
+def attach(checks: Sequence[Check], results: Sequence[SampleResult], base: Mapping[str, tuple[int, int] | None] | None,
+           rule: str, level: float, keys: Sequence[str], *, require: bool = False) -> list[Check]:
+    """Each gated check of right-or-wrong samples with its detectable drop (and, with ``require``, failing
+    when that is larger than its tolerance). ``base``: the baseline's repeats per sample, None without a
+    baseline (an update: this run's repeats stand in for the baseline it records)."""
+    run = {r.id: (r.stability.right, r.stability.of) for r in results
+           if r.stability is not None and r.stability.how == "repeat" and r.stability.of > 1}
+    by_id = {r.id: r for r in results if r.error is None}
+    if base is None:
+        base_s: Mapping[str, tuple[int, int] | None] = dict(run)
+        was_right = {i: score_right(r.score) for i, r in by_id.items()}
+        run = {}
+    else:
+        base_s = base
+        was_right = {i: r.outcome in (Outcome.PASS, Outcome.REGRESSION, Outcome.UNSTABLE)
+                     for i, r in by_id.items()}
+
+    def unstable(i: str) -> bool:
+        s = base_s.get(i)
+        return s is not None and 0 < s[0] < s[1]
+
+    n_stable_all = sum(1 for i in by_id if not unstable(i))
+    labels = {label for r in results for label in slice_labels(r.meta, keys)}
+    out: list[Check] = []
+    for c in checks:
+        if c.paired is None or c.paired.regressed is None or not c.gated or not c.current.n:
+            out.append(c)
+            continue
+        ids = [i for i in c.current.ids if i in by_id]
+        paired = [i for i in ids if not unstable(i)]
+        right = sum(1 for i in paired if was_right.get(i))
+        fixed = sum(1 for i in paired if by_id[i].outcome == Outcome.FIXED)
+        share = len(paired) / len(ids) if ids else 1.0
+        lvl = (level if c.slice is None else level / max(1, len(labels))) * share
+        noise, source = noise_flips(paired, base_s, run, fixed, n_stable_all)
+        if rule != "significant":
+            d = Detectable(c.label, rule, c.current.n, len(paired), right, noise, lvl, source, 1 if right else None,
+                           c.tolerance)
+        else:
+            d = Detectable(c.label, rule, c.current.n, len(paired), right, noise, lvl, source,
+                           detectable(right, noise, lvl), c.tolerance)
+        if d.short and rule == "significant":
+            d = replace(d, needed=samples_needed(len(ids), right, noise, lvl, c.tolerance))
+        out.append(replace(c, detectable=d, require_power=require))
+    return out

@@ -17,11 +17,10 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_uiground.gate import baseline as baseline_mod
 from pytest_uiground.gate.against import Against
-from pytest_uiground.gate.checks import Check, LatencyCheck, build_checks, latency_check
+from pytest_uiground.gate.checks import Check, LatencyCheck, attach, build_checks, latency_check
 from pytest_uiground.gate.flips import FlipTest, judge_flips, slice_keys
 from pytest_uiground.gate.metrics import LATENCY, MetricResult, compute_all
 from pytest_uiground.gate.noise import Noise, measure
-from pytest_uiground.gate.power import attach
 from pytest_uiground.gate.rules import (
     dataset_provenance,
     provenance,
@@ -127,11 +126,11 @@ def assemble(loaded: LoadedSuite, path: Path, results: list[SampleResult], optio
         out.checks = attach(out.checks, results, {k: e.stability for k, e in base.entries.items()}
                             if usable and base is not None else None, rule, level, slice_keys(loaded.config),
                             require=options.require_power or loaded.config.require_power)
-    out.provenance = provenance(out, options)
+    out.provenance = provenance(loaded, results, options, model=model, judge=judge)
     if base is None and not options.updating:
         out.missing = missing_text(loaded.config.name, rel, options)
     if options.updating:
-        out.refusal = update_refusal(out, options)
+        out.refusal = update_refusal(loaded.config.name, results, out.checks, options)
     return out
 
 

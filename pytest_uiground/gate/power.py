@@ -32,18 +32,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 from statistics import NormalDist
-from typing import TYPE_CHECKING, Any
-
-from pytest_uiground.gate.metrics import slice_labels
-from pytest_uiground.record.outcome import Outcome
-from pytest_uiground.record.result import SampleResult, right_of
-
-if TYPE_CHECKING:  # types only: the checks are built in gate.checks
-    from pytest_uiground.gate.checks import Check
+from typing import Any
 
 POWER = 0.95
 """The detection probability a detectable drop is quoted at."""
@@ -239,50 +232,3 @@ def noise_flips(paired_ids: Sequence[str], base_stability: Mapping[str, tuple[in
         return sum(disagreement(k, big_k) for k, big_k in mine), \
             f"this run's {max(s[1] for s in mine)} answers per sample"
     return 2.0 * fixed, f"this run's {fixed} fixed sample{'s' * (fixed != 1)}, twice over"
-
-
-def attach(checks: Sequence[Check], results: Sequence[SampleResult], base: Mapping[str, tuple[int, int] | None] | None,
-           rule: str, level: float, keys: Sequence[str], *, require: bool = False) -> list[Check]:
-    """Each gated check of right-or-wrong samples with its detectable drop (and, with ``require``, failing
-    when that is larger than its tolerance). ``base``: the baseline's repeats per sample, None without a
-    baseline (an update: this run's repeats stand in for the baseline it records)."""
-    run = {r.id: (r.stability.right, r.stability.of) for r in results
-           if r.stability is not None and r.stability.how == "repeat" and r.stability.of > 1}
-    by_id = {r.id: r for r in results if r.error is None}
-    if base is None:
-        base_s: Mapping[str, tuple[int, int] | None] = dict(run)
-        was_right = {i: right_of(r.score) for i, r in by_id.items()}
-        run = {}
-    else:
-        base_s = base
-        was_right = {i: r.outcome in (Outcome.PASS, Outcome.REGRESSION, Outcome.UNSTABLE)
-                     for i, r in by_id.items()}
-
-    def unstable(i: str) -> bool:
-        s = base_s.get(i)
-        return s is not None and 0 < s[0] < s[1]
-
-    n_stable_all = sum(1 for i in by_id if not unstable(i))
-    labels = {label for r in results for label in slice_labels(r.meta, keys)}
-    out: list[Check] = []
-    for c in checks:
-        if c.paired is None or c.paired.regressed is None or not c.gated or not c.current.n:
-            out.append(c)
-            continue
-        ids = [i for i in c.current.ids if i in by_id]
-        paired = [i for i in ids if not unstable(i)]
-        right = sum(1 for i in paired if was_right.get(i))
-        fixed = sum(1 for i in paired if by_id[i].outcome == Outcome.FIXED)
-        share = len(paired) / len(ids) if ids else 1.0
-        lvl = (level if c.slice is None else level / max(1, len(labels))) * share
-        noise, source = noise_flips(paired, base_s, run, fixed, n_stable_all)
-        if rule != "significant":
-            d = Detectable(c.label, rule, c.current.n, len(paired), right, noise, lvl, source, 1 if right else None,
-                           c.tolerance)
-        else:
-            d = Detectable(c.label, rule, c.current.n, len(paired), right, noise, lvl, source,
-                           detectable(right, noise, lvl), c.tolerance)
-        if d.short and rule == "significant":
-            d = replace(d, needed=samples_needed(len(ids), right, noise, lvl, c.tolerance))
-        out.append(replace(c, detectable=d, require_power=require))
-    return out

@@ -1,14 +1,17 @@
 """The gate's own rules: settings that cannot work, what a baseline records, when an update is refused.
 
-They are plain functions of a suite's result (:class:`~pytest_uiground.gate.outcome.SuiteOutcome`)
-and the options, apart from the hooks that sequence them (:mod:`pytest_uiground.controller`), so
-each rule reads on its own.
+They are plain functions of the parts of a suite's result they read (its loaded suite, records and
+checks) and the options, apart from the hooks that sequence them (:mod:`pytest_uiground.controller`),
+so each rule reads on its own. They take those parts, not the
+:class:`~pytest_uiground.gate.outcome.SuiteOutcome` that :mod:`.outcome` assembles with them: the
+outcome reads the rules, the rules never read the outcome (issue 42: no circle, even type-only).
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import platform
+from collections.abc import Sequence
 from dataclasses import replace
 from importlib import metadata
 from typing import TYPE_CHECKING, Any
@@ -17,10 +20,10 @@ import pytest
 
 from pytest_uiground.options import RunOptions
 from pytest_uiground.record.files import hex_digest
-from pytest_uiground.record.result import id_list
+from pytest_uiground.record.result import SampleResult, id_list
 
 if TYPE_CHECKING:  # types only: the rules read checks and suites built elsewhere
-    from pytest_uiground.gate.outcome import SuiteOutcome
+    from pytest_uiground.gate.checks import Check
     from pytest_uiground.suite.config import MetricSpec, SuiteConfig
     from pytest_uiground.suite.loading import LoadedSuite
 
@@ -45,20 +48,22 @@ def setting(options: RunOptions) -> str:
     return f"zoom-in ({options.cropping}, depth {options.cropping_depth})"
 
 
-def provenance(out: SuiteOutcome, options: RunOptions) -> dict[str, Any]:
-    """What the run records about a suite's result: in the baseline it writes and in its summary."""
-    model = out.model or {}
+def provenance(loaded: LoadedSuite, results: Sequence[SampleResult], options: RunOptions, *,
+               model: dict[str, Any] | None, judge: dict[str, Any] | None) -> dict[str, Any]:
+    """What the run records about a suite's result (the suite, its records, the model and judge that
+    answered): in the baseline it writes and in its summary."""
+    model = model or {}
     return {
         "model": model.get("name", options.model.name),
         "setting": setting(options),
         "model_path": options.model.path,
         "model_fingerprint": model.get("fingerprint"),
         "model_revision": options.model.revision,
-        **dataset_provenance(out.loaded, refusal_policy(options, out.loaded.config)),
-        **({"judge": out.judge} if out.judge else {}),
-        "n_samples": len(out.results),
-        **({"hub_dataset": out.loaded.config.hub_dataset, "hub_task": out.loaded.config.hub_task or "default"}
-           if out.loaded.config.hub_dataset else {}),
+        **dataset_provenance(loaded, refusal_policy(options, loaded.config)),
+        **({"judge": judge} if judge else {}),
+        "n_samples": len(results),
+        **({"hub_dataset": loaded.config.hub_dataset, "hub_task": loaded.config.hub_task or "default"}
+           if loaded.config.hub_dataset else {}),
         "packages": _versions(),
         "date": dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat(),
     }
@@ -80,22 +85,22 @@ def dataset_provenance(loaded: LoadedSuite, refusals: str | None = None) -> dict
     }
 
 
-def update_refusal(out: SuiteOutcome, options: RunOptions) -> str | None:
-    """Why ``--snapshot-update`` must not write this suite's baseline, or None.
+def update_refusal(name: str, results: Sequence[SampleResult], checks: Sequence[Check],
+                   options: RunOptions) -> str | None:
+    """Why ``--snapshot-update`` must not write the baseline of suite ``name`` (its records and checks), or None.
 
     A sample error (a dead server, a missing image) is not a wrong answer: recording it as
     one would turn every later wrong answer on that sample into a "known failure". An
     update whose absolute floors fail would record a model the suite itself rejects.
     """
-    name = out.loaded.config.name
     reasons: list[str] = []
-    errored = sorted(r.id for r in out.results if r.error is not None)
+    errored = sorted(r.id for r in results if r.error is not None)
     if errored and not options.keep_errored:
         reasons.append(
             f"{len(errored)} sample(s) errored in this run ({id_list('errors', errored, 20)}); an error is not a "
             "wrong answer. Fix the cause and rerun, or pass --uiground-keep-errored to keep their previous "
             "baseline entries")
-    floors = [p for c in out.checks for p in c.problems()]
+    floors = [p for c in checks for p in c.problems()]
     if floors and not options.force_update:
         reasons.append("its absolute floors fail (" + "; ".join(floors)
                        + "); pass --uiground-force-update to record it anyway")

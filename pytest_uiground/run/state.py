@@ -23,7 +23,7 @@ from pytest_uiground.record.result import SampleResult
 from pytest_uiground.record.sample import Sample
 from pytest_uiground.run.predictors import Predictor, predictor_for
 from pytest_uiground.run.repeats import Repeats
-from pytest_uiground.run.shard import with_variants
+from pytest_uiground.run.variants import with_variants
 from pytest_uiground.suite.loading import LoadedSuite, SuiteLoadError, load_suite
 
 

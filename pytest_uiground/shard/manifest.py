@@ -34,7 +34,7 @@ from pytest_uiground.options import RunOptions
 from pytest_uiground.record.files import atomic_write_text, digest, hex_digest
 from pytest_uiground.record.result import SampleResult
 from pytest_uiground.record.secrets import scrub_args
-from pytest_uiground.run.shard import planned
+from pytest_uiground.shard.plan import planned
 
 if TYPE_CHECKING:  # types only: the manifest reads the outcomes it is handed
     from pytest_uiground.gate.outcome import SuiteOutcome

@@ -1,13 +1,13 @@
 """The merged run's plugin: ``-p pytest_uiground.shard.replay`` in the pytest process the merge starts.
 
-:func:`pytest_uiground.shard.merge.main` checks the shards, then runs pytest in a process of its own,
-on the shards' command line, as a shard ran: a fresh interpreter in which pytest imports the package
+:func:`pytest_uiground.shard.merge.main` checks the shards (:mod:`.shards`), then runs pytest in a process
+of its own, on the shards' command line, as a shard ran: a fresh interpreter in which pytest imports the package
 itself (a project with ``filterwarnings = error`` would fail an in-process run on pytest's "module
 already imported so cannot be rewritten" warning), the ini's ``addopts`` apply as they did to the
 shards, and SIGTERM is the ordinary interrupt of :mod:`pytest_uiground.run.stop`. This plugin reads the
 shards again in that process (and in every xdist worker, should the ini's ``addopts`` ask for them),
 from the folders named in :data:`ENV`, and hands their records to the process's state, in place of
-the model (:class:`~pytest_uiground.run.state.Replayed`; each record is scored again there,
+the model (:class:`~pytest_uiground.run.state.Replayed`, :class:`RecordedModel`; each record is scored again there,
 :func:`pytest_uiground.run.worker.rescore`). It also checks that the suite files this checkout
 collects are the ones the shards ran (their ``suite_sha256``) and that every sample collected has
 its record and no record is left over.
@@ -17,30 +17,57 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from pytest_uiground.models.base import ModelAdapter, ModelOptions
+from pytest_uiground.record.prediction import Prediction
 from pytest_uiground.record.sample import Sample
 from pytest_uiground.record.secrets import scrub
 from pytest_uiground.run import STATE
 from pytest_uiground.run.state import Replayed
 from pytest_uiground.shard.manifest import NAME, suite_digest
-from pytest_uiground.shard.merge import (
-    SHARDS_ENV,
-    STOP_ENV,
-    MergeError,
-    RecordedModel,
-    Shard,
-    check,
-    read_shard,
-    replayed,
-)
+from pytest_uiground.shard.shards import SHARDS_ENV, STOP_ENV, MergeError, Shard, check, read_shard
 from pytest_uiground.suite.items import SAMPLE_ARG, suite_path_of
 
 #: the environment variable that names the shards' folders (a JSON list) to the merged run
 ENV = SHARDS_ENV
+
+
+def replayed(shards: Sequence[Shard]) -> Replayed:
+    """The records of every shard, by suite and sample id, with each suite's model and judge identity
+    (the lowest shard's: :func:`~pytest_uiground.shard.shards.check` made sure they agree)."""
+    book = Replayed(records={})
+    for s in sorted(shards, key=lambda s: s.index):
+        for r in s.records:
+            book.records[(r.suite, r.id)] = r
+            if r.model and r.suite not in book.models:
+                book.models[r.suite] = r.model
+            if r.judge and r.suite not in book.judges:
+                book.judges[r.suite] = r.judge
+    return book
+
+
+class RecordedModel(ModelAdapter):
+    """Stands in for the model in the merged run: its records make every prediction, so it is never asked."""
+
+    def __init__(self, name: str, fingerprint: dict[str, Any]) -> None:
+        self.name, self._fingerprint = name, fingerprint
+
+    def predict(self, samples: Sequence[Sample]) -> list[Prediction]:
+        raise RuntimeError("the merge replays the shards' records; no sample is predicted")
+
+    def fingerprint(self) -> dict[str, Any]:
+        return self._fingerprint
+
+
+def recorded(options: ModelOptions) -> ModelAdapter:
+    """The ``--model`` the merge names (:data:`pytest_uiground.shard.merge.RECORDED`); the merged run hands
+    its state a :class:`RecordedModel` instead, so this is only ever called by mistake outside a merge."""
+    raise RuntimeError(f"--model {__name__}:recorded is the merge's stand-in: use python -m pytest_uiground merge")
 
 
 class Replay:

@@ -77,12 +77,12 @@ def test_a_refused_update_names_each_reason_and_the_flag_that_overrides_it() -> 
     errored = SampleResult("mini", "s1", "point", error="the model failed")
     out = _outcome(results=[errored, SampleResult("mini", "s2", "point", score=Score(100.0, True))],
                    checks=[_Check(["accuracy 40.00 is below its floor 50.00"])])  # type: ignore[list-item]
-    why = update_refusal(out, RunOptions(model=ModelOptions(name="m")))
+    why = update_refusal(out.name, out.results, out.checks, RunOptions(model=ModelOptions(name="m")))
     assert why is not None and why.startswith("refusing to update the baseline of 'mini'")
     assert "1 sample(s) errored" in why and "--uiground-keep-errored" in why
     assert "absolute floors fail" in why and "--uiground-force-update" in why
     allowed = RunOptions(model=ModelOptions(name="m"), keep_errored=True, force_update=True)
-    assert update_refusal(out, allowed) is None
+    assert update_refusal(out.name, out.results, out.checks, allowed) is None
 
 
 def test_dataset_provenance_names_what_a_baseline_was_recorded_on() -> None:

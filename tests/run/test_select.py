@@ -10,7 +10,7 @@ from conftest import Project
 from pytest_uiground.record.geometry import Box
 from pytest_uiground.record.image import ImageRef
 from pytest_uiground.record.sample import Sample, Target
-from pytest_uiground.run.shard import stratified_subset
+from pytest_uiground.run.subset import stratified_subset
 from pytest_uiground.suite.loading import load_suite
 
 

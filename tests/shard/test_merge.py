@@ -17,8 +17,11 @@ from typing import Any
 import pytest
 from conftest import Project
 
-from pytest_uiground.shard import manifest
-from pytest_uiground.shard.merge import RECORDED, MergeError, read_shard
+from pytest_uiground import registry
+from pytest_uiground.models.base import ModelOptions
+from pytest_uiground.shard import manifest, replay
+from pytest_uiground.shard.merge import RECORDED
+from pytest_uiground.shard.shards import MergeError, read_shard
 
 pytestmark = pytest.mark.slow
 
@@ -138,4 +141,13 @@ def test_an_unfinished_shard_and_own_options(tmp_path: Path) -> None:
             "--snapshot-update", "--basetemp=/tmp/x", "--uiground-api-base", "http://a/v1"]
     assert manifest.replayable(args) == ["suites/x", "-k", "a", "--uiground-api-base", "http://a/v1"]
     assert manifest.comparable(manifest.replayable(args)) == ["suites/x", "-k", "a"]
-    assert RECORDED.endswith(":recorded")
+
+
+def test_the_merged_runs_model_resolves_to_its_stand_in() -> None:
+    """The merged run's ``--model`` (:data:`RECORDED`) is resolved like any ``--model`` at its start-up, so it
+    must name an importable factory: the stand-in, which refuses to be built (the shards' records answer
+    for the model, :class:`~pytest_uiground.shard.replay.RecordedModel`), saying which command to run."""
+    stand_in = registry.resolve(registry.MODEL_GROUP, RECORDED, what="model", option="--model")
+    assert stand_in is replay.recorded
+    with pytest.raises(RuntimeError, match=r"merge's stand-in: use python -m pytest_uiground merge"):
+        stand_in(ModelOptions(name=RECORDED))

@@ -18,7 +18,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from conftest import Project, strict_json
@@ -270,4 +270,11 @@ def test_one_scrubber() -> None:
         "running --uiground-api-base=https://a.b/v1,http://c/v1 -k x"
     assert scrub("http://u:PW@host:99999/v1") == "http://host:99999/v1"  # a malformed port still loses its password
     assert scrub_args(["-k", "a", "http://u:PW@h/v1"]) == ["-k", "a", "http://h/v1"]
-    assert replay.ENV == "UIGROUND_MERGE_SHARDS"
+
+
+def test_the_replay_plugin_outside_a_merge_names_the_command(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``-p pytest_uiground.shard.replay`` without the shards the merge names (:data:`replay.ENV`) stops
+    at start-up saying which command to run, before anything is read."""
+    monkeypatch.delenv(replay.ENV, raising=False)
+    with pytest.raises(pytest.UsageError, match=r"merge's own plugin; run python -m pytest_uiground merge"):
+        replay.pytest_configure(cast(pytest.Config, None))
