@@ -12,12 +12,14 @@ start-up errors.
 
 from __future__ import annotations
 
+import gzip
 import json
 from pathlib import Path
 
 import pytest
 from conftest import Project
-from parity.test_paper_osworld_g import ORIGINAL_REFUSALS, is_refusal_row, log, replay, write_benchmark
+from parity.test_paper_osworld_g import DATA, ORIGINAL_REFUSALS, is_refusal_row, log, replay, write_benchmark
+from parity.test_parity_gui import install_suite
 
 from pytest_uiground.gate.against import pair
 from pytest_uiground.gate.stats import mcnemar_exact
@@ -100,3 +102,86 @@ def test_a_published_run_beside_a_replayed_one(project: Project, tmp_path: Path)
     assert f"<tr><th>only this run</th><td>{len(want_ours_only)}</td></tr>" in page
     assert f"<tr><th>only theirs</th><td>{len(want_theirs_only)}</td></tr>" in page and want_theirs_only[0] in page
     assert {p: p.read_bytes() for p in sorted((project.root / "baselines").rglob("*")) if p.is_file()} == baseline
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("parser", [[], ["--uiground-against-parser", "gta1"]], ids=["own-reading", "gta1"])
+def test_a_published_log_read_in_place(project: Project, tmp_path: Path, parser: list[str]) -> None:
+    """GTA1-7B's log as Gelato published it (gzipped, ``sample_results``, no ids), given as it is: matched by
+    screenshot and instruction; read by GTA1's family, its verdicts are the log's own on every sample, and
+    the flips are those of the two logs; on the authors' own reading (``predicted_click``) too."""
+    ours_rows = log(ORIGINAL_REFUSALS)["sample_results"]
+    theirs_rows = log(GTA1)["sample_results"]
+    ids, _ = write_benchmark(tmp_path, ours_rows, [])
+    by_key = {(r["img_filename"], r["instruction"]): sid for r, sid in zip(ours_rows, ids, strict=True)}
+    outputs = {sid: row["response"] for sid, row in zip(ids, ours_rows, strict=True)}
+    summary, _, out = replay(project, tmp_path, outputs, "gelato", "--uiground-against", str(DATA / GTA1),
+                                   *parser)
+    got = summary["against"]
+    ours = {sid: bool(r["is_correct"]) for sid, r in zip(ids, ours_rows, strict=True)}
+    theirs = {by_key[(r["img_filename"], r["instruction"])]: bool(r["is_correct"]) for r in theirs_rows}
+    assert got["layout"] == "gelato-eval" and got.get("unmatched", 0) == 0 and got["n"] == 510
+    assert len(got["missing"]) == 54  # the refusal samples GTA1 was never asked
+    # the authors' point (predicted_click) scored here gives the log's verdict on all 510: nothing differs
+    assert "disagree" not in got
+    assert sorted(got["ours_only"]) == sorted(s for s in theirs if ours[s] and not theirs[s])
+    assert sorted(got["theirs_only"]) == sorted(s for s in theirs if theirs[s] and not ours[s])
+    assert got["parser"] == ("gta1" if parser else "the log's own reading")
+    assert "differs from this suite's scoring of the same answer on 0 sample(s)" in out
+    assert "uiground verdict for osworld_g" in out
+
+
+SIZES = {"vscode_windows/a.png": (2000, 1000), "vscode_windows/b.png": (1000, 500)}
+DETAILS = [  # a ScreenSpot-Pro look-alike: (image, instruction, bbox in pixels)
+    ("vscode_windows/a.png", "Open the file", [100, 100, 200, 200]),
+    ("vscode_windows/a.png", "Save", [400, 100, 500, 200]),
+    ("vscode_windows/b.png", "Save", [10, 10, 50, 50]),
+    ("vscode_windows/b.png", "Close the tab", [900, 0, 1000, 40]),
+]
+
+
+@pytest.mark.slow
+def test_a_screenspot_script_log_on_its_own_reading(project: Project, tmp_path: Path, xdist: list[str]) -> None:
+    """An ``eval_screenspot_pro.py`` log (records one per line, gzipped, as OmniParser published its own), built
+    here: matched by screenshot and instruction, the authors' ``pred`` scored by the suite; a record whose
+    published verdict the suite's rule contradicts is listed, a ``wrong_format`` one is a miss, a record of
+    a screenshot this run has not is counted as unmatched."""
+    from parity.test_paper_screenspot import write_dataset
+
+    details = [{"img_path": f"./ScreenSpot-Pro/images/{img}", "task_filename": img.split("/")[0], "group": "Dev",
+                "platform": "windows", "application": "vscode", "ui_type": "text", "prompt_to_evaluate": text,
+                "bbox": box} for img, text, box in DETAILS]
+    ids = write_dataset(tmp_path, details, SIZES)
+    # ours: right on samples 0 and 2 (0..1 points, read by the suite's `normalized` parser)
+    ours = {f"sspro-{rid}": out for rid, out in zip(ids, ["pyautogui.click(x=0.075, y=0.15)",
+                                                          "pyautogui.click(x=0.9, y=0.9)",
+                                                          "pyautogui.click(x=0.03, y=0.06)",
+                                                          "pyautogui.click(x=0.1, y=0.9)"], strict=True)}
+    theirs = [  # (details index, pred in pixels, the log's verdict)
+        (0, [10, 10], "wrong"), (1, [450, 150], "correct"), (2, None, "wrong_format"),
+        (3, [10, 490], "correct"),  # outside the box, yet published as correct: listed as a disagreement
+    ]
+    lines = [json.dumps({**{k: v for k, v in details[i].items()}, "pred": pred, "raw_response": {"id": i},
+                         "correctness": verdict}) for i, pred, verdict in theirs]
+    lines.append(json.dumps({**details[0], "img_path": "./ScreenSpot-Pro/images/x/other.png", "pred": [1, 1],
+                             "raw_response": "", "correctness": "wrong"}))
+    log_file = tmp_path / "logs_sspro.json.gz"
+    log_file.write_bytes(gzip.compress(("\n".join(lines) + "\n").encode()))
+    name = install_suite(project, "screenspot/pro")
+    preds = tmp_path / "ours.jsonl"
+    preds.write_text("".join(json.dumps({"sample_id": k, "output": v}) + "\n" for k, v in ours.items()))
+    result = project.pytester.runpytest_subprocess(
+        f"suites/{name}", "-p", "no:cacheprovider", "-p", "no:randomly", "--benchmark-disable",
+        "--uiground-cache", "off", "--uiground-data-path", str(tmp_path), "--uiground-report", "out",
+        "--model", "replay", "--uiground-predictions", str(preds), "--uiground-replay-parser", "normalized",
+        "--snapshot-update", "--uiground-against", str(log_file), *xdist)
+    out = result.stdout.str()
+    assert result.ret == 0, out[-3000:]
+    got = project.summary()["against"]
+    sid = [f"sspro-{rid}" for rid in ids]
+    assert got["layout"] == "screenspot-script" and got["unmatched"] == 1 and got["n"] == 4
+    assert (got["both"], got["ours_only"], got["theirs_only"], got["neither"]) == (0, [sid[0], sid[2]], [sid[1]], 1)
+    assert got["disagree"] == [sid[3]]
+    assert got["theirs_accuracy"] == 25.0 and got["ours_accuracy"] == 50.0
+    assert "1 of its records matched no sample here" in out and f"their verdict differs from this suite's (1): " \
+        f"{sid[3]}" in out
