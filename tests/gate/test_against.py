@@ -25,6 +25,7 @@ from pytest_uiground.gate.against import pair
 from pytest_uiground.gate.stats import mcnemar_exact
 from pytest_uiground.models.base import ModelOptions
 from pytest_uiground.options import RunOptions
+from pytest_uiground.report.compare import main as compare
 from pytest_uiground.run.against import parser_of
 
 GTA1 = "grounding_eval_osworld-g-gta1-7b-2507.json.gz"
@@ -61,7 +62,12 @@ def test_start_up_errors_name_the_fix(project: Project, tmp_path: Path) -> None:
     preds.write_text("not json\n")
     broken = project.run("--uiground-against", str(preds), "--uiground-against-parser", "gelato")
     assert broken.ret == 4
-    broken.stderr.fnmatch_lines(["*--uiground-against: *theirs.jsonl:1: not a replay record*"])
+    broken.stderr.fnmatch_lines(["*--uiground-against: *theirs.jsonl: not a published run in a layout this reads "
+                                 "(line 1 is not JSON*Known layouts: replay*screenspot-script*gelato-eval*"])
+    preds.write_text('{"sample_id": "x", "output": "(1, 2)"}\n{"sample_id": "y"}\n')
+    torn = project.run("--uiground-against", str(preds), "--uiground-against-parser", "gelato")
+    assert torn.ret == 4
+    torn.stderr.fnmatch_lines(["*--uiground-against: *theirs.jsonl:2: not a replay record (missing field 'output')*"])
 
 
 @pytest.mark.slow
@@ -141,11 +147,13 @@ DETAILS = [  # a ScreenSpot-Pro look-alike: (image, instruction, bbox in pixels)
 
 
 @pytest.mark.slow
-def test_a_screenspot_script_log_on_its_own_reading(project: Project, tmp_path: Path, xdist: list[str]) -> None:
+def test_a_screenspot_script_log_on_its_own_reading(project: Project, tmp_path: Path, xdist: list[str],
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
     """An ``eval_screenspot_pro.py`` log (records one per line, gzipped, as OmniParser published its own), built
     here: matched by screenshot and instruction, the authors' ``pred`` scored by the suite; a record whose
     published verdict the suite's rule contradicts is listed, a ``wrong_format`` one is a miss, a record of
-    a screenshot this run has not is counted as unmatched."""
+    a screenshot this run has not is counted as unmatched. Then ``compare`` puts the same log beside the
+    finished run's report on the log's own verdicts, and refuses replay answers (no verdict) by name."""
     from parity.test_paper_screenspot import write_dataset
 
     details = [{"img_path": f"./ScreenSpot-Pro/images/{img}", "task_filename": img.split("/")[0], "group": "Dev",
@@ -185,3 +193,17 @@ def test_a_screenspot_script_log_on_its_own_reading(project: Project, tmp_path: 
     assert got["theirs_accuracy"] == 25.0 and got["ours_accuracy"] == 50.0
     assert "1 of its records matched no sample here" in out and f"their verdict differs from this suite's (1): " \
         f"{sid[3]}" in out
+    # compare: the same log beside the finished run, on its authors' own verdicts (no dataset needed), where
+    # the record published as correct counts as theirs
+    capsys.readouterr()
+    assert compare([str(project.root / "out"), str(log_file)]) == 0
+    text = capsys.readouterr().out
+    assert "4 paired samples" in text and "read as its authors' own verdicts" in text
+    assert "only this run 2, only theirs 2, neither 0" in text and f"wrong here, right in theirs (2): {sid[1]}, " \
+        f"{sid[3]}" in text and "1 of its records matched no sample here" in text
+    replay_file = tmp_path / "r.jsonl"
+    replay_file.write_text('{"sample_id": "a", "output": "(1, 2)"}\n')
+    assert compare([str(project.root / "out"), str(replay_file)]) == 2
+    assert compare([str(log_file)]) == 2
+    err = capsys.readouterr().err
+    assert "replay answers carry no verdict" in err and "give a --uiground-report folder first" in err

@@ -110,3 +110,19 @@ def test_records_match_by_screenshot_and_instruction_in_order() -> None:
     # the k-th record of a pair to the k-th sample; whitespace inside an instruction is not a difference
     assert {k: a.raw for k, a in found.items()} == {"k1": "a", "k2": "b", "k5": "d"}
     assert [a.raw for a in left] == ["c", "e"]  # an instruction alone matches only when one record has it
+
+
+def test_a_report_page_names_each_samples_screenshot_and_instruction(tmp_path: Path) -> None:
+    """``compare`` matches a log through the run's page: the entry's ``image``; on an older page the linked
+    screen's file; a screen drawn into the page names none."""
+    from pytest_uiground.report.beside import page_keys
+    from pytest_uiground.report.browse import data_json
+
+    doc = {"screens": [{"src": "../data/images/a%20b.png", "linked": True}, {"src": "data:image/png;base64,AA"}],
+           "samples": [{"id": "s1", "instruction": "Open", "image": "x.png", "screen": 1},
+                       {"id": "s2", "instruction": "Save", "screen": 0},
+                       {"id": "s3", "instruction": "Close", "screen": 1}, {"id": 4}]}
+    page = tmp_path / "report.html"
+    page.write_text(f'<html><script type="application/json" id="uig-data">{data_json(doc)}</script></html>')
+    assert page_keys(page) == {"s1": SampleKey("s1", "x.png", "Open"), "s2": SampleKey("s2", "a b.png", "Save"),
+                               "s3": SampleKey("s3", None, "Close")}
