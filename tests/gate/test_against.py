@@ -193,6 +193,11 @@ def test_a_screenspot_script_log_on_its_own_reading(project: Project, tmp_path: 
     assert got["theirs_accuracy"] == 25.0 and got["ours_accuracy"] == 50.0
     assert "1 of its records matched no sample here" in out and f"their verdict differs from this suite's (1): " \
         f"{sid[3]}" in out
+    page = (project.root / "out" / "report.html").read_text()
+    assert "<tr><th>their records matched to no sample</th><td>1</td></tr>" in page
+    assert "<tr><th>their verdict differs from this suite&#x27;s</th><td>1</td></tr>" in page
+    assert f"their own verdict differs from this suite's: {sid[3]}</p>" in page
+    assert "(screenspot-script), read as the log&#x27;s own reading" in page
     # compare: the same log beside the finished run, on its authors' own verdicts (no dataset needed), where
     # the record published as correct counts as theirs
     capsys.readouterr()
@@ -207,3 +212,39 @@ def test_a_screenspot_script_log_on_its_own_reading(project: Project, tmp_path: 
     assert compare([str(log_file)]) == 2
     err = capsys.readouterr().err
     assert "replay answers carry no verdict" in err and "give a --uiground-report folder first" in err
+
+
+@pytest.mark.slow
+def test_a_published_screenspot_pro_log_read_in_place(project: Project, tmp_path: Path) -> None:
+    """Aguvis-7B's published ScreenSpot-Pro log (``eval_screenspot_pro.py``'s ``details``, gzipped, no ids) beside
+    a replay of Qwen2-VL-7B's published answers: all 1,581 records matched by screenshot and instruction, the
+    authors' points scored by the suite give their own ``correctness`` on every sample, and the flips are
+    those of the two logs."""
+    from parity.test_paper_screenspot import DATA as SS_DATA
+    from parity.test_paper_screenspot import log as ss_log
+    from parity.test_paper_screenspot import sizes_from_aguvis, write_dataset
+
+    ours_rows = ss_log("qwen2-vl-7b_screenspot-pro.json.gz")["details"]
+    theirs_rows = ss_log("aguvis-7b_screenspot-pro.json.gz")["details"]
+    ids = write_dataset(tmp_path, ours_rows, sizes_from_aguvis())
+    name = install_suite(project, "screenspot/pro")
+    preds = tmp_path / "ours.jsonl"
+    preds.write_text("".join(json.dumps({"sample_id": f"sspro-{rid}", "output": r["raw_response"]}) + "\n"
+                             for rid, r in zip(ids, ours_rows, strict=True)))
+    result = project.pytester.runpytest_subprocess(
+        f"suites/{name}", "-p", "no:cacheprovider", "-p", "no:randomly", "--benchmark-disable", "-q",
+        "--uiground-cache", "off", "--uiground-data-path", str(tmp_path), "--uiground-report", "out",
+        "--model", "replay", "--uiground-predictions", str(preds), "--uiground-replay-parser", "uground",
+        "--snapshot-update", "--uiground-against", str(SS_DATA / "aguvis-7b_screenspot-pro.json.gz"))
+    assert result.ret == 0, result.stdout.str()[-3000:]
+    got = project.summary()["against"]
+    key = {(r["img_path"].rsplit("/", 1)[-1], r["prompt_to_evaluate"]): f"sspro-{rid}"
+           for rid, r in zip(ids, ours_rows, strict=True)}
+    ours = {f"sspro-{rid}": r["correctness"] == "correct" for rid, r in zip(ids, ours_rows, strict=True)}
+    theirs = {key[(r["img_path"].rsplit("/", 1)[-1], r["prompt_to_evaluate"])]: r["correctness"] == "correct"
+              for r in theirs_rows}
+    assert got["layout"] == "screenspot-script" and got["n"] == 1581 and not got["missing"]
+    assert "unmatched" not in got and "disagree" not in got
+    assert sorted(got["ours_only"]) == sorted(s for s in ours if ours[s] and not theirs[s])
+    assert sorted(got["theirs_only"]) == sorted(s for s in ours if theirs[s] and not ours[s])
+    assert got["theirs_accuracy"] == pytest.approx(100 * 367 / 1581)  # Aguvis-7B's log: 367 right
