@@ -336,11 +336,13 @@ OPTIONS: tuple[Opt, ...] = (
         field="model.predictions"),
     Opt("--uiground-replay-parser", None, "--model replay: whose parser reads them", None, "NAME",
         field="model.replay_parser"),
-    Opt("--uiground-against", None, "a published run's answers (replay JSON lines, as --uiground-predictions) to "
+    Opt("--uiground-against", None, "a published run's answers (replay JSON lines, as --uiground-predictions; "
+        "or a published log as its authors wrote it: eval_screenspot_pro.py's, Gelato's; gzipped or not) to "
         "put beside this run sample by sample: both right, only this run, only theirs, McNemar; the baseline and "
-        "the verdict are not touched", None, "FILE.jsonl", field="against", convert=_resolved),
+        "the verdict are not touched", None, "FILE", field="against", convert=_resolved),
     Opt("--uiground-against-parser", None, "--uiground-against: the family whose reader reads those answers "
-        "(default: --uiground-replay-parser)", None, "NAME", field="against_parser"),
+        "(replay answers: default --uiground-replay-parser; a published log: its authors' own reading of each "
+        "answer unless this is given)", None, "NAME", field="against_parser"),
     Opt("--uiground-api-base", None, "--model openai: e.g. http://gpu-node:8000/v1; repeat it (or separate with "
         "commas) for several servers of the model: least outstanding requests, a window per server, a server that "
         "stops answering is left for the others", None, "URL", field="model.api_base", convert=_endpoints,
@@ -536,16 +538,14 @@ def parse(config: pytest.Config) -> RunOptions:
 
 
 def check_against(opts: RunOptions) -> None:
-    """``--uiground-against``: a family reads the answers (the file itself is read by the controller at start-up)."""
+    """``--uiground-against-parser`` is a family. The file itself is read by the controller at start-up, which
+    asks for a family where the file holds answers only (:func:`pytest_uiground.run.against.check`)."""
     if opts.against is None:
         return
     from pytest_uiground.models import families
 
-    parser = opts.against_parser or opts.model.replay_parser
-    if parser is None:
-        raise pytest.UsageError(f"--uiground-against {opts.against}: which family's reader reads its answers? Give "
-                                f"--uiground-against-parser NAME ({', '.join(families.names())})")
-    if not families.is_family(parser):
+    parser = opts.against_parser  # the replay parser it defaults to is checked with --model replay
+    if parser is not None and not families.is_family(parser):
         raise pytest.UsageError(f"--uiground-against-parser {parser!r} is unknown; known: "
                                 f"{', '.join(families.names())}")
 

@@ -31,6 +31,12 @@ class Against:
     neither: int
     missing: tuple[str, ...]
     note: str = ""
+    #: the file's layout (:data:`pytest_uiground.record.published.LAYOUTS`)
+    layout: str = "replay"
+    #: a published log's records that matched no sample of this run (its other samples, or another split)
+    unmatched: int = 0
+    #: samples on which the log's own verdict differs from this suite's scoring of the same answer
+    disagree: tuple[str, ...] = ()
 
     @property
     def n(self) -> int:
@@ -50,7 +56,9 @@ class Against:
         return {"file": self.file, "parser": self.parser, "n": self.n, "both": self.both,
                 "ours_only": list(self.ours_only), "theirs_only": list(self.theirs_only), "neither": self.neither,
                 "missing": list(self.missing), "ours_accuracy": self.accuracy("ours"),
-                "theirs_accuracy": self.accuracy("theirs"), "mcnemar_p": self.p_value,
+                "theirs_accuracy": self.accuracy("theirs"), "mcnemar_p": self.p_value, "layout": self.layout,
+                **({"unmatched": self.unmatched} if self.unmatched else {}),
+                **({"disagree": list(self.disagree)} if self.disagree else {}),
                 **({"note": self.note} if self.note else {})}
 
     def lines(self, shown: int = 10) -> list[str]:
@@ -64,8 +72,13 @@ class Against:
                + ", theirs " + (f"{theirs:.2f}" if theirs is not None else "-"),
                f"  both right {self.both}, only this run {len(self.ours_only)}, only theirs {len(self.theirs_only)}, "
                f"neither {self.neither}; McNemar exact p = {self.p_value:.4g} (the baseline is not touched)"]
+        if self.layout != "replay":
+            out.append(f"  their file: a {self.layout} log, {self.unmatched} of its records matched no sample here; "
+                       f"its own verdict differs from this suite's scoring of the same answer on "
+                       f"{len(self.disagree)} sample(s)")
         for label, ids in (("right here, wrong in theirs", self.ours_only), ("wrong here, right in theirs",
-                                                                             self.theirs_only)):
+                                                                             self.theirs_only),
+                           ("their verdict differs from this suite's", self.disagree)):
             if ids:
                 more = f" ... and {len(ids) - shown} more" if len(ids) > shown else ""
                 out.append(f"  {label} ({len(ids)}): {', '.join(ids[:shown])}{more}")
@@ -73,7 +86,8 @@ class Against:
 
 
 def pair(file: str, parser: str, ours: Mapping[str, bool | None], theirs: Mapping[str, bool | None],
-         order: Sequence[str]) -> Against:
+         order: Sequence[str], *, layout: str = "replay", unmatched: int = 0, disagree: Sequence[str] = ()
+         ) -> Against:
     """The paired counts over ``order`` (sample ids): a sample whose either side is None has no pair."""
     both = neither = 0
     ours_only: list[str] = []
@@ -91,4 +105,5 @@ def pair(file: str, parser: str, ours: Mapping[str, bool | None], theirs: Mappin
             theirs_only.append(sid)
         else:
             neither += 1
-    return Against(file, parser, both, tuple(ours_only), tuple(theirs_only), neither, tuple(missing))
+    return Against(file, parser, both, tuple(ours_only), tuple(theirs_only), neither, tuple(missing), layout=layout,
+                   unmatched=unmatched, disagree=tuple(disagree))

@@ -187,6 +187,8 @@ def sample_entry(record: SampleResult, sample: Sample | None, screens: _Screens,
         "raw": _clip(record.raw), "pred": prediction_fields(record.prediction, record.task),
         "components": _jsonable(record.score.components), "notes": _jsonable(record.score.notes),
         "instruction": sample.instruction if sample is not None else None, "truth": truth_fields(sample),
+        # the screenshot's file name: how others' published logs know a sample (compare, report/beside.py)
+        "image": sample.image.path.name if sample is not None and sample.image.path is not None else None,
         # The input click of a detection sample; a grounding sample's click (a loader's leftover) is not drawn.
         "click": [round(v, 5) for v in sample.click] if sample is not None and sample.click is not None
         and sample.task == "detect" else None,

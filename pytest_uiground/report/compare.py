@@ -1,4 +1,4 @@
-"""``python -m pytest_uiground compare A B [C...] [--html OUT.html] [--labels a,b,c]``.
+"""``python -m pytest_uiground compare A B [C...] [LOG...] [--html OUT.html] [--labels a,b,c]``.
 
 Choosing between models (or checkpoints, prompts, quantisations) means asking what
 changed from run A: for each metric and slice, each run's value and its delta
@@ -15,6 +15,11 @@ run's report wrote under ``report_files/crops/``. Comparing needs no model, no
 dataset and no GPU. A file that does not read as those types is refused by name
 (and, for ``samples.jsonl``, by line), never half-used. The HTML page is
 :mod:`~pytest_uiground.report.comparepage`.
+
+A file among the arguments (not a folder) is a published per-sample log (``eval_screenspot_pro.py``'s,
+Gelato's; :mod:`pytest_uiground.record.published`), put beside the first run sample by sample with its
+authors' own verdicts (:mod:`~pytest_uiground.report.beside`): the paired table, the flips each way and
+McNemar, as ``--uiground-against`` prints them.
 """
 
 from __future__ import annotations
@@ -25,8 +30,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from pytest_uiground.gate.checks import Paired
+from pytest_uiground.record import published
 from pytest_uiground.record.files import atomic_write_text
-from pytest_uiground.report import units
+from pytest_uiground.record.published import Published
+from pytest_uiground.report import beside, units
 from pytest_uiground.report.markup import fmt, is_number
 from pytest_uiground.report.runs import *  # noqa: F403  (the command re-exports what it compares)
 from pytest_uiground.report.runs import (
@@ -80,11 +87,23 @@ def text_table(suite: str, runs: Sequence[Run]) -> str:
     return "\n".join(line.rstrip() for line in out)
 
 
+def read_log(path: Path) -> Published:
+    """A published log; replay answers carry no verdict, and compare has no dataset to score them with."""
+    try:
+        if published.layout_of(path) == published.REPLAY:
+            raise CompareError(f"{path}: replay answers carry no verdict, and compare has no dataset to score them: "
+                               "put them beside a run with pytest --uiground-against FILE")
+        return published.read(path)
+    except published.PublishedError as exc:
+        raise CompareError(str(exc)) from None
+
+
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     ap = argparse.ArgumentParser(prog="python -m pytest_uiground compare",
                                  description="Compare several --uiground-report runs of the same suite(s); "
                                              "deltas and paired tests are against the first.")
-    ap.add_argument("dirs", nargs="+", type=Path, help="report directories written by --uiground-report")
+    ap.add_argument("dirs", nargs="+", type=Path, help="report directories written by --uiground-report; a file: a "
+                    "published per-sample log (eval_screenspot_pro.py's, Gelato's) put beside the first")
     ap.add_argument("--html", type=Path, help="also write a self-contained HTML page here")
     ap.add_argument("--labels", help="comma-separated run labels, one per directory (default: model or dir name)")
     return ap.parse_args(list(argv))
@@ -93,13 +112,24 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
 def main(argv: Sequence[str]) -> int:
     args = parse_args(argv)
     labels = [s.strip() for s in args.labels.split(",")] if args.labels is not None else None
+    dirs = [d for d in args.dirs if not d.is_file()]
     try:
-        runs = load_runs(args.dirs, labels)
+        logs = [read_log(f) for f in args.dirs if f.is_file()]
+        if not dirs:
+            raise CompareError("a published log is put beside a run: give a --uiground-report folder first")
+        runs = load_runs(dirs, labels)
         check_same_suites(runs)
+        besides = []
+        if logs:
+            from pytest_uiground.report.comparepage import suite_dir
+
+            besides = [beside.beside(runs[0], s, suite_dir(runs[0], s) / "report.html", log)
+                       for log in logs for s in sorted(runs[0].suites)]
     except CompareError as exc:
         print(f"compare: {exc}", file=sys.stderr)
         return 2
-    print("\n\n".join(text_table(s, runs) for s in sorted(runs[0].suites)))
+    print("\n\n".join([text_table(s, runs) for s in sorted(runs[0].suites)]
+                      + ["\n".join([f"{runs[0].label}:", *b.lines()]) for b in besides]))
     if args.html is not None:
         from pytest_uiground.report.comparepage import render_html
 

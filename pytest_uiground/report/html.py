@@ -330,13 +330,17 @@ def against_section(summary: SuiteSummary, shown: int = 50) -> list[str]:
             ("only this run", len(a.get("ours_only") or [])), ("only theirs", len(a.get("theirs_only") or [])),
             ("neither", a.get("neither")), ("McNemar exact p", f"{a.get('mcnemar_p', 1.0):.4g}"),
             ("without a pair", len(a.get("missing") or []))]
+    if a.get("layout", "replay") != "replay":  # a published log: what matched, and where its verdict differs
+        rows += [("their records matched to no sample", a.get("unmatched", 0)),
+                 ("their verdict differs from this suite's", len(a.get("disagree") or []))]
     table = "".join(f"<tr><th>{esc(k)}</th><td>{esc(v)}</td></tr>" for k, v in rows)
     return ['<h2 id="against">Beside a published run</h2>',
-            f'<p class="note">{esc(a.get("file"))}, read as {esc(a.get("parser"))}; a report, not part of the '
-            "verdict: the baseline is not touched.</p>",
+            f'<p class="note">{esc(a.get("file"))} ({esc(a.get("layout", "replay"))}), read as {esc(a.get("parser"))}; '
+            "a report, not part of the verdict: the baseline is not touched.</p>",
             f"<table class=\"against\">{table}</table>",
             f"<p>right here, wrong in theirs: {ids('ours_only')}</p>",
-            f"<p>wrong here, right in theirs: {ids('theirs_only')}</p>"]
+            f"<p>wrong here, right in theirs: {ids('theirs_only')}</p>",
+            *([f"<p>their own verdict differs from this suite's: {ids('disagree')}</p>"] if a.get("disagree") else [])]
 
 
 def render(summary: SuiteSummary, records: Sequence[SampleResult], lookup: Lookup | None = None,

@@ -1,4 +1,5 @@
-"""The 2026 answer formats of GELab-Zero (Step-GUI), duvo-eye and GroundNext, read as their authors read them.
+"""The 2026 answer formats of GELab-Zero (Step-GUI), duvo-eye, GroundNext, Seed 1.8, Kimi K2.5 and Gemini 3.x,
+read as their authors (or, for the three API models, their only published grounding harness) read them.
 
 Each answer below is documented where it is quoted (the source is beside it) or a messy variant of
 one; every answer is read by the family and by the independent re-implementation of the authors'
@@ -18,6 +19,7 @@ import pytest
 from parity import ref_families_reach as ref
 
 from pytest_uiground.models import families
+from pytest_uiground.models.families import clawgui
 from pytest_uiground.models.families.reading import ParseContext
 from pytest_uiground.models.offline.replay import ReplayModel
 from pytest_uiground.record.image import ImageRef
@@ -68,6 +70,41 @@ DUVO = [
     ('{"x": 1200, "y": -4}', "outside 0..1000: a point, kept"),
 ]
 
+CLAW = "ZJU-REAL/ClawGUI@d990d3e clawgui-eval"
+SEED = [
+    ("<point>500 300</point>", f"{CLAW}/judge/grounding_judge.py seed18_parse docstring: <point>x y</point>"),
+    ("The search field is top left. <point>100 200</point> Checking again, it is the icon: <point>512 88</point>",
+     f"{CLAW} seed18_parse: findall, the last match (the final answer after reasoning)"),
+    ("<point>500 300<point>", f"{CLAW}/inference/seed_inferencer.py SEED_SYSTEM_PROMPT's own form, no slash: "
+                              "the judge's regex needs </point>"),
+    ("<point> 12.5  988 </point>", "fractions and spaces (its \\s* and (?:\\.\\d+)?)"),
+    ("<point>500,300</point>", "a comma: its regex needs whitespace between the numbers"),
+    ("(500, 300)", "no tag"),
+    ("<point>-5 10</point>", "a minus sign: no match"),
+    ("<point>1200 5</point>", "beyond 1000: a point, kept"),
+    ("", "empty"),
+]
+KIMI = [
+    ("(500,300)", f"{CLAW}/inference/kimi_inferencer.py KIMI_SYSTEM_PROMPT: 'exactly in format:\\n(x,y)'"),
+    ("The button is near (120, 45). Final answer: (130, 47)", f"{CLAW}/judge/grounding_judge.py kimi_parse: the "
+                                                              "last (x, y)"),
+    ("500, 300", "kimi_parse method 2: a bare x, y"),
+    ("[500, 300]", "brackets: no (x, y), the bare pair inside"),
+    ("(1,2) then 3, 4", "an (x, y) wins over a later bare pair"),
+    ("(500.5, 300.25)", "fractions"),
+    ("I think x=500, y=300", "no two numbers around a comma"),
+    ("(-1, -1)", "minus signs: neither regex matches"),
+    ("", "empty"),
+]
+GEMINI = [
+    ("(742,118)", f"{CLAW}/inference/gemini_inferencer.py GEMINI_SYSTEM_PROMPT: 'exactly in format:\\n(x,y)'"),
+    ("**Reasoning**: the gear icon sits at the top right.\n**Answer**: (955, 32)",
+     f"{CLAW} gemini_inferencer.py parse_coord_from_response: the last (x, y)"),
+    ("x: 955, y: 32", "'955, y': no digits after the comma, no pair"),
+    ("955 , 32", "a bare pair with spaces"),
+    ("", "empty"),
+]
+
 CALL = '<tool_call>\n{{"name": "computer_use", "arguments": {{"action": "{}", "coordinate": {}}}}}\n</tool_call>'
 GROUNDNEXT = [
     (CALL.format("mouse_move", "[960, 540]"), f"{GN_DOC} system prompt: the computer_use tool, mouse_move (x, y)"),
@@ -101,13 +138,15 @@ def official(family: str, text: str) -> tuple[float, float] | str | None:
             if point[0] < 0 and point[1] < 0:
                 return "refused"
             return point[0] / GN_SIZE[0], point[1] / GN_SIZE[1]
-        return ref.gelab_zero_official(text) if family == "gelab-zero" else ref.duvo_eye_official(text)
+        return {"gelab-zero": ref.gelab_zero_official, "duvo-eye": ref.duvo_eye_official, "seed": ref.seed18_official,
+                "kimi": ref.kimi_official, "gemini": ref.gemini_official}[family](text)
     except (ValueError, TypeError, AttributeError, IndexError, AssertionError):
         return None
 
 
 CASES = ([("gelab-zero", t, why) for t, why in GELAB] + [("duvo-eye", t, why) for t, why in DUVO]
-         + [("groundnext", t, why) for t, why in GROUNDNEXT])
+         + [("groundnext", t, why) for t, why in GROUNDNEXT] + [("seed", t, why) for t, why in SEED]
+         + [("kimi", t, why) for t, why in KIMI] + [("gemini", t, why) for t, why in GEMINI])
 
 
 @pytest.mark.parametrize(("family", "text", "why"), CASES, ids=[f"{f}-{i}" for i, (f, _, _) in enumerate(CASES)])
@@ -127,7 +166,7 @@ def test_reads_as_the_authors_code(family: str, text: str, why: str) -> None:
 
 
 def test_both_outcomes_are_in_the_table() -> None:
-    for family in ("gelab-zero", "duvo-eye", "groundnext"):
+    for family in ("gelab-zero", "duvo-eye", "groundnext", "seed", "kimi", "gemini"):
         outcomes = {official(f, t) is None for f, t, _ in CASES if f == family}
         assert outcomes == {True, False}, family
     assert any(official("groundnext", t) == "refused" for t, _ in GROUNDNEXT)
@@ -140,6 +179,25 @@ def test_registered_with_frame_sources_and_prompt() -> None:
         prompt = fam.prompt("point")
         assert "{instruction}" in prompt.user and "project wording" in prompt.source
     assert families.get("duvo-eye").generation.max_new_tokens == 64  # the card's decoding
+
+
+@pytest.mark.parametrize(("name", "sha256", "length"), [
+    ("seed", "acdac9af331109ea27e81b38f90fa78e59c3b9e6713353d8842bbd4b4ea9f717", 398),
+    ("kimi", "35cef27c31ef02e92cc1a67e0c558b6fb22846b512852f46fc8cb7fbb99c8bfd", 368),
+    ("gemini", "35cef27c31ef02e92cc1a67e0c558b6fb22846b512852f46fc8cb7fbb99c8bfd", 368),
+])
+def test_the_api_families_prompt_as_clawgui_does(name: str, sha256: str, length: int) -> None:
+    """The prompt text is the inferencer's ``*_SYSTEM_PROMPT`` (hashed once from ClawGUI@d990d3e
+    ``clawgui-eval/inference/{seed,kimi,gemini}_inferencer.py``), then its description line; text before the
+    image ("Input Order tv"); 0..1000; greedy with its 32,768-token limit."""
+    fam = families.get(name)
+    prompt = fam.prompt("point")
+    head, _, tail = prompt.user.rpartition("\n")
+    assert (hashlib.sha256(head.encode()).hexdigest(), len(head)) == (sha256, length)
+    assert tail == "The user's element description is: {instruction}" and not prompt.image_first
+    assert prompt.text("the Save button").endswith("The user's element description is: the Save button")
+    assert fam.frame == "norm1000" and fam.generation.max_new_tokens == 32768 and not fam.refusal
+    assert all(clawgui.REPO in src for src in fam.sources) and clawgui.REPO == "ZJU-REAL/ClawGUI@d990d3e"
 
 
 def test_groundnext_prompt_resize_and_frame() -> None:

@@ -14,7 +14,7 @@ from pytest_uiground.models import families
 from pytest_uiground.models.families import FAMILY_GROUP, Family, parts
 
 MODULES = sorted(p.stem for p in Path(families.__file__).parent.glob("*.py")
-                 if p.stem not in ("__init__", "reading", "parts"))  # shared helpers and records, no family
+                 if p.stem not in ("__init__", "reading", "parts", "clawgui"))  # shared helpers and records, no family
 FAMILY_MODULES = {
     "elam": "pytest_uiground.models.families.elam",
     "molmo": "pytest_uiground.models.families.molmo",
@@ -33,6 +33,9 @@ FAMILY_MODULES = {
     "gelab-zero": "pytest_uiground.models.families.gelab_zero",
     "duvo-eye": "pytest_uiground.models.families.duvo_eye",
     "groundnext": "pytest_uiground.models.families.groundnext",
+    "seed": "pytest_uiground.models.families.seed",
+    "kimi": "pytest_uiground.models.families.kimi",
+    "gemini": "pytest_uiground.models.families.gemini",
 }
 
 

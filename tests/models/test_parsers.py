@@ -283,6 +283,8 @@ def test_first_point_wins(family: str, text: str, want: tuple[float, float]) -> 
 def test_malformed_or_empty_is_a_format_error(family: str, text: str) -> None:
     if family == "ui-venus" and text == "[1, 2, 3]":
         pytest.skip("UI-Venus reads the integers in the first bracket: x=1, y=2 (tests/models/test_families.py)")
+    if family in ("kimi", "gemini") and text == "[1, 2, 3]":
+        pytest.skip("ClawGUI's kimi_parse reads a bare 'x, y': x=1, y=2 (tests/models/test_families_reach.py)")
     got = point(family, text)
     assert got.format_error and got.point is None and got.note
     if not text.strip():

@@ -11,6 +11,11 @@ family tests (read, then rewritten; no code copied; nothing from :mod:`pytest_ui
   (the first ``<tool_call>`` ... ``</tool_call>``, ``json.loads``, ``.get("arguments").get("coordinate")``,
   ``assert len == 2``, ``int()`` each; on ``JSONDecodeError``/``KeyError`` the ``\\d+`` runs when exactly
   two) and ``is_point_inside_element``'s refusal (both coordinates negative). Raises where it raises.
+* ``seed18_official``: ``ZJU-REAL/ClawGUI@d990d3e`` ``clawgui-eval/judge/grounding_judge.py`` ``seed18_parse``
+  (``re.findall`` of ``<point>`` two whitespace-separated numbers ``</point>``, the last, over 1000).
+* ``kimi_official``: the same file's ``kimi_parse`` (``re.findall`` of ``(x, y)``, else of a bare ``x, y``;
+  the last; over 1000); ``gemini_inferencer.py``'s ``parse_coord_from_response`` has the same two
+  regexes in the same order, so ``gemini_official`` is the same function (both read).
 * ``duvo_eye_official``: the duvo-eye-1.5 model card's output (``{"x": int, "y": int}`` in [0, 1000]);
   ``json.loads`` of the answer, integer ``x`` and ``y``; anything else is a parse failure (a miss).
 """
@@ -81,3 +86,25 @@ def groundnext_official(response: str) -> list[int] | None:
         found = re.findall(r"\d+", json_str)
         click_point = [int(x) for x in found] if len(found) == 2 else None
     return click_point  # type: ignore[no-any-return]
+
+
+def seed18_official(text: str) -> tuple[float, float] | None:
+    if not text:
+        return None
+    found = re.findall(r"<point>\s*(\d+(?:\.\d+)?)\s+(\d+(?:\.\d+)?)\s*</point>", text)
+    if not found:
+        return None
+    return float(found[-1][0]) / 1000.0, float(found[-1][1]) / 1000.0
+
+
+def kimi_official(text: str) -> tuple[float, float] | None:
+    if not text:
+        return None
+    for pattern in (r"\(\s*(\d+(?:\.\d+)?)\s*,\s*(\d+(?:\.\d+)?)\s*\)", r"(\d+(?:\.\d+)?)\s*,\s*(\d+(?:\.\d+)?)"):
+        found = re.findall(pattern, text)
+        if found:
+            return float(found[-1][0]) / 1000.0, float(found[-1][1]) / 1000.0
+    return None
+
+
+gemini_official = kimi_official

@@ -79,6 +79,8 @@ SYNTAX = {
     "tinyclick": "<s>click <loc_{x}><loc_{y}></s>",
     "gelab-zero": "<THINK>the magenta square</THINK>\nexplain:tap it\taction:CLICK\tpoint:{x},{y}\tsummary:done",
     "duvo-eye": '{{"x": {x}, "y": {y}}}',
+    "seed": "The magenta square.\n<point>{x} {y}</point>", "kimi": "The magenta square.\n({x},{y})",
+    "gemini": "The magenta square.\n({x},{y})",
 }
 DIGITS = {"pixels": 0, "pixels-original": 0, "norm1000": 0, "loc-bins": 0, "norm1": 4, "percent": 1}
 SCALE = {"norm1000": 1000.0, "loc-bins": 1000.0, "norm1": 1.0, "percent": 100.0}
@@ -155,7 +157,8 @@ RIGHT_FRAMES = [
     ("holo", "pixels"), ("gta1", "pixels"), ("groundnext", "pixels"),
     # 0..1000, the client resizing (gui-owl, mai-ui) or not
     ("uground", "norm1000"), ("qwen3-vl", "norm1000"), ("gui-owl", "norm1000"), ("mai-ui", "norm1000"),
-    ("ui-venus", "norm1000"), ("gelab-zero", "norm1000"), ("duvo-eye", "norm1000"),
+    ("ui-venus", "norm1000"), ("gelab-zero", "norm1000"), ("duvo-eye", "norm1000"), ("seed", "norm1000"),
+    ("kimi", "norm1000"), ("gemini", "norm1000"),
     # percent (Molmo <point x="..">), Florence-2 <loc_N> bins
     ("molmo", "percent"), ("elam", "percent"), ("tinyclick", "loc-bins"),
 ]
@@ -206,7 +209,7 @@ def test_the_right_frame_passes(probed: Any, family: str, frame: str) -> None:
     # families whose client resizes before sending
     ("holo", seeing("norm1000", "holo"), "answers look like 0..1000 but the family reads pixels of the resized "
                                          "image (families that read 0..1000: uground, qwen3-vl, gui-owl, ui-venus, "
-                                         "mai-ui, gelato, duvo-eye, gelab-zero)"),
+                                         "mai-ui, gelato, duvo-eye, gelab-zero, gemini, kimi, seed)"),
     ("holo", seeing("pixels", "holo", swapped=True), "x and y look swapped: the answers are (y, x) in pixels of the "
                                                      "resized image"),
     ("holo", blind("holo"), "the answers ignore the image: 1 distinct point(s) for 13 targets"),

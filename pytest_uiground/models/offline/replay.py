@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -85,6 +85,16 @@ class ReplayModel(ModelAdapter):
         self.name = "replay"
         self.overrides_table = parser  # the suite's [models.<parser>] overrides apply (see the module docstring)
         self.records, self.sha256 = read_records(path)
+
+    @classmethod
+    def of_records(cls, path: Path, parser: str, outputs: Mapping[str, str]) -> ReplayModel:
+        """Answers already matched to sample ids (a published log's, :mod:`pytest_uiground.record.published`),
+        read as a replay file's: ``path`` names their file in messages."""
+        model = cls.__new__(cls)
+        model.path, model.parser, model.name, model.overrides_table = path, parser, "replay", parser
+        model.records = {sid: {"sample_id": sid, "output": text} for sid, text in outputs.items()}
+        model.sha256 = ""
+        return model
 
     def _record(self, sample: Sample) -> dict[str, Any] | None:
         rec = self.records.get(sample.id)
