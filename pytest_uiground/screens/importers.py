@@ -12,10 +12,13 @@ export and writes the one format the ``grounding`` loader reads (:mod:`.format`)
   ``x, y, width, height`` are percent of ``original_width``/``original_height``, and the
   ``textarea`` result named ``instruction`` with the same region ``id`` holds its instruction
   (labelstud.io/guide/export.html: "Label Studio JSON format of annotated tasks"); images named
-  ``/data/local-files/?d=PATH`` or a URL whose file name is found beside the export;
+  ``/data/local-files/?d=PATH`` or a URL whose file name is found beside the export (a JSON-MIN export, whose
+  tasks have no ``data`` and whose instructions name no box, is refused naming the fix); tested on a real
+  export of Label Studio 1.23.2 (``tests/data/exports/label-studio``);
 * ``cvat``: "CVAT for images 1.1" XML (``<image name width height>`` holding ``<box xtl ytl xbr ybr
   label>`` and ``<polygon points="x,y;x,y">``, pixels), with an ``instruction`` ``<attribute>``
-  (docs.cvat.ai, "CVAT for images export");
+  (docs.cvat.ai, "CVAT for images export"); tested, like ``coco``, on datumaro's exports
+  (``tests/data/exports/datumaro``: CVAT is a server, not a package) and COCO on pycocotools' reading;
 * ``openadapt``: the OpenAdapt annotation JSON the ``openadapt`` loader reads (either form), one
   ``detect`` line per element with the same sample ids (read by that loader, imported by name so the
   two folders never import each other).
@@ -24,15 +27,15 @@ Every written ``image`` resolves relative to the output file: an image found out
 folder is copied into ``images/`` beside it (the format allows no ``..``), and one the importer cannot
 find is an error naming where it looked and ``--images DIR``.
 
-**What an export may name (issue 38).** Only screenshots under the export's folder, ``--images DIR``
-or the output's folder are read: a ``file_name`` that is absolute or climbs with ``../`` (or a Label
-Studio ``?d=../../...``) to a file outside them is refused naming the record, and so is a file that is not
-an image. **One bad record, no import**: a record with a non-finite, overflowing or boolean number, a
-degenerate box, or an id used twice is an error naming the record, and nothing is written: the lines
-and the screenshots are checked first, then the screenshots copied and the file replaced (copies
-removed again when that fails). ``--append`` adds to an existing ``annotations.jsonl`` (issue 39:
-imports join a suite that is being annotated): its lines are kept byte for byte, and an id it already
-has, or a box it already has on the same screenshot, is refused, naming both.
+**What an export may name (issue 38).** Only screenshots under the export's folder (the one above it for an
+export in ``annotations/``, COCO's layout), ``--images DIR`` or the output's folder are read: a ``file_name``
+that is absolute or climbs with ``../`` (or a Label Studio ``?d=../../...``) to a file outside them is refused
+naming the record, and so is a file that is not an image. **One bad record, no import**: a record with a
+non-finite, overflowing or boolean number, a degenerate box, or an id used twice is an error naming the
+record, and nothing is written: the lines and the screenshots are checked first, then the screenshots copied
+and the file replaced (copies removed again when that fails). ``--append`` adds to an existing
+``annotations.jsonl`` (issue 39: imports join a suite that is being annotated): its lines are kept byte for
+byte, and an id it already has, or a box it already has on the same screenshot, is refused, naming both.
 """
 
 from __future__ import annotations
@@ -69,7 +72,10 @@ class Images:
 
     def __init__(self, export: Path, out: Path, extra: Path | None) -> None:
         self.export, self.out_dir, self.extra = export, out.parent.resolve(), extra
-        self.roots = [r.resolve() for r in (extra, export.parent) if r is not None] + [self.out_dir]
+        self.home = export.parent.parent if export.parent.name == "annotations" else export.parent
+        """The export's folder; for ``annotations/instances_default.json`` the folder above it, where COCO's
+        layout (and datumaro's and CVAT's COCO export: ``images/default/NAME``) keeps the screenshots."""
+        self.roots = [r.resolve() for r in (extra, self.home) if r is not None] + [self.out_dir]
         self.copies: dict[Path, Path] = {}
         """Destination under the output's ``images/`` → the screenshot to copy there."""
         self._checked: dict[Path, str | None] = {}
@@ -79,7 +85,7 @@ class Images:
         """The screenshot ``name`` (as the export writes it) resolved, inside the allowed folders."""
         name = name.replace("\\", "/")
         base = PurePosixPath(name).name
-        roots = [r for r in (self.extra, self.export.parent, self.out_dir) if r is not None]
+        roots = [r for r in (self.extra, self.home, self.out_dir) if r is not None]
         tried: list[Path] = []
         outside: list[Path] = []
         for root in roots:
@@ -98,7 +104,7 @@ class Images:
         if outside:
             also = f" and --images {self.extra}" if self.extra else ""
             raise ImportFailed(f"{where}: image {name!r} is {outside[0]}, outside the export's folder "
-                               f"{self.export.parent.resolve()}{also}; only screenshots under them are imported: "
+                               f"{self.home.resolve()}{also}; only screenshots under them are imported: "
                                "copy it there, or pass --images DIR, the folder holding the screenshots")
         looked = ", ".join(str(t) for t in tried[:4])
         raise ImportFailed(f"{where}: image {name!r} not found (looked in {looked} and below "
@@ -304,6 +310,11 @@ def from_label_studio(path: Path, images: Images, records: Records) -> None:
         if not isinstance(task, dict):
             raise ImportFailed(f"{path}: task #{t} is not an object")
         name = f"{path}: task {_show(_key(task.get('id')) or t)}"
+        if not isinstance(task.get("data"), dict):  # JSON-MIN is a list too, its tasks flat (no 'data', no regions)
+            fields = ", ".join(sorted(map(str, task))[:6])
+            raise ImportFailed(f"{name} has no 'data' object (its fields: {fields}); a JSON-MIN export looks like "
+                               "this and does not say which instruction belongs to which box: export the project as "
+                               "'JSON' (Label Studio JSON)")
         source = _dict(task.get("data"))
         image_key = next((k for k in ("image", "img", "screenshot") if k in source), next(iter(source), None))
         image = images.relative(_ls_image(source.get(image_key) if image_key else None, name), name)

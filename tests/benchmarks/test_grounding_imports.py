@@ -167,6 +167,27 @@ def test_a_file_outside_the_export_is_read_from_images_dir(tmp_path: Path) -> No
     assert [s.invalid for s in load_dir(tmp_path / "suite")] == [None]
 
 
+def test_a_coco_export_in_annotations_reads_the_dataset_folder_above_it_and_nothing_further(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """COCO's layout (datumaro's and CVAT's COCO export: ``annotations/instances_default.json`` beside
+    ``images/default/``) failed to find its own screenshots; the folder above ``annotations/`` is the export's,
+    a folder above that is not, and a folder of another name is not widened."""
+    screen(tmp_path / "ds" / "images" / "default" / "a.png")
+    secret = screen(tmp_path / "private" / "secret.png")
+    out = tmp_path / "suite" / fmt.DEFAULT_FILE
+    export = coco(tmp_path / "ds" / "annotations", [ann(40)])
+    assert run_import(capsys, "coco", str(export), "--out", str(out))[0] == 0
+    assert [s.invalid for s in load_dir(tmp_path / "suite")] == [None]
+    assert (tmp_path / "suite" / "images" / "a.png").is_file()
+    climbs = coco(tmp_path / "ds" / "annotations", [ann(40)],
+                  images=[{"id": 1, "file_name": "../../private/secret.png"}])
+    code, _, err = run_import(capsys, "coco", str(climbs), "--out", str(tmp_path / "other" / fmt.DEFAULT_FILE))
+    assert code == 1 and f"is {secret}, outside the export's folder {(tmp_path / 'ds').resolve()}" in err, err
+    elsewhere = coco(tmp_path / "ds" / "labels", [ann(40)])
+    code, _, err = run_import(capsys, "coco", str(elsewhere), "--out", str(tmp_path / "third" / fmt.DEFAULT_FILE))
+    assert code == 1 and "image 'a.png' not found" in err, err
+
+
 def test_a_failed_import_leaves_no_screenshot_and_no_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     screen(tmp_path / "export" / "a.png")
     screen(tmp_path / "export" / "b.png")
