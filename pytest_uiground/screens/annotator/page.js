@@ -72,6 +72,14 @@ async function send(label, build, opts) {
   }
   if (reply.status === 200) {
     S.state = reply.doc.state;
+    // The server gives a new sample its id: the inserted samples, as written, replace what was sent (the
+    // undo entry's delete names the same objects, so it removes exactly the sample the server wrote).
+    const created = reply.doc.created || [];
+    change.ops.filter((op) => op.op === "insert").forEach((op, k) => {
+      if (!created[k]) return;
+      for (const key of Object.keys(op.sample)) delete op.sample[key];  // the server's key order, as in its state
+      Object.assign(op.sample, created[k]);
+    });
     record(label, change, opts);
     setStatus("saved", "");
     render();
@@ -150,8 +158,8 @@ function rebase(ops, oldEntries, state) {
   for (const op of ops) {
     if (op.op === "insert") {
       const sample = {...op.sample};
-      if (typeof sample.id === "string" && state.samples.some((s) => s.data.id === sample.id)) {
-        sample.id = newId(sample.image);  // the other tab took this id for its own new sample
+      if (state.samples.some((s) => s.data.id === sample.id)) {
+        delete sample.id;  // the other tab's sample has this id now: the server gives this one another
       }
       out.push({...op, sample, index: op.index >= oldEntries ? state.entries : op.index});
     } else if (op.op === "replace" || op.op === "delete") {
@@ -233,17 +241,6 @@ function pendingProposals(i) {
 
 function replaceOp(index, old, sample) { return {op: "replace", index, old, sample}; }
 
-function usedIds() { return new Set(S.state.samples.map((s) => s.data.id).filter((x) => typeof x === "string")); }
-
-function newId(name) {
-  const stem = name.split("/").pop().replace(/\.[^.]*$/, "").replace(/[^A-Za-z0-9_.:+-]/g, "_")
-    .replace(/^[_.:+-]+/, "") || "image";
-  const used = usedIds();
-  let n = 1;
-  while (used.has(stem + "-" + String(n).padStart(3, "0"))) n++;
-  return stem + "-" + String(n).padStart(3, "0");
-}
-
 function reviewOp(name, pid, status) { return {op: "review", image: name, pid, status}; }
 
 // -- actions ---------------------------------------------------------------------------------------
@@ -254,7 +251,8 @@ async function addSample(box, elementType, proposal) {
   S.early = {text: "", enter: false};
   const label = proposal ? "accept “" + titleOf(proposal) + "”" : "draw a box";
   const ok = await commit(label, () => {
-    created = {id: newId(name), image: name, instruction: "", bbox: box, element_type: elementType, task: "point"};
+    // No id: the server gives it (one rule for the page, the importers and the loader), named in its answer.
+    created = {image: name, instruction: "", bbox: box, element_type: elementType, task: "point"};
     const index = S.state.entries;
     const ops = [{op: "insert", index, sample: created}];
     const inverse = [{op: "delete", index, old: created}];

@@ -20,7 +20,9 @@ screenshot while the detector runs. What a framework would add is done here in a
   no real text (:func:`is_junk_text`) is titled ``icon`` (and accepted as one), and a detector's
   icon with a caption (OmniParser's) is titled ``icon: CAPTION``. The text read stays in ``text``.
 * **Changes** go through :class:`~pytest_uiground.screens.annotator.store.Store`: a change made on an
-  old revision is answered 409 with the current state, and the page says so.
+  old revision is answered 409 with the current state, and the page says so. **Ids are the server's**: the
+  page sends a new sample without one, the store gives it the format's one id rule's, and the answer's
+  ``created`` lists the inserted samples as written (the page's undo deletes exactly that sample).
 * **Only this page changes anything.** The token alone does not make a request the page's: a
   page elsewhere that learnt it (a shared screenshot of the URL) could still post a ``text/plain``
   form to 127.0.0.1. A change is refused (403) unless its ``Origin`` is this server and its
@@ -256,7 +258,7 @@ class Annotator:
             return 409, {"conflict": True, "state": self.state()}
         except StoreError as exc:
             return 400, {"error": str(exc)}
-        return 200, {"state": self.state(snap)}
+        return 200, {"state": self.state(snap), "created": snap.created}
 
 
 class BadRequest(Exception):
