@@ -22,9 +22,9 @@ and a line nested past 500 levels is a bad line like any other:
 The CSV form has the same columns, the bbox as four columns ``x1, y1, x2, y2``, the click as
 ``click_x, click_y`` and a polygon as its JSON text; empty cells are absent keys.
 
-Pixels wherever a person types or reads a box, labelled: :func:`box_text` prints
-``box [x1, y1, x2, y2] px``. Writes are atomic (:func:`pytest_uiground.record.files.atomic_write_text`):
-a crash leaves the previous file whole, never half of one.
+Pixels wherever a person types or reads a box, labelled, in one form: :func:`box_text` prints
+``box [x1, y1, x2, y2] px`` for every message and page that shows a box. Writes are atomic
+(:func:`pytest_uiground.record.files.atomic_write_text`): a crash leaves the previous file whole, never half of one.
 """
 
 from __future__ import annotations
@@ -91,8 +91,19 @@ class Annotation:
 
 
 def box_text(box: Sequence[float]) -> str:
-    """A pixel box as a person reads and types it: ``box [x1, y1, x2, y2] px``."""
-    return "box [" + ", ".join(_num(v) for v in box) + "] px"
+    """THE text of a pixel box (issue 39: there were four), wherever a person reads one: messages of the loader,
+    ``validate``, the importers and the annotator's store, the terminal review's questions and the annotator's
+    page (the server sends it): ``box [x1, y1, x2, y2] px``, whole pixels as integers, others to 0.1 px."""
+    return "box " + _numbers_text(box) + " px"
+
+
+def click_text(point: Sequence[float]) -> str:
+    """A click point the same way: ``click [x, y] px``."""
+    return "click " + _numbers_text(point) + " px"
+
+
+def _numbers_text(values: Sequence[float]) -> str:
+    return "[" + ", ".join(_num(v) for v in values) + "]"
 
 
 def _num(v: float) -> str:

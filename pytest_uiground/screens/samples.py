@@ -92,7 +92,7 @@ def _sample(path: Path, line: fmt.Line, line_id: str, sizes: dict[Path, tuple[in
     if ann.task == "detect" and ann.click is not None:  # an input of detection only, never drawn on a grounding sample
         cx, cy = ann.click
         if not (x1 <= cx <= x2 and y1 <= cy <= y2):
-            return invalid(f"click [{fmt._num(cx)}, {fmt._num(cy)}] px is outside its {fmt.box_text(ann.bbox)}; "
+            return invalid(f"{fmt.click_text(ann.click)} is outside its {fmt.box_text(ann.bbox)}; "
                            "the click is where a user clicked on this element", ref)
         click = Point(cx / w, cy / h)
     return Sample(id=sid, image=ref, instruction=ann.instruction or (ann.element_type or "the element"),

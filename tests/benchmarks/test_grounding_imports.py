@@ -269,13 +269,18 @@ def test_an_unreadable_number_in_annotations_jsonl_fails_that_sample_only(tmp_pa
     assert broken.invalid.startswith("annotations.jsonl line 2 (sample ")
 
 
-def test_the_terminal_annotators_resume_names_a_deep_file_in_one_line(tmp_path: Path) -> None:
-    from pytest_uiground.screens.review import AnnotateError, open_output
+def test_the_terminal_annotators_resume_keeps_a_deep_line_as_it_is(tmp_path: Path) -> None:
+    """``annotate --terminal --resume`` reads its annotations.jsonl with the format's reader: a line nested too
+    deep is one bad line (the loader names it), kept byte for byte when the file is written again."""
+    from pytest_uiground.screens.review import open_output
 
-    (tmp_path / "out.json").write_text('{"samples":\n' + DEEP)
-    with pytest.raises(AnnotateError, match=r"--resume: cannot read .*out.json \(JSON nested deeper than 500 levels "
-                                            r"\(line 2\)"):
-        open_output(tmp_path / "out.json", resume=True, name="x", metadata={})
+    text = '{"id": "ok", "image": "a.png", "instruction": "Go", "bbox": [1, 1, 9, 9]}\n' + DEEP + "\n"
+    (tmp_path / fmt.DEFAULT_FILE).write_text(text, encoding="utf-8")
+    out = open_output(tmp_path / fmt.DEFAULT_FILE, resume=True)
+    assert [line.raw is None for line in out.existing] == [False, True]
+    assert "deeper than 500 levels" in (out.existing[1].problem or "")
+    out.save()
+    assert (tmp_path / fmt.DEFAULT_FILE).read_text(encoding="utf-8") == text
 
 
 def test_out_a_folder_csv_or_both_modes_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

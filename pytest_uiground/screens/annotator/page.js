@@ -680,7 +680,9 @@ function handleLayout(box) {
   return {size, outside: small, handles: names.map(at), clear: small ? 2 + 3 + size + 2 : 2 + 3 + size / 2};
 }
 
-function fmt(box) { return "[" + box.map((v) => Math.round(v * 10) / 10).join(", ") + "]"; }
+// Boxes and clicks are shown as the server writes them (format.box_text, the one box text): "box [x1, y1,
+// x2, y2] px"; the box field holds the numbers between the brackets.
+const inside = (text) => { const m = /\[(.*)\]/.exec(text || ""); return m ? m[1] : ""; };
 
 function renderPanel() {
   const img = image();
@@ -693,7 +695,7 @@ function renderPanel() {
   $("none-editor").hidden = !!(s || p);
   if (p) {
     $("prop-text").textContent = titleOf(p);
-    $("prop-box").textContent = fmt(p.box);
+    $("prop-box").textContent = p.box_text || "";
   }
   if (s) {
     const d = s.data;
@@ -706,14 +708,14 @@ function renderPanel() {
     $("hint").textContent = read ? "The detector saw “" + read + "”: say what a user would ask for, not only the label."
       : (d.task || "point") === "detect" ? "A detection sample: the click point says where the user clicked." : "";
     const bbox = $("bbox");
-    if (document.activeElement !== bbox) bbox.value = b ? fmt(b).slice(1, -1) : "";
+    if (document.activeElement !== bbox) bbox.value = inside(s.box_text);
     bbox.disabled = !Array.isArray(d.bbox);
     bbox.title = Array.isArray(d.bbox) ? "" : "a polygon: edit it in the file";
     bbox.classList.remove("bad");
     const et = $("etype");
     if (document.activeElement !== et) et.value = String(d.element_type || "");
     $("task").value = TASKS.includes(d.task) ? d.task : "point";
-    $("click-text").textContent = Array.isArray(d.click) ? fmt(d.click) : "none";
+    $("click-text").textContent = s.click_text ? inside(s.click_text) : "none";
     $("click-clear").hidden = !Array.isArray(d.click);
     $("click-set").textContent = S.clickMode ? "Click on the screenshot…" : "Mark click";
     const known = new Set(["id", "image", "instruction", "bbox", "polygon", "element_type", "task", "click"]);

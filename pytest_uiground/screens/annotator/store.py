@@ -111,8 +111,7 @@ def check_sample(sample: object, sizes: Mapping[str, tuple[int, int]]) -> dict[s
     size = sizes.get(ann.image)
     x1, y1, x2, y2 = ann.bbox
     if size is not None and ann.task != "refusal" and (x1 < 0 or y1 < 0 or x2 > size[0] or y2 > size[1]):
-        raise StoreError(f"box {sample.get('bbox', list(ann.bbox))} px is not inside the {size[0]}x{size[1]} image "
-                         f"{ann.image}")
+        raise StoreError(f"{fmt.box_text(ann.bbox)} is not inside the {size[0]}x{size[1]} image {ann.image}")
     for key in ("instruction", "element_type"):
         if key in sample and sample[key] is not None and not isinstance(sample[key], str):
             raise StoreError(f"{key} {sample[key]!r} must be a string")
