@@ -92,7 +92,8 @@ def test_a_change_through_the_server_and_a_stale_one(shots: Path, serve: Callabl
     sample = {"id": "a-001", "image": "a.png", "instruction": "Open the menu", "bbox": [1, 2, 30, 40]}
     status, body, _ = request(running, "/api/change", body={"base": state["revision"],
                                                              "ops": [{"op": "insert", "index": 0, "sample": sample}]})
-    assert status == 200 and json.loads(body)["state"]["samples"] == [{"index": 0, "data": sample}]
+    assert status == 200 and json.loads(body)["state"]["samples"] == [
+        {"index": 0, "data": sample, "box_text": "box [1, 2, 30, 40] px"}]  # the format's one box text
     status, body, _ = request(running, "/api/change", body={"base": state["revision"], "ops": [
         {"op": "done", "image": "a.png", "done": True}]})
     assert status == 409 and json.loads(body)["state"]["samples"][0]["data"] == sample
