@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import re
 import sys
 from collections.abc import Callable, Sequence
@@ -282,11 +283,13 @@ class Output:
         return {(self.path.parent / n).resolve() for n in named if isinstance(n, str)}
 
     def image_name(self, image: Path) -> str:
-        """``image`` relative to the file's folder, as the format writes it (never ``..``)."""
+        """``image`` relative to the file's folder, as the format writes it (never ``..``); a screenshot that is a
+        link to elsewhere is named where it lies (absolute paths, links not followed), as the loader opens it."""
+        folder = Path(os.path.abspath(self.path.parent))
         try:
-            return image.resolve().relative_to(self.path.parent.resolve()).as_posix()
+            return Path(os.path.abspath(image)).relative_to(folder).as_posix()
         except ValueError:
-            raise AnnotateError(f"{image} is not under {self.path.parent.resolve()}, the folder of --out {self.path}: "
+            raise AnnotateError(f"{image} is not under {folder}, the folder of --out {self.path}: "
                                 "a sample's image is relative to the file and never contains '..'; put --out "
                                 "beside or above the screenshots", code=2) from None
 

@@ -213,7 +213,7 @@ def test_usage_errors_name_the_value(tmp_path: Path, shots: Path, detector: str,
     assert f"--out {tmp_path / 'ann.json'}: the review writes annotations.jsonl" in capsys.readouterr().err
     (shots / "deeper").mkdir()
     assert annotate.main([str(shots), "--out", str(shots / "deeper" / "a.jsonl"), "--detector", detector]) == 2
-    assert f"is not under {(shots / 'deeper').resolve()}, the folder of --out" in capsys.readouterr().err
+    assert f"is not under {shots / 'deeper'}, the folder of --out" in capsys.readouterr().err
 
 
 def test_dispatched_by_python_m_pytest_uiground(tmp_path: Path, shots: Path, detector: str) -> None:
