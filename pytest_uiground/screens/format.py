@@ -14,7 +14,7 @@ and a line nested past 500 levels is a bad line like any other:
   ``refusal`` (a line without one is reported as an invalid sample, naming it);
 * ``bbox``: ``[x1, y1, x2, y2]`` in PIXELS of the image (top-left origin, x1 < x2, y1 < y2), or
   ``polygon``: a flat pixel list ``[x1, y1, x2, y2, x3, y3, ...]`` (the bbox is then its bounding box);
-* optional ``id`` (default: the image stem and the line number, :func:`default_id`), ``task``
+* optional ``id`` (a line without one gets the one id rule's, :func:`line_ids`), ``task``
   (``point`` default, ``detect``, ``refusal``), ``element_type`` (``text``, ``icon``...), ``click``
   ``[x, y]`` pixels (an input of ``detect`` samples);
 * any other key is metadata: a slice (``"app": "radio"``).
@@ -22,9 +22,9 @@ and a line nested past 500 levels is a bad line like any other:
 The CSV form has the same columns, the bbox as four columns ``x1, y1, x2, y2``, the click as
 ``click_x, click_y`` and a polygon as its JSON text; empty cells are absent keys.
 
-Pixels wherever a person types or reads a box, labelled: :func:`box_text` prints
-``box [x1, y1, x2, y2] px``. Writes are atomic (:func:`pytest_uiground.record.files.atomic_write_text`):
-a crash leaves the previous file whole, never half of one.
+Pixels wherever a person types or reads a box, labelled, in one form: :func:`box_text` prints
+``box [x1, y1, x2, y2] px`` for every message and page that shows a box. Writes are atomic
+(:func:`pytest_uiground.record.files.atomic_write_text`): a crash leaves the previous file whole, never half of one.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ import io
 import json
 import math
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, Final
@@ -78,7 +78,8 @@ class Annotation:
     """One checked line: pixel geometry, before any image is opened."""
 
     number: int
-    id: str
+    id: str | None
+    """The line's own id; ``None`` when it has none (:func:`line_ids` gives the id a run reads)."""
     image: str
     instruction: str
     task: str
@@ -90,8 +91,19 @@ class Annotation:
 
 
 def box_text(box: Sequence[float]) -> str:
-    """A pixel box as a person reads and types it: ``box [x1, y1, x2, y2] px``."""
-    return "box [" + ", ".join(_num(v) for v in box) + "] px"
+    """THE text of a pixel box (issue 39: there were four), wherever a person reads one: messages of the loader,
+    ``validate``, the importers and the annotator's store, the terminal review's questions and the annotator's
+    page (the server sends it): ``box [x1, y1, x2, y2] px``, whole pixels as integers, others to 0.1 px."""
+    return "box " + _numbers_text(box) + " px"
+
+
+def click_text(point: Sequence[float]) -> str:
+    """A click point the same way: ``click [x, y] px``."""
+    return "click " + _numbers_text(point) + " px"
+
+
+def _numbers_text(values: Sequence[float]) -> str:
+    return "[" + ", ".join(_num(v) for v in values) + "]"
 
 
 def _num(v: float) -> str:
@@ -181,11 +193,44 @@ def clean_id(raw: str) -> str:
     return _LEADING_JUNK.sub("", safe_id(raw.strip()))
 
 
-def default_id(image: str, number: int) -> str:
-    """The id of a line without one: the image stem and the line number (``excel-3``), stable while the
-    file's order is; the annotator and the importers write ids, so only hand-written lines use it."""
+def own_id(raw: Mapping[str, Any] | None) -> str:
+    """The id a line gives itself as a run reads it (an integer id such as ``3`` included, in the id alphabet:
+    :func:`clean_id`); "" when it gives none that is usable."""
+    sid = (raw or {}).get("id")
+    if not isinstance(sid, (str, int)) or isinstance(sid, bool):
+        return ""
+    return clean_id(str(sid))
+
+
+def new_id(image: str, used: Container[str]) -> str:
+    """THE id rule (issue 39: there were four): the image's stem and the first free three-digit counter
+    (``home-001``, ``home-002``), unique against ``used``. The annotator's server mints the id of every sample the
+    page creates with it, the importers the id of every record whose export has none, and the loader the id of a
+    hand-written line without one (:func:`line_ids`), so an id reads the same wherever it was made. Written
+    into the file by the server and the importers, so removing a line never renumbers the others."""
     stem = clean_id(PurePosixPath(image).stem) or "screen"
-    return f"{stem}-{number}"
+    n = 1
+    while f"{stem}-{n:03d}" in used:
+        n += 1
+    return f"{stem}-{n:03d}"
+
+
+def line_ids(lines: Iterable[Line]) -> dict[int, str]:
+    """Every line's id (by line number) as a run reads it: its own (:func:`own_id`), else :func:`new_id` of its
+    image against every id the file gives itself and those minted for the lines above it. A line's minted id
+    depends on the lines without an id for the same screenshot above it, never on line numbers: stable while
+    their order is. Two lines giving themselves one id keep it here (the loader reports the second)."""
+    lines = list(lines)
+    used = {own_id(line.raw) for line in lines} - {""}
+    out: dict[int, str] = {}
+    for line in lines:
+        sid = own_id(line.raw)
+        if not sid:
+            image = (line.raw or {}).get("image")
+            sid = new_id(image if isinstance(image, str) else "line", used)
+            used.add(sid)
+        out[line.number] = sid
+    return out
 
 
 def check_image_path(value: Any) -> str:
@@ -275,7 +320,7 @@ def parse(line: Line, *, draft: bool = False) -> Annotation:
     if sid is not None and (not isinstance(sid, (str, int)) or isinstance(sid, bool) or not str(sid).strip()):
         raise BadLine(f"'id' is {show(sid)}; expected a non-empty string")
     meta = {str(k): _meta_text(v) for k, v in raw.items() if k not in KNOWN and _meta_text(v)}
-    return Annotation(number=line.number, id=str(sid) if sid is not None else default_id(image, line.number),
+    return Annotation(number=line.number, id=own_id(raw) or None,
                       image=image, instruction=instruction, task=str(task), bbox=bbox, polygon=polygon,
                       element_type=str(element_type) if isinstance(element_type, (str, int)) and str(element_type)
                       else None, click=click, meta=meta)

@@ -23,6 +23,9 @@ export and writes the one format the ``grounding`` loader reads (:mod:`.format`)
   ``detect`` line per element with the same sample ids (read by that loader, imported by name so the
   two folders never import each other).
 
+An id the export gives a record (an ``id`` attribute) is kept; every other record gets the one id rule's
+(:func:`pytest_uiground.screens.format.new_id`, the annotator's: ``home-001``), unique in the suite written to.
+
 Every written ``image`` resolves relative to the output file: an image found outside the output's
 folder is copied into ``images/`` beside it (the format allows no ``..``), and one the importer cannot
 find is an error naming where it looked and ``--images DIR``.
@@ -167,13 +170,13 @@ class Records:
         self.lines: list[dict[str, Any]] = []
         self.ids: dict[str, str] = {}
         self.boxes: dict[tuple[str, tuple[float, ...]], str] = {}
+        existing = list(existing)
+        ids = fmt.line_ids(existing)  # the ids a run reads, minted ones included: a new id never takes one
         for line in existing:
+            where = f"{existing_name}:{line.number}"
+            self.ids.setdefault(ids[line.number], where)
             if line.raw is None:
                 continue
-            where = f"{existing_name}:{line.number}"
-            image, rid = line.raw.get("image"), line.raw.get("id")
-            fallback = fmt.default_id(image if isinstance(image, str) else "line", line.number)
-            self.ids.setdefault(fmt.clean_id(str(rid)) or fallback if isinstance(rid, (str, int)) else fallback, where)
             try:
                 ann = _parsed(line.raw)
             except fmt.BadLine:
@@ -190,7 +193,10 @@ class Records:
             raise ImportFailed(f"{where}: {ann.image} {fmt.box_text(ann.bbox)} is already a sample "
                                f"({self.boxes[_box_key(ann)]}); import only the records that are new (nothing was "
                                "written)")
-        sid = str(line.get("id") or fmt.default_id(ann.image, len(self.lines) + 1))
+        if line.get("id"):
+            sid = str(line["id"])
+        else:  # the export gives this record no id: the one id rule's (the annotator's), unique in the suite
+            sid = line["id"] = fmt.new_id(ann.image, self.ids)
         if sid in self.ids:
             raise ImportFailed(f"{where}: id {sid!r} is also the id of {self.ids[sid]}; ids must be unique: give the "
                                "record another id (nothing was written)")
@@ -267,9 +273,10 @@ def from_coco(path: Path, images: Images, records: Records) -> None:
         x, y, w, h = _pixels(ann.get("bbox"), 4, where, "bbox [x, y, w, h]")
         attrs: dict[str, Any] = ann["attributes"] if isinstance(ann.get("attributes"), dict) else {}
         extra = _meta(attrs, ("instruction", "occluded", "rotation", "task", "id", *fmt.KNOWN))
-        sid = _key(attrs.get("id")) or f"{PurePosixPath(im['file_name']).stem}-{_key(ann.get('id')) or k}"
+        own = _key(attrs.get("id"))
         instruction = attrs.get("instruction")
-        records.add(where, line_of(id=fmt.clean_id(str(sid)), image=images.relative(im["file_name"], where),
+        records.add(where, line_of(id=fmt.clean_id(str(own)) if own is not None else None,
+                                 image=images.relative(im["file_name"], where),
                                  instruction=instruction if isinstance(instruction, str) else None,
                                  bbox=rounded([x, y, x + w, y + h]),
                                  task=attrs.get("task") if attrs.get("task") in fmt.TASKS else None,
@@ -343,7 +350,7 @@ def from_label_studio(path: Path, images: Images, records: Records) -> None:
             x1, y1 = x * ow / 100, y * oh / 100
             x2, y2 = x1 + w * ow / 100, y1 + h * oh / 100
             labels = _list(v.get("rectanglelabels"))
-            records.add(where, line_of(id=fmt.clean_id(f"{PurePosixPath(image).stem}-{r.get('id')}"), image=image,
+            records.add(where, line_of(image=image,
                                      instruction=texts.get(str(r.get("id")), ""), bbox=rounded([x1, y1, x2, y2]),
                                      element_type=_text(labels[0]) if labels else None, **meta))
 
@@ -361,7 +368,6 @@ def from_cvat(path: Path, images: Images, records: Records) -> None:
         if not name:
             raise ImportFailed(f"{path}: an <image> without a name (id {im.get('id')!r})")
         image = images.relative(name, f"{path}: image {name!r}")
-        stem = PurePosixPath(image).stem
         for k, shape in enumerate(s for s in im if s.tag in ("box", "polygon")):
             where = f"{path}: image {name!r} {shape.tag} #{k + 1}"
             attrs = {a.get("name"): (a.text or "") for a in shape.iter("attribute")}
@@ -374,7 +380,7 @@ def from_cvat(path: Path, images: Images, records: Records) -> None:
             else:
                 pts = [_float(v) for pair in (shape.get("points") or "").split(";") for v in pair.split(",")]
                 geometry = {"polygon": rounded(_pixels(pts, None, where, "points 'x,y;x,y;...'"))}
-            records.add(where, line_of(id=fmt.clean_id(attrs.get("id") or f"{stem}-{k + 1}"), image=image,
+            records.add(where, line_of(id=fmt.clean_id(attrs.get("id") or ""), image=image,
                                      instruction=attrs.get("instruction", ""), **geometry,
                                      task=attrs.get("task") if attrs.get("task") in fmt.TASKS else None,
                                      element_type=shape.get("label"), **extra))

@@ -1,10 +1,10 @@
-"""``python -m pytest_uiground annotate DIR --out FILE.json``: curate element annotations.
+"""``python -m pytest_uiground annotate --terminal DIR [--out FILE.jsonl]``: the prompt review of proposals.
 
-Why this exists: a curated detection set is built by reviewing a detector's proposals on
-real screenshots (OpenAdapt's curation workflow: auto-annotate, accept / adjust / reject,
-add what was missed) and exporting the result in the annotation format the ``openadapt``
-loader reads. Doing this by hand in a JSON editor loses work and produces pixel boxes
-where fractions belong; this command asks one question at a time and writes a valid file.
+Why this exists: the browser annotator (:mod:`pytest_uiground.screens.annotator`) needs a browser; over SSH, or
+from a script, a person reviews a detector's proposals on real screenshots one question at a time (OpenAdapt's
+curation workflow: auto-annotate, accept / adjust / reject, add what was missed) and gets a valid file, never
+pixel boxes typed into a JSON editor. It writes the one format the page writes and the ``grounding`` loader
+reads (:mod:`pytest_uiground.screens.format`, issue 39: it wrote OpenAdapt's normalised JSON before).
 
 (About 470 lines, over the project's usual ~400: it is one interactive command whose parts,
 the answer script, the review loop and the resumable output, share one small state machine;
@@ -15,32 +15,34 @@ split, each part would only be read together with the others.)
   OmniParser's elements, icons included (``--model-path``'s forms; the ``[omniparser]`` extra);
   ``--detector module:function`` names any
   callable ``(PIL.Image) -> [objects with .text, .box (normalized Box), .score]``, so a
-  test or another detector (OmniParser, say) can be plugged in. Proposals below
-  ``--min-score`` are not shown.
-* **Questions.** For each proposal, printed as ``image #i 'text' box x0 y0 x1 y1`` in
-  pixels (open the image to look): ``[a]ccept, [r]eject, [e]dit, [t]ype, [s]kip rest of
-  image, [q]uit``. ``e x0 y0 x1 y1 [TEXT]`` replaces the box (and the text) and ``t TYPE``
-  the element type (``text`` for OCR proposals); both ask again, so an edit is seen
-  before it is accepted (a bare ``e`` or ``t`` asks for the value on the next line).
-  ``s`` drops the image's remaining proposals. Then ``add a missed element? x0 y0 x1 y1
+  test or another detector can be plugged in. Proposals below ``--min-score`` are not shown.
+  The browser annotator gets its proposals from here too (:func:`load_detector`, :func:`proposals_of`).
+* **Questions.** For each proposal, printed as ``image #i 'text' box [x1, y1, x2, y2] px type T``
+  (the format's one box text, :func:`pytest_uiground.screens.format.box_text`; open the image to look):
+  ``[a]ccept, [r]eject, [e]dit, [t]ype, [s]kip rest of image, [q]uit``. ``e x1 y1 x2 y2 [TEXT]``
+  replaces the box (and the text) and ``t TYPE`` the element type (``text`` for OCR proposals); both
+  ask again, so an edit is seen before it is accepted (a bare ``e`` or ``t`` asks for the value on the
+  next line). A box may be typed as four numbers or pasted as printed (``box [40, 40, 160, 80] px``).
+  ``s`` drops the image's remaining proposals. Then ``add a missed element? x1 y1 x2 y2
   TYPE TEXT`` repeats until an empty line. Boxes are checked to lie inside the image
   with positive area.
 * **Answers.** From a person on stdin by default (a bad answer is asked again; end of
   input quits), or from ``--answers FILE`` (``-`` = stdin), one answer per line: the
   scriptable mode, where a bad answer is an error naming its line and running out of
   answers is an error naming the image and proposal that were waiting.
+* **The file.** ``annotations.jsonl`` in DIR unless ``--out`` names another at or above DIR: one
+  ``detect`` line per kept element (``id`` by the one id rule, ``image`` relative to the file, pixel
+  ``bbox`` ``[x1, y1, x2, y2]``, ``element_type``, the text read as ``instruction``); ``annotate`` in the
+  browser then gives a line a user's words and task ``point``.
 * **Never lose work.** The file is rewritten atomically after every image, so quitting
-  or a crash keeps every finished image; ``--resume`` skips the images already in it.
-  An existing file is never overwritten without ``--resume``.
-
-The output is OpenAdapt's *code* form (``image_path`` relative to the output file,
-``bbox`` ``[x, y, w, h]`` normalized, ``element_type``), the form its own code loads.
+  or a crash keeps every finished image; ``--resume`` keeps the file's lines byte for byte and skips the
+  images it has lines for (an image where nothing was kept has none, so it is asked again). An existing
+  file is never added to without ``--resume``.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import os
 import re
@@ -50,9 +52,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal, TextIO, TypeVar
 
-from pytest_uiground.record import jsontext
 from pytest_uiground.record.files import atomic_write_text
-from pytest_uiground.record.sample import safe_id
 from pytest_uiground.registry import UnknownNameError, import_object, is_import_path
 from pytest_uiground.screens import format as fmt
 
@@ -61,8 +61,8 @@ if TYPE_CHECKING:
 
 IMAGE_SUFFIXES: Final = fmt.IMAGE_SUFFIXES  # the format's one list (issue 39: there were three)
 ACTIONS: Final = "[a]ccept, [r]eject, [e]dit, [t]ype, [s]kip rest of image, [q]uit"
-ADD_PROMPT: Final = "add a missed element? x0 y0 x1 y1 TYPE TEXT (empty line = done)"
-EDIT_PROMPT: Final = "new box: x0 y0 x1 y1 [TEXT] (pixels)"
+ADD_PROMPT: Final = "add a missed element? x1 y1 x2 y2 TYPE TEXT (empty line = done)"
+EDIT_PROMPT: Final = "new box: x1 y1 x2 y2 [TEXT] (pixels)"
 TYPE_PROMPT: Final = "element type (one word, e.g. button, icon, text, link)"
 DEFAULT_TYPE: Final = "text"
 _TYPE_RE: Final = re.compile(r"^[A-Za-z][A-Za-z0-9_\-]*$")
@@ -122,23 +122,33 @@ class Answers:
 
 
 # -- parsing answers ------------------------------------------------------------------------------
+_NUM: Final = r"\s*([-+0-9.eE]+|nan|inf)\s*"
+_BOX_TEXT: Final = re.compile(r"(?:\bbox\s*)?\[" + ",".join([_NUM] * 4) + r"\](?:\s*px\b)?", re.IGNORECASE)
+
+
+def plain(answer: str) -> str:
+    """An answer with a box pasted as it is printed (``box [40, 40, 160, 80] px``, :func:`fmt.box_text`) turned
+    into the four numbers typed (``40 40 160 80``): a person can copy the box they read."""
+    return _BOX_TEXT.sub(lambda m: " ".join(m.groups()), answer, count=1)
+
+
 def parse_box(tokens: Sequence[str], size: tuple[int, int]) -> PixelBox:
     """Four pixel numbers forming a box inside a ``size`` image with positive area."""
     if len(tokens) < 4:
-        raise BadAnswer(f"expected four pixel numbers x0 y0 x1 y1, got {' '.join(tokens)!r}")
+        raise BadAnswer(f"expected four pixel numbers x1 y1 x2 y2, got {' '.join(tokens)!r}")
     try:
-        x0, y0, x1, y1 = (float(t) for t in tokens[:4])
+        box = tuple(float(t) for t in tokens[:4])
     except ValueError:
-        raise BadAnswer(f"box {' '.join(tokens[:4])!r} is not four numbers x0 y0 x1 y1 (pixels)") from None
-    text = " ".join(tokens[:4])
-    if not all(math.isfinite(v) for v in (x0, y0, x1, y1)):
-        raise BadAnswer(f"box {text!r} is not four finite numbers")
+        raise BadAnswer(f"box {' '.join(tokens[:4])!r} is not four numbers x1 y1 x2 y2 (pixels)") from None
+    if not all(math.isfinite(v) for v in box):
+        raise BadAnswer(f"box {' '.join(tokens[:4])!r} is not four finite numbers")
+    x0, y0, x1, y1 = box
     if x1 <= x0 or y1 <= y0:
-        raise BadAnswer(f"box {text!r} has no area: need x1 > x0 and y1 > y0 (corners, not width/height)")
+        raise BadAnswer(f"{fmt.box_text(box)} has no area: need x1 < x2 and y1 < y2 (corners, not width/height)")
     width, height = size
     if x0 < 0 or y0 < 0 or x1 > width or y1 > height:
-        raise BadAnswer(f"box {text!r} is not inside the {width}x{height} image: need 0 <= x0 < x1 <= {width} "
-                        f"and 0 <= y0 < y1 <= {height} (pixels)")
+        raise BadAnswer(f"{fmt.box_text(box)} is not inside the {width}x{height} image: need 0 <= x1 < x2 <= {width} "
+                        f"and 0 <= y1 < y2 <= {height} (pixels)")
     return _tidy(x0), _tidy(y0), _tidy(x1), _tidy(y1)
 
 
@@ -167,8 +177,8 @@ _WORDS: Final = {"a": "accept", "r": "reject", "e": "edit", "t": "type", "s": "s
 
 
 def parse_action(answer: str, size: tuple[int, int]) -> Action:
-    """``a``, ``r``, ``s``, ``q``, ``e [x0 y0 x1 y1 [TEXT]]`` or ``t [TYPE]`` (words work too)."""
-    tokens = answer.split()
+    """``a``, ``r``, ``s``, ``q``, ``e [x1 y1 x2 y2 [TEXT]]`` or ``t [TYPE]`` (words work too)."""
+    tokens = plain(answer).split()
     if not tokens:
         raise BadAnswer(f"empty answer; expected one of {ACTIONS}")
     word = tokens[0].lower()
@@ -188,19 +198,19 @@ def parse_action(answer: str, size: tuple[int, int]) -> Action:
 
 
 def parse_edit(answer: str, size: tuple[int, int]) -> tuple[PixelBox, str | None]:
-    tokens = answer.split()
+    tokens = plain(answer).split()
     return parse_box(tokens, size), " ".join(tokens[4:]) or None
 
 
 def parse_add(answer: str, size: tuple[int, int]) -> Element | None:
-    """``x0 y0 x1 y1 TYPE [TEXT]``; an empty line ends adding (``None``); ``q`` quits."""
-    tokens = answer.split()
+    """``x1 y1 x2 y2 TYPE [TEXT]``; an empty line ends adding (``None``); ``q`` quits."""
+    tokens = plain(answer).split()
     if not tokens:
         return None
     if len(tokens) == 1 and tokens[0].lower() in ("q", "quit"):
         raise Quit
     if len(tokens) < 5:
-        raise BadAnswer(f"expected x0 y0 x1 y1 TYPE [TEXT] (pixels), got {answer.strip()!r}")
+        raise BadAnswer(f"expected x1 y1 x2 y2 TYPE [TEXT] (pixels), got {answer.strip()!r}")
     box = parse_box(tokens, size)
     return Element(box, " ".join(tokens[5:]) or None, parse_type(tokens[4]))
 
@@ -215,8 +225,7 @@ class Element:
     element_type: str
 
     def show(self) -> str:
-        x0, y0, x1, y1 = self.box
-        return f"{self.text!r} box {x0} {y0} {x1} {y1} type {self.element_type}"
+        return f"{self.text!r} {fmt.box_text(self.box)} type {self.element_type}"
 
 
 def to_pixels(box: Any, size: tuple[int, int], where: str) -> PixelBox:
@@ -259,65 +268,65 @@ def proposals_of(detector: Detector, img: Image.Image, name: str, min_score: flo
 # -- the annotation file --------------------------------------------------------------------------
 @dataclass
 class Output:
-    """The annotation file being written: OpenAdapt's code form, rewritten after each image."""
+    """The ``annotations.jsonl`` being written (:mod:`pytest_uiground.screens.format`): the lines it held
+    (``--resume``), kept byte for byte, then one line per kept element; rewritten after each image."""
 
     path: Path
-    name: str
-    metadata: dict[str, Any]
-    samples: list[dict[str, Any]] = field(default_factory=list)
+    before: str = ""
+    existing: list[fmt.Line] = field(default_factory=list)
+    lines: list[dict[str, Any]] = field(default_factory=list)
 
     def done_images(self) -> set[Path]:
-        return {(self.path.parent / s["image_path"]).resolve() for s in self.samples
-                if isinstance(s, dict) and isinstance(s.get("image_path"), str)}
+        """The screenshots the file already has lines for (``--resume`` skips them)."""
+        named = [line.raw.get("image") for line in self.existing if line.raw is not None]
+        named += [line["image"] for line in self.lines]
+        return {(self.path.parent / n).resolve() for n in named if isinstance(n, str)}
 
-    def sample_id(self, image: Path) -> str:
-        used = {str(s.get("id")) for s in self.samples if isinstance(s, dict)}
-        base = safe_id(image.stem).lstrip("_.:+-") or "image"
-        sid, n = base, 2
-        while sid in used:
-            sid, n = f"{base}-{n}", n + 1
-        return sid
+    def image_name(self, image: Path) -> str:
+        """``image`` relative to the file's folder, as the format writes it (never ``..``); a screenshot that is a
+        link to elsewhere is named where it lies (absolute paths, links not followed), as the loader opens it."""
+        folder = Path(os.path.abspath(self.path.parent))
+        try:
+            return Path(os.path.abspath(image)).relative_to(folder).as_posix()
+        except ValueError:
+            raise AnnotateError(f"{image} is not under {folder}, the folder of --out {self.path}: "
+                                "a sample's image is relative to the file and never contains '..'; put --out "
+                                "beside or above the screenshots", code=2) from None
 
-    def add(self, image: Path, size: tuple[int, int], elements: Sequence[Element]) -> None:
-        sid = self.sample_id(image)
-        width, height = size
-        self.samples.append({
-            "id": sid,
-            "image_path": Path(os.path.relpath(image.resolve(), self.path.parent.resolve())).as_posix(),
-            "width": width,
-            "height": height,
-            "elements": [_element_json(f"{sid}_elem_{k:03d}", e, width, height) for k, e in enumerate(elements)],
-            "metadata": {},
-        })
+    def add(self, image: Path, elements: Sequence[Element]) -> None:
+        """One ``detect`` line per kept element: its pixel box, its type, the text read as its instruction (what
+        the element says; ``annotate`` in the browser turns a line into a ``point`` sample with a user's
+        words), and an id by the format's one rule (:func:`pytest_uiground.screens.format.new_id`)."""
+        name = self.image_name(image)
+        used = set(fmt.line_ids(self.existing).values()) | {str(line["id"]) for line in self.lines}
+        for e in elements:
+            sid = fmt.new_id(name, used)
+            line = {"id": sid, "image": name, "instruction": e.text, "bbox": list(e.box),
+                    "element_type": e.element_type, "task": "detect"}
+            fmt.parse(fmt.Line(0, line))  # the loader's checks: a line it would refuse is our bug, never written
+            used.add(sid)
+            self.lines.append(line)
 
     def save(self) -> None:
-        data = {"name": self.name, "version": "1.0", "metadata": self.metadata, "samples": self.samples}
-        atomic_write_text(self.path, json.dumps(data, indent=2) + "\n")
+        sep = "\n" if self.before and not self.before.endswith("\n") else ""
+        atomic_write_text(self.path, self.before + sep + fmt.dumps(self.lines))
 
 
-def _element_json(eid: str, e: Element, width: int, height: int) -> dict[str, Any]:
-    x0, y0, x1, y1 = e.box
-    return {"id": eid, "bbox": [x0 / width, y0 / height, (x1 - x0) / width, (y1 - y0) / height],
-            "text": e.text, "element_type": e.element_type, "instruction": None}
-
-
-def open_output(path: Path, *, resume: bool, name: str, metadata: dict[str, Any]) -> Output:
-    """A fresh output, or (``--resume``) the existing file's samples to extend."""
+def open_output(path: Path, *, resume: bool) -> Output:
+    """A fresh output, or (``--resume``) the existing file's lines to extend."""
+    if path.suffix.lower() != ".jsonl":
+        raise AnnotateError(f"--out {path}: the review writes annotations.jsonl (pixel x1, y1, x2, y2 lines, the "
+                            f"browser annotator's format): pass --out {path.with_suffix('.jsonl')}", code=2)
     if not path.exists():
-        return Output(path, name, metadata)
+        return Output(path)
     if not resume:
         raise AnnotateError(f"--out {path} already exists; pass --resume to add to it (images already in it are "
                             "skipped) or choose another --out", code=2)
     try:
-        data = jsontext.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError) as exc:  # RecursionError: jsontext.TooDeep, naming the line
+        before = path.read_bytes().decode("utf-8")
+        return Output(path, before, fmt.read(path))
+    except (OSError, UnicodeDecodeError, fmt.FormatError) as exc:
         raise AnnotateError(f"--resume: cannot read {path} ({exc}); fix or move it", code=2) from None
-    samples = data.get("samples") if isinstance(data, dict) else None
-    if not isinstance(samples, list) or any(not isinstance(s, dict) or "image_path" not in s for s in samples):
-        raise AnnotateError(f"--resume: {path} is not an annotation file this command wrote (expected a 'samples' "
-                            "list whose entries have 'image_path'); choose another --out", code=2)
-    old_meta = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
-    return Output(path, str(data.get("name") or name), {**old_meta, **metadata}, list(samples))
 
 
 # -- detectors ------------------------------------------------------------------------------------
@@ -426,9 +435,9 @@ def list_images(folder: Path) -> list[Path]:
 
 def run(args: argparse.Namespace, answers: Answers) -> int:
     images = list_images(Path(args.dir))
-    out = open_output(Path(args.out), resume=args.resume, name=args.name,
-                      metadata={"created_by": "python -m pytest_uiground annotate", "detector": args.detector,
-                                "min_score": args.min_score})
+    out = open_output(Path(args.out) if args.out else Path(args.dir) / fmt.DEFAULT_FILE, resume=args.resume)
+    for path in images:
+        out.image_name(path)  # every screenshot under the file's folder, before any question
     done = out.done_images()
     todo = [p for p in images if p.resolve() not in done]
     if len(todo) < len(images):
@@ -451,26 +460,26 @@ def run(args: argparse.Namespace, answers: Answers) -> int:
             answers.out.write(f"quit: {finished} image(s) saved to {out.path}; {path.name} was not saved "
                               "(run again with --resume to go on)\n")
             return 0
-        out.add(path, img.size, elements)
+        out.add(path, elements)
         out.save()
         finished += 1
         answers.out.write(f"saved {path.name}: {len(elements)} element(s) → {out.path}\n")
-    answers.out.write(f"done: {finished} image(s) annotated, {len(out.samples)} in {out.path}\n")
+    answers.out.write(f"done: {finished} image(s) annotated, {len(out.lines)} new line(s) in {out.path}\n")
     return 0
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m pytest_uiground annotate",
-                                description="Review detector proposals on screenshots and write OpenAdapt annotations.")
+    p = argparse.ArgumentParser(prog="python -m pytest_uiground annotate --terminal",
+                                description="Review detector proposals on screenshots and write annotations.jsonl.")
     p.add_argument("dir", metavar="DIR", help="folder of screenshots (png/jpg/jpeg, read in name order)")
-    p.add_argument("--out", required=True, metavar="FILE.json", help="annotation file to write (code form)")
+    p.add_argument("--out", metavar="FILE.jsonl", help=f"annotations file to write, at or above DIR (default: "
+                   f"DIR/{fmt.DEFAULT_FILE})")
     p.add_argument("--answers", metavar="FILE", help="read one answer per line from FILE ('-' = stdin) and fail "
                    "on a bad or missing answer, instead of asking a person")
     p.add_argument("--detector", default="ocr", help="'ocr' (default), 'omniparser[=WEIGHTS]' or module:function "
                    "returning proposals")
     p.add_argument("--min-score", type=float, default=0.5, help="hide proposals scored below this (default 0.5)")
     p.add_argument("--resume", action="store_true", help="add to an existing --out, skipping its images")
-    p.add_argument("--name", default="curated", help="dataset name written to the file (default curated)")
     return p
 
 

@@ -33,7 +33,8 @@ def samples_of(path: Path, lines: list[fmt.Line]) -> list[Sample]:
     """The samples of an already-read file, in file order."""
     sizes: dict[Path, tuple[int, int] | str] = {}
     used: set[str] = set()
-    return [_sample(path, line, sizes, used) for line in lines]
+    ids = fmt.line_ids(lines)  # the one id rule: a line's own id, else the one the annotator would give it
+    return [_sample(path, line, ids[line.number], sizes, used) for line in lines]
 
 
 def _unique(sid: str, used: set[str]) -> tuple[str, str | None]:
@@ -47,13 +48,11 @@ def _unique(sid: str, used: set[str]) -> tuple[str, str | None]:
     return f"{sid}-{n}", f"its id {sid!r} is used by an earlier line; give every line a unique 'id'"
 
 
-def _sample(path: Path, line: fmt.Line, sizes: dict[Path, tuple[int, int] | str], used: set[str]) -> Sample:
+def _sample(path: Path, line: fmt.Line, line_id: str, sizes: dict[Path, tuple[int, int] | str],
+            used: set[str]) -> Sample:
     where = f"{path.name} line {line.number}"
     raw = line.raw or {}
-    image_value = raw.get("image")
-    fallback = fmt.default_id(image_value if isinstance(image_value, str) else "line", line.number)
-    rid = raw.get("id")
-    sid, dup = _unique(fmt.clean_id(str(rid)) or fallback if isinstance(rid, (str, int)) else fallback, used)
+    sid, dup = _unique(line_id, used)
     meta = {str(k): fmt._meta_text(v) for k, v in raw.items() if k not in fmt.KNOWN and fmt._meta_text(v)}
     if isinstance(raw.get("element_type"), str) and raw["element_type"]:
         meta["element_type"] = raw["element_type"]
@@ -93,7 +92,7 @@ def _sample(path: Path, line: fmt.Line, sizes: dict[Path, tuple[int, int] | str]
     if ann.task == "detect" and ann.click is not None:  # an input of detection only, never drawn on a grounding sample
         cx, cy = ann.click
         if not (x1 <= cx <= x2 and y1 <= cy <= y2):
-            return invalid(f"click [{fmt._num(cx)}, {fmt._num(cy)}] px is outside its {fmt.box_text(ann.bbox)}; "
+            return invalid(f"{fmt.click_text(ann.click)} is outside its {fmt.box_text(ann.bbox)}; "
                            "the click is where a user clicked on this element", ref)
         click = Point(cx / w, cy / h)
     return Sample(id=sid, image=ref, instruction=ann.instruction or (ann.element_type or "the element"),

@@ -92,7 +92,8 @@ def test_a_change_through_the_server_and_a_stale_one(shots: Path, serve: Callabl
     sample = {"id": "a-001", "image": "a.png", "instruction": "Open the menu", "bbox": [1, 2, 30, 40]}
     status, body, _ = request(running, "/api/change", body={"base": state["revision"],
                                                              "ops": [{"op": "insert", "index": 0, "sample": sample}]})
-    assert status == 200 and json.loads(body)["state"]["samples"] == [{"index": 0, "data": sample}]
+    assert status == 200 and json.loads(body)["state"]["samples"] == [
+        {"index": 0, "data": sample, "box_text": "box [1, 2, 30, 40] px"}]  # the format's one box text
     status, body, _ = request(running, "/api/change", body={"base": state["revision"], "ops": [
         {"op": "done", "image": "a.png", "done": True}]})
     assert status == 409 and json.loads(body)["state"]["samples"][0]["data"] == sample
@@ -134,7 +135,6 @@ def test_target_resolves_to_the_annotations_file(tmp_path: Path, shots: Path) ->
     (["{shots}/nowhere"], "TARGET {shots}/nowhere does not exist"),
     (["{shots}/a.png"], "is not an annotations .jsonl file"),
     (["{suite}"], "reads annotations 'annotations.json' (loader 'openadapt'); the page writes"),
-    (["{shots}", "--name", "x"], "--name is an option of --terminal"),
     (["{empty}"], "no png/jpg/webp screenshots under"),
     (["{shots}", "--detector", "nonsense"], "expected 'ocr', 'omniparser[=WEIGHTS]' or 'module:function'"),
 ])
@@ -170,19 +170,23 @@ def test_the_command_prints_the_url_serves_and_stops_on_ctrl_c(shots: Path) -> N
 
 
 # -- --terminal -------------------------------------------------------------------------------------
-def test_terminal_flag_runs_the_prompt_review_unchanged(tmp_path: Path, shots: Path, detector: str,
+def test_terminal_flag_runs_the_prompt_review_writing_the_pages_format(tmp_path: Path, shots: Path, detector: str,
                                                         monkeypatch: pytest.MonkeyPatch,
                                                         capsys: pytest.CaptureFixture[str]) -> None:
     answers = "a\nr\nr\n\na\nr\nr\n\n"  # a.png: accept Login; b.png: accept Login
     outputs = []
     for command in (lambda argv: terminal.main(argv), lambda argv: cli_main(["annotate", "--terminal", *argv])):
-        out = tmp_path / f"ann{len(outputs)}.json"
+        out = tmp_path / f"ann{len(outputs)}.jsonl"
         monkeypatch.setattr(sys, "stdin", io.StringIO(answers))
         assert command([str(shots), "--out", str(out), "--detector", detector]) == 0
         printed = capsys.readouterr().out.replace(str(out), "OUT")
-        outputs.append((printed, json.loads(out.read_text())))
+        outputs.append((printed, out.read_text(encoding="utf-8")))
     assert outputs[0] == outputs[1]
-    assert "a.png #1/3 'Login' box 40 40 160 80 type text" in outputs[0][0]
+    assert "a.png #1/3 'Login' box [40, 40, 160, 80] px type text" in outputs[0][0]
+    # The browser annotator's own file: the page's store reads every line as a sample it can edit.
+    assert [e.data for e in Store(tmp_path / "ann0.jsonl").read().entries] == [
+        {"id": f"{n}-001", "image": f"shots/{n}.png", "instruction": "Login", "bbox": [40, 40, 160, 80],
+         "element_type": "text", "task": "detect"} for n in ("a", "b")]
 
 
 # -- malformed requests, foreign origins, signals (issue 38) ----------------------------------------

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_uiground.screens.annotator.store import Conflict, Store, StoreError, check_image_path, new_id, sidecar_path
+from pytest_uiground.screens.annotator.store import Conflict, Store, StoreError, check_image_path, sidecar_path
 
 SIZES = {"a.png": (400, 300), "sub/b.png": (200, 100)}
 # A hand-written file: spacing of its own, a metadata key, a line that is not JSON, a blank line.
@@ -123,14 +123,76 @@ def test_a_change_that_does_not_fit_is_refused_naming_it(store: Store, op: dict[
     assert store.path.read_text(encoding="utf-8") == ORIGINAL
 
 
-def test_image_paths_and_new_ids() -> None:
+def test_image_paths() -> None:
     assert check_image_path("screens/home.png") == "screens/home.png"
     for bad in ("a\\b.png", "C:/x.png", "", "a/../b.png"):
         with pytest.raises(StoreError):
             check_image_path(bad)
-    assert new_id("screens/Home screen.png", set()) == "Home_screen-001"
-    assert new_id("x.png", {"x-001", "x-002"}) == "x-003"
-    assert new_id("__.png", set()) == "image-001"
+
+
+def loader_ids(path: Path) -> list[str]:
+    from pytest_uiground.screens import format as fmt
+    from pytest_uiground.screens.samples import samples_of
+
+    return [s.id for s in samples_of(path, fmt.read(path))]
+
+
+def test_the_server_gives_a_created_sample_its_id_by_the_loaders_rule(tmp_path: Path) -> None:
+    """One id rule (issue 39), the production path: the page sends a new sample without an id through the
+    server (:meth:`Annotator.change`); the store gives it one, unique against every id a run reads (the
+    hand-written line without an id reads as ``a-001``, so the new sample is ``a-002``), the answer names it,
+    and the hand-written line's id does not move. Two tabs creating on one revision: the second is refused as a
+    conflict and, sent again on the new revision (the page's rebase drops no id it never had), gets ``a-003``."""
+    from pytest_uiground.screens.annotator.server import Annotator, ImageInfo
+
+    path = tmp_path / "annotations.jsonl"
+    path.write_text(ORIGINAL, encoding="utf-8")
+    images = [ImageInfo(name, tmp_path / name, w, h) for name, (w, h) in SIZES.items()]
+    annotator = Annotator(Store(path), images, None)
+    before = loader_ids(path)
+    assert before[0] == "a-001"  # the hand-written line: the rule's id for the first id-less line on a.png
+    base = annotator.store.revision()
+    drawn = {"image": "a.png", "instruction": "", "bbox": [50, 50, 90, 80], "task": "point"}
+    status, doc = annotator.change({"base": base, "ops": [{"op": "insert", "index": 4, "sample": drawn}]})
+    assert status == 200 and doc["created"] == [{"id": "a-002", **drawn}]
+    assert doc["state"]["samples"][-1]["data"] == doc["created"][0]  # the state the page holds names it too
+    after = loader_ids(path)
+    assert after[:len(before)] == before and after[-1] == "a-002" and len(set(after)) == len(after)
+    # The other tab made its sample on the old revision: refused, then re-sent on the current one.
+    other = {**drawn, "bbox": [100, 100, 140, 130]}
+    status, doc = annotator.change({"base": base, "ops": [{"op": "insert", "index": 4, "sample": other}]})
+    assert status == 409 and doc["conflict"]
+    status, doc = annotator.change({"base": doc["state"]["revision"],
+                                    "ops": [{"op": "insert", "index": 5, "sample": other}]})
+    assert status == 200 and doc["created"][0]["id"] == "a-003"
+    assert loader_ids(path)[-2:] == ["a-002", "a-003"]
+    # An insert that names its id (an undone delete) keeps it; the store mints only for samples without one.
+    status, doc = annotator.change({"base": doc["state"]["revision"], "ops": [
+        {"op": "insert", "index": 6, "sample": {"id": "kept", "image": "sub/b.png", "bbox": [1, 1, 9, 9]}},
+        {"op": "insert", "index": 7, "sample": {"image": "sub/b.png", "bbox": [20, 20, 29, 29]}}]})
+    assert status == 200 and [c["id"] for c in doc["created"]] == ["kept", "b-001"]
+
+
+def test_the_importers_and_the_loader_mint_ids_by_the_same_rule(tmp_path: Path) -> None:
+    """``format.new_id`` is the one rule: the store, the loader (a line without an id) and an import of records
+    without ids give the same next id for the same file."""
+    from pytest_uiground.screens import format as fmt
+    from pytest_uiground.screens.importers import Records
+
+    path = tmp_path / "annotations.jsonl"
+    path.write_text(ORIGINAL + '{"id": "a-002", "image": "a.png", "instruction": "Go", "bbox": [5, 5, 9, 9]}\n',
+                    encoding="utf-8")
+    records = Records(fmt.read(path), path.name)
+    records.add("record 1", {"image": "a.png", "instruction": "Play", "bbox": [60, 60, 90, 90]})
+    store = Store(path)
+    snap = store.change(store.read().revision, [{"op": "insert", "index": 5, "sample": {
+        "image": "a.png", "instruction": "", "bbox": [60, 60, 90, 90]}}], SIZES)
+    with path.open("a", encoding="utf-8") as f:
+        f.write('{"image": "a.png", "instruction": "Stop", "bbox": [100, 60, 130, 90]}\n')
+    assert records.lines[0]["id"] == snap.created[0]["id"] == "a-003"  # a-001: the hand line; a-002 is taken
+    assert loader_ids(path)[-1] == "a-004" and fmt.new_id("a.png", set(loader_ids(path))) == "a-005"
+    assert fmt.new_id("screens/Home screen.png", set()) == "Home_screen-001"
+    assert fmt.new_id("__.png", set()) == "screen-001"
 
 
 def test_a_missing_file_reads_empty_and_the_first_change_creates_it(tmp_path: Path) -> None:
@@ -139,7 +201,7 @@ def test_a_missing_file_reads_empty_and_the_first_change_creates_it(tmp_path: Pa
     assert snap.entries == [] and snap.problems == []
     store.change(snap.revision, [{"op": "insert", "index": 0, "sample": {"image": "a.png", "bbox": [1, 1, 2, 2]}}],
                  SIZES)
-    assert store.path.read_text() == '{"image": "a.png", "bbox": [1, 1, 2, 2]}\n'
+    assert store.path.read_text() == '{"id": "a-001", "image": "a.png", "bbox": [1, 1, 2, 2]}\n'
 
 
 def test_what_the_store_saves_is_what_the_loader_reads_and_the_reverse(tmp_path: Path) -> None:

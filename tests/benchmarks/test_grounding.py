@@ -56,7 +56,7 @@ def test_pixels_become_the_internal_frame_and_every_task_loads(tmp_path: Path) -
     assert menu.id == "menu" and menu.task == "point" and menu.click is None
     assert menu.target.box == Box(40 / W, 20 / H, 80 / W, 60 / H)
     assert menu.meta == {"element_type": "icon", "app": "radio", "size": "32to100"}
-    assert poly.id == "a-2"  # the image stem and the line number
+    assert poly.id == "a-001"  # the one id rule (format.new_id): the image stem and the first free counter
     assert poly.target.polygon == (100, 100, 140, 100, 120, 150) and poly.target.frame == (W, H)
     assert poly.target.box == Box(100 / W, 100 / H, 140 / W, 150 / H)
     assert gone.target.refusal and gone.task == "point"

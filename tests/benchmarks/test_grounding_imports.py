@@ -264,7 +264,7 @@ def test_json_nested_past_the_bound_is_one_line_naming_the_file_and_the_line(
         '{"id": "ok", "image": "a.png", "instruction": "Go", "bbox": [1, 1, 9, 9]}\n' + DEEP + "\n")
     ok, deep = load_dir(tmp_path / "s")
     assert ok.invalid is None and deep.invalid is not None
-    assert deep.invalid.startswith("annotations.jsonl line 2 (sample line-2): nests JSON deeper than 500 levels")
+    assert deep.invalid.startswith("annotations.jsonl line 2 (sample line-001): nests JSON deeper than 500 levels")
     # the annotator keeps the line as it is and says so; samples.jsonl names its line
     snap = Store(tmp_path / "s" / fmt.DEFAULT_FILE).read()
     assert snap.entries[1].raw == DEEP and "line 2 is not JSON (JSON nested deeper than 500" in snap.problems[0]
@@ -290,13 +290,18 @@ def test_an_unreadable_number_in_annotations_jsonl_fails_that_sample_only(tmp_pa
     assert broken.invalid.startswith("annotations.jsonl line 2 (sample ")
 
 
-def test_the_terminal_annotators_resume_names_a_deep_file_in_one_line(tmp_path: Path) -> None:
-    from pytest_uiground.screens.review import AnnotateError, open_output
+def test_the_terminal_annotators_resume_keeps_a_deep_line_as_it_is(tmp_path: Path) -> None:
+    """``annotate --terminal --resume`` reads its annotations.jsonl with the format's reader: a line nested too
+    deep is one bad line (the loader names it), kept byte for byte when the file is written again."""
+    from pytest_uiground.screens.review import open_output
 
-    (tmp_path / "out.json").write_text('{"samples":\n' + DEEP)
-    with pytest.raises(AnnotateError, match=r"--resume: cannot read .*out.json \(JSON nested deeper than 500 levels "
-                                            r"\(line 2\)"):
-        open_output(tmp_path / "out.json", resume=True, name="x", metadata={})
+    text = '{"id": "ok", "image": "a.png", "instruction": "Go", "bbox": [1, 1, 9, 9]}\n' + DEEP + "\n"
+    (tmp_path / fmt.DEFAULT_FILE).write_text(text, encoding="utf-8")
+    out = open_output(tmp_path / fmt.DEFAULT_FILE, resume=True)
+    assert [line.raw is None for line in out.existing] == [False, True]
+    assert "deeper than 500 levels" in (out.existing[1].problem or "")
+    out.save()
+    assert (tmp_path / fmt.DEFAULT_FILE).read_text(encoding="utf-8") == text
 
 
 def test_out_a_folder_csv_or_both_modes_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -363,7 +368,8 @@ def test_import_append_adds_to_an_annotated_suite_keeping_its_lines_byte_for_byt
     assert text.startswith(before)
     samples = load_dir(path.parent)
     assert [(s.id, s.instruction, s.invalid) for s in samples] == [
-        ("home-001", "Open the menu", None), ("a-3", "Search", None), ("b-1", "Play", None), ("b-2", "Pause", None)]
+        ("home-001", "Open the menu", None), ("a-001", "Search", None), ("b-001", "Play", None),
+        ("b-002", "Pause", None)]
 
 
 @pytest.mark.parametrize(("record", "words"), [
@@ -371,8 +377,8 @@ def test_import_append_adds_to_an_annotated_suite_keeping_its_lines_byte_for_byt
      ["screens/a.png box [40, 20, 80, 60] px is already a sample", f"{fmt.DEFAULT_FILE}:1"]),
     ({"bbox": [300, 100, 20, 20], "attributes": {"instruction": "New", "id": "home-001"}},
      ["id 'home-001' is also the id of", f"{fmt.DEFAULT_FILE}:1"]),
-    ({"bbox": [300, 100, 20, 20], "attributes": {"instruction": "New", "id": "a-3"}},
-     ["id 'a-3' is also the id of", f"{fmt.DEFAULT_FILE}:3"]),  # the hand-written line's id, as the loader gives it
+    ({"bbox": [300, 100, 20, 20], "attributes": {"instruction": "New", "id": "a-001"}},
+     ["id 'a-001' is also the id of", f"{fmt.DEFAULT_FILE}:3"]),  # the hand-written line's id, as the loader gives it
 ])
 def test_import_append_refuses_duplicates_and_overlaps_and_changes_nothing(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], record: dict, words: list[str]) -> None:
@@ -400,7 +406,8 @@ def test_an_export_of_the_suites_own_screenshots_names_them_and_repeats_are_refu
     assert path.read_text(encoding="utf-8") == before
     export = coco(tmp_path / "tool", [{"bbox": [300, 100, 20, 20], "attributes": {"instruction": "Close"}}])
     assert importers.main(["coco", str(export), "--out", str(path), "--append"]) == 0
-    assert fmt.read(path)[-1].raw == {"id": "a-1", "image": "screens/a.png", "instruction": "Close",
+    # a-001 is the hand-written line's id (the loader's rule, format.new_id), so the import's is a-002
+    assert fmt.read(path)[-1].raw == {"id": "a-002", "image": "screens/a.png", "instruction": "Close",
                                       "bbox": [300, 100, 320, 120], "element_type": "icon"}
     assert not (tmp_path / "suite" / "images").exists()
 

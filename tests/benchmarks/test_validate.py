@@ -252,7 +252,7 @@ def test_nested_json_a_bomb_and_a_truncated_png_are_one_error_line_each_and_the_
     errors = [x for x in done.stdout.splitlines() if x.startswith("error: ")]
     assert len(errors) == 3, done.stdout
     assert errors[0].startswith("error: bomb: image '") and "bomb.png' is too large to open safely" in errors[0]
-    assert errors[1].startswith("error: line-3: nests JSON deeper than 500 levels") and \
+    assert errors[1].startswith("error: line-001: nests JSON deeper than 500 levels") and \
         errors[1].endswith("fix: edit line 3 of annotations.jsonl")
     assert errors[2].startswith("error: cut: its screenshot cannot be decoded") and "cut.png" in errors[2] and \
         "truncated" in errors[2]
@@ -267,7 +267,7 @@ def test_a_line_nested_within_the_parser_but_past_the_annotation_depth_is_one_er
     an annotation can is refused the same way before anything walks it."""
     deep = '{"image": "a.png", "instruction": "Go", "bbox": [1, 1, 9, 9], "x": ' + "[" * 200 + "]" * 200 + "}"
     rc, out, _ = run(tmp_path, [GOOD[0], deep])
-    assert rc == 1 and out[0].startswith("error: line-2: holds JSON nested deeper than 32 levels"), out
+    assert rc == 1 and out[0].startswith("error: line-001: holds JSON nested deeper than 32 levels"), out
 
 
 # -- the reported case: a correct suite of real screenshots with icons ----------------------------------------------
@@ -366,5 +366,5 @@ def test_a_suite_file_nested_past_the_recursion_limit_is_one_line_naming_it(
 def test_an_integer_past_pythons_digit_limit_is_one_error_of_that_line(tmp_path: Path) -> None:
     huge = '{"image": "a.png", "instruction": "Go", "bbox": [1, 1, 9, 9], "n": ' + "9" * 5000 + "}"
     rc, out, _ = run(tmp_path, [GOOD[0], huge, GOOD[1]])
-    assert rc == 1 and out[0].startswith("error: line-2: not readable JSON (Exceeds the limit") and \
+    assert rc == 1 and out[0].startswith("error: line-001: not readable JSON (Exceeds the limit") and \
         out[0].endswith("fix: edit line 2 of annotations.jsonl") and sum(x.startswith("error") for x in out) == 1, out

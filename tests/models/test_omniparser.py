@@ -414,12 +414,12 @@ def test_annotate_proposes_omniparser_elements(detector_pt: Path, tmp_path: Path
     (tmp_path / "screens").mkdir()
     (tmp_path / "screens" / screen.name).symlink_to(screen)
     (tmp_path / "answers.txt").write_text("a\ns\n\n")  # accept the first proposal, skip the rest, add nothing
-    out = tmp_path / "ann.json"
+    out = tmp_path / "annotations.jsonl"
     assert main([str(tmp_path / "screens"), "--out", str(out), "--answers", str(tmp_path / "answers.txt"),
                  "--detector", f"omniparser={detector_pt}", "--min-score", "0"]) == 0
-    data = json.loads(out.read_text())
-    assert data["metadata"]["detector"] == f"omniparser={detector_pt}"
-    assert len(data["samples"][0]["elements"]) == 1
+    (line,) = [json.loads(text) for text in out.read_text().splitlines()]
+    assert line["image"] == f"screens/{screen.name}" and line["element_type"] == kept[0].element_type
+    assert line["bbox"] == list(kept[0].box) and line["task"] == "detect"
 
 
 def test_annotate_names_the_extra_when_omniparser_is_missing(monkeypatch: pytest.MonkeyPatch) -> None:

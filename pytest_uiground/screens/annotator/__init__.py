@@ -1,2 +1,2 @@
-"""The browser annotator: ``python -m pytest_uiground annotate`` (cli), its server and page, and the
-one module that reads and writes ``annotations.jsonl`` (store)."""
+"""The browser annotator: ``python -m pytest_uiground annotate`` (cli), its server and page, and its store
+(the page's edits of ``annotations.jsonl``, checked and given ids by the one format module, ``screens/format.py``)."""

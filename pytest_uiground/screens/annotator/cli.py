@@ -12,8 +12,9 @@ change on the page is already saved when it shows as saved, so Ctrl+C is the way
 SIGTERM and SIGHUP (a service manager, a closed terminal) stop it the same way: the save in
 progress finishes, and no temporary file is left beside the annotations (:meth:`Store.close`).
 
-``--terminal`` (or ``--answers FILE``, which implies it) runs today's prompt review unchanged,
-with the same arguments and output (it writes OpenAdapt's JSON form, for SSH sessions and scripts).
+``--terminal`` (or ``--answers FILE``, which implies it) runs the prompt review instead (for SSH
+sessions and scripts); it writes the same ``annotations.jsonl`` format (issue 39), one ``detect``
+line per kept element, which this page then opens.
 """
 
 from __future__ import annotations
@@ -43,18 +44,17 @@ def _parser() -> argparse.ArgumentParser:
         description="Annotate screenshots in the browser: detector proposals to accept, reject, move or resize, "
                     "missed elements to draw, instructions to type; every change saved to annotations.jsonl.")
     p.add_argument("target", metavar="TARGET", help="a suite folder, a folder of screenshots or an annotations.jsonl")
-    p.add_argument("--out", metavar="FILE", help="the annotations file (default: TARGET's annotations.jsonl); with "
-                   "--terminal, the OpenAdapt JSON file to write (required there)")
+    p.add_argument("--out", metavar="FILE", help="the annotations file (default: TARGET's annotations.jsonl), at or "
+                   "above the screenshots")
     p.add_argument("--detector", default="ocr", help="proposals: 'ocr' (default), 'none', or module:function")
     p.add_argument("--min-score", type=float, default=0.5, help="hide proposals scored below this (default 0.5)")
     p.add_argument("--no-browser", action="store_true", help="only print the page's URL")
     p.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: a free one)")
-    p.add_argument("--terminal", action="store_true", help="review in the terminal instead (today's prompts, "
-                   "OpenAdapt JSON output; for SSH sessions)")
+    p.add_argument("--terminal", action="store_true", help="review in the terminal instead (prompts, one question "
+                   "per proposal; for SSH sessions); writes the same annotations.jsonl")
     p.add_argument("--answers", metavar="FILE", help="--terminal with one answer per line from FILE ('-' = stdin)")
     p.add_argument("--resume", action="store_true", help="--terminal: add to an existing --out (the page always "
                    "continues its file)")
-    p.add_argument("--name", help="--terminal: dataset name written to the file")
     return p
 
 
@@ -63,7 +63,8 @@ def resolve(target: Path, out: str | None) -> tuple[Path, Path]:
     if target.is_file():
         if target.suffix != ".jsonl":
             raise UsageError(f"TARGET {target} is not an annotations .jsonl file; give a suite folder, a folder of "
-                             "screenshots or an annotations.jsonl (the OpenAdapt .json form is --terminal's)")
+                             "screenshots or an annotations.jsonl (an OpenAdapt .json file: python -m "
+                             "pytest_uiground import openadapt FILE first)")
         file, folder = target, target.parent
     elif target.is_dir():
         file = target / _suite_file(target)
@@ -74,8 +75,8 @@ def resolve(target: Path, out: str | None) -> tuple[Path, Path]:
     if out is not None:
         file = Path(out)
         if file.suffix != ".jsonl":
-            raise UsageError(f"--out {out}: the page writes annotations.jsonl (one JSON object per line); for "
-                             "OpenAdapt's .json form add --terminal")
+            raise UsageError(f"--out {out}: the page writes annotations.jsonl (one JSON object per line): pass "
+                             f"--out {file.with_suffix('.jsonl')}")
     root = file.resolve().parent
     if not folder.resolve().is_relative_to(root):
         raise UsageError(f"the screenshots in {folder} are not under {root}, the folder of {file}: a sample's image "
@@ -101,8 +102,7 @@ def _suite_file(folder: Path) -> str:
         return DEFAULT_FILE
     if not isinstance(name, str) or not name.endswith(".jsonl"):
         raise UsageError(f"{toml} reads annotations {name!r} (loader {loader.get('name')!r}); the page writes the "
-                         f"annotations.jsonl form: pass --out {folder / DEFAULT_FILE} (and point the suite at it), or "
-                         "use --terminal for OpenAdapt's JSON")
+                         f"annotations.jsonl form: pass --out {folder / DEFAULT_FILE} (and point the suite at it)")
     return name
 
 
@@ -175,10 +175,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(annotate.main([a for a in argv if a != "--terminal"]))
     AnnotateError = annotate.AnnotateError
 
-    if args.name is not None:
-        print("annotate: error: --name is an option of --terminal (annotations.jsonl has no dataset name)",
-              file=sys.stderr)
-        return 2
     try:
         return serve(args)
     except UsageError as exc:

@@ -72,6 +72,14 @@ async function send(label, build, opts) {
   }
   if (reply.status === 200) {
     S.state = reply.doc.state;
+    // The server gives a new sample its id: the inserted samples, as written, replace what was sent (the
+    // undo entry's delete names the same objects, so it removes exactly the sample the server wrote).
+    const created = reply.doc.created || [];
+    change.ops.filter((op) => op.op === "insert").forEach((op, k) => {
+      if (!created[k]) return;
+      for (const key of Object.keys(op.sample)) delete op.sample[key];  // the server's key order, as in its state
+      Object.assign(op.sample, created[k]);
+    });
     record(label, change, opts);
     setStatus("saved", "");
     render();
@@ -150,8 +158,8 @@ function rebase(ops, oldEntries, state) {
   for (const op of ops) {
     if (op.op === "insert") {
       const sample = {...op.sample};
-      if (typeof sample.id === "string" && state.samples.some((s) => s.data.id === sample.id)) {
-        sample.id = newId(sample.image);  // the other tab took this id for its own new sample
+      if (state.samples.some((s) => s.data.id === sample.id)) {
+        delete sample.id;  // the other tab's sample has this id now: the server gives this one another
       }
       out.push({...op, sample, index: op.index >= oldEntries ? state.entries : op.index});
     } else if (op.op === "replace" || op.op === "delete") {
@@ -233,17 +241,6 @@ function pendingProposals(i) {
 
 function replaceOp(index, old, sample) { return {op: "replace", index, old, sample}; }
 
-function usedIds() { return new Set(S.state.samples.map((s) => s.data.id).filter((x) => typeof x === "string")); }
-
-function newId(name) {
-  const stem = name.split("/").pop().replace(/\.[^.]*$/, "").replace(/[^A-Za-z0-9_.:+-]/g, "_")
-    .replace(/^[_.:+-]+/, "") || "image";
-  const used = usedIds();
-  let n = 1;
-  while (used.has(stem + "-" + String(n).padStart(3, "0"))) n++;
-  return stem + "-" + String(n).padStart(3, "0");
-}
-
 function reviewOp(name, pid, status) { return {op: "review", image: name, pid, status}; }
 
 // -- actions ---------------------------------------------------------------------------------------
@@ -254,7 +251,8 @@ async function addSample(box, elementType, proposal) {
   S.early = {text: "", enter: false};
   const label = proposal ? "accept “" + titleOf(proposal) + "”" : "draw a box";
   const ok = await commit(label, () => {
-    created = {id: newId(name), image: name, instruction: "", bbox: box, element_type: elementType, task: "point"};
+    // No id: the server gives it (one rule for the page, the importers and the loader), named in its answer.
+    created = {image: name, instruction: "", bbox: box, element_type: elementType, task: "point"};
     const index = S.state.entries;
     const ops = [{op: "insert", index, sample: created}];
     const inverse = [{op: "delete", index, old: created}];
@@ -682,7 +680,9 @@ function handleLayout(box) {
   return {size, outside: small, handles: names.map(at), clear: small ? 2 + 3 + size + 2 : 2 + 3 + size / 2};
 }
 
-function fmt(box) { return "[" + box.map((v) => Math.round(v * 10) / 10).join(", ") + "]"; }
+// Boxes and clicks are shown as the server writes them (format.box_text, the one box text): "box [x1, y1,
+// x2, y2] px"; the box field holds the numbers between the brackets.
+const inside = (text) => { const m = /\[(.*)\]/.exec(text || ""); return m ? m[1] : ""; };
 
 function renderPanel() {
   const img = image();
@@ -695,7 +695,7 @@ function renderPanel() {
   $("none-editor").hidden = !!(s || p);
   if (p) {
     $("prop-text").textContent = titleOf(p);
-    $("prop-box").textContent = fmt(p.box);
+    $("prop-box").textContent = p.box_text || "";
   }
   if (s) {
     const d = s.data;
@@ -708,14 +708,14 @@ function renderPanel() {
     $("hint").textContent = read ? "The detector saw “" + read + "”: say what a user would ask for, not only the label."
       : (d.task || "point") === "detect" ? "A detection sample: the click point says where the user clicked." : "";
     const bbox = $("bbox");
-    if (document.activeElement !== bbox) bbox.value = b ? fmt(b).slice(1, -1) : "";
+    if (document.activeElement !== bbox) bbox.value = inside(s.box_text);
     bbox.disabled = !Array.isArray(d.bbox);
     bbox.title = Array.isArray(d.bbox) ? "" : "a polygon: edit it in the file";
     bbox.classList.remove("bad");
     const et = $("etype");
     if (document.activeElement !== et) et.value = String(d.element_type || "");
     $("task").value = TASKS.includes(d.task) ? d.task : "point";
-    $("click-text").textContent = Array.isArray(d.click) ? fmt(d.click) : "none";
+    $("click-text").textContent = s.click_text ? inside(s.click_text) : "none";
     $("click-clear").hidden = !Array.isArray(d.click);
     $("click-set").textContent = S.clickMode ? "Click on the screenshot…" : "Mark click";
     const known = new Set(["id", "image", "instruction", "bbox", "polygon", "element_type", "task", "click"]);

@@ -20,7 +20,9 @@ screenshot while the detector runs. What a framework would add is done here in a
   no real text (:func:`is_junk_text`) is titled ``icon`` (and accepted as one), and a detector's
   icon with a caption (OmniParser's) is titled ``icon: CAPTION``. The text read stays in ``text``.
 * **Changes** go through :class:`~pytest_uiground.screens.annotator.store.Store`: a change made on an
-  old revision is answered 409 with the current state, and the page says so.
+  old revision is answered 409 with the current state, and the page says so. **Ids are the server's**: the
+  page sends a new sample without one, the store gives it the format's one id rule's, and the answer's
+  ``created`` lists the inserted samples as written (the page's undo deletes exactly that sample).
 * **Only this page changes anything.** The token alone does not make a request the page's: a
   page elsewhere that learnt it (a shared screenshot of the URL) could still post a ``text/plain``
   form to 127.0.0.1. A change is refused (403) unless its ``Origin`` is this server and its
@@ -244,7 +246,8 @@ class Annotator:
                         "done": bool(review.get(info.name, {}).get("done")),
                         "marks": review.get(info.name, {}).get("proposals", {})}
                        for i, info in enumerate(self.images)],
-            "samples": [{"index": n, "data": e.data} for n, e in enumerate(snap.entries) if e.data is not None],
+            "samples": [{"index": n, "data": e.data, **shown(e.data)} for n, e in enumerate(snap.entries)
+                        if e.data is not None],
         }
 
     def change(self, body: Any) -> tuple[int, dict[str, Any]]:
@@ -256,7 +259,30 @@ class Annotator:
             return 409, {"conflict": True, "state": self.state()}
         except StoreError as exc:
             return 400, {"error": str(exc)}
-        return 200, {"state": self.state(snap)}
+        return 200, {"state": self.state(snap), "created": snap.created}
+
+
+def shown(data: dict[str, Any]) -> dict[str, str]:
+    """How the page shows a sample's box and click: the format's one text (:func:`fmt.box_text`,
+    :func:`fmt.click_text`), computed here so the page formats no box of its own; none for a line the
+    format cannot read (the page shows its problem)."""
+    try:
+        ann = fmt.parse(fmt.Line(0, data), draft=True)
+    except fmt.BadLine:
+        return {}
+    out = {} if ann.task == "refusal" and data.get("bbox") is None else {"box_text": fmt.box_text(ann.bbox)}
+    if ann.click is not None:
+        out["click_text"] = fmt.click_text(ann.click)
+    return out
+
+
+def with_box_text(record: dict[str, Any]) -> dict[str, Any]:
+    """An image's proposals as the page gets them: each with its ``box_text`` (not kept in the sidecar's cache)."""
+    items = record.get("items")
+    if not isinstance(items, list):
+        return record
+    return {**record, "items": [{**i, "box_text": fmt.box_text(i["box"])} if isinstance(i, dict)
+                                and isinstance(i.get("box"), list) else i for i in items]}
 
 
 class BadRequest(Exception):
@@ -355,7 +381,7 @@ class Handler(BaseHTTPRequestHandler):
                 if annotator.proposals is None:
                     self._json(200, {"items": [], "error": "no detector (--detector none)"})
                 else:
-                    self._json(200, annotator.proposals.get(index))
+                    self._json(200, with_box_text(annotator.proposals.get(index)))
             elif info.error is not None:
                 self._send(404, info.error.encode(), "text/plain; charset=utf-8")
             else:

@@ -1,9 +1,9 @@
 """The annotations file and its review sidecar: every read and write the annotator makes.
 
-Why one small module: the annotator must never lose or silently overwrite an edit, and the
-shared reader of ``annotations.jsonl`` (the ``grounding`` loader's format module) is written in
-parallel; keeping the file handling here, behind :class:`Store`, lets it be swapped for that
-module later without touching the server or the page.
+Why one small module: the annotator must never lose or silently overwrite an edit. It keeps
+lines it does not change byte for byte (so it reads lines itself), but every sample it writes
+passes the loader's own checks (:func:`pytest_uiground.screens.format.parse`, as a draft) and every
+id is read and minted by the format's one rule (:func:`pytest_uiground.screens.format.line_ids`).
 
 * **The file.** ``annotations.jsonl``: one JSON object per line (``image``, ``instruction``,
   ``bbox`` ``[x1, y1, x2, y2]`` in pixels or ``polygon``, optional ``id``, ``task``,
@@ -23,6 +23,10 @@ module later without touching the server or the page.
 * **Changes** are small operations on entry indexes (``insert``, ``replace``, ``delete``, each
   naming the sample it expects where one is replaced or removed; ``review``; ``done``), so the
   page's undo is the inverse operation, saved like any other.
+* **Ids are the store's.** An ``insert`` without an id (a sample the page creates) gets one here,
+  under the lock (:func:`new_id`); the change's answer names it (:attr:`Snapshot.created`), so the
+  page's undo deletes that very sample. An insert with an id (an undone delete) keeps it, and an id
+  used twice is refused.
 * **No temporary file left behind.** A write stages ``.NAME.XXXXXXXX.tmp`` beside its target
   (``record.files.stage_text``) and renames it. :meth:`Store.close` (the command's SIGTERM and
   Ctrl+C path) waits for the save in progress and removes any such file; a process killed
@@ -38,13 +42,12 @@ import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any, Final
 
 from pytest_uiground.record import jsontext
 from pytest_uiground.record.files import atomic_write_text, hex_digest
 from pytest_uiground.record.locks import FileLock
-from pytest_uiground.record.sample import safe_id
 from pytest_uiground.screens import format as fmt
 
 TASKS: Final = fmt.TASKS
@@ -82,6 +85,8 @@ class Snapshot:
     proposals: dict[str, Any]
     revision: str
     problems: list[str] = field(default_factory=list)
+    created: list[dict[str, Any]] = field(default_factory=list)
+    """After a change: each sample it inserted, as written (with the id the store gave it), in the change's order."""
 
 
 def check_image_path(value: object) -> str:
@@ -106,22 +111,20 @@ def check_sample(sample: object, sizes: Mapping[str, tuple[int, int]]) -> dict[s
     size = sizes.get(ann.image)
     x1, y1, x2, y2 = ann.bbox
     if size is not None and ann.task != "refusal" and (x1 < 0 or y1 < 0 or x2 > size[0] or y2 > size[1]):
-        raise StoreError(f"box {sample.get('bbox', list(ann.bbox))} px is not inside the {size[0]}x{size[1]} image "
-                         f"{ann.image}")
+        raise StoreError(f"{fmt.box_text(ann.bbox)} is not inside the {size[0]}x{size[1]} image {ann.image}")
     for key in ("instruction", "element_type"):
         if key in sample and sample[key] is not None and not isinstance(sample[key], str):
             raise StoreError(f"{key} {sample[key]!r} must be a string")
     return sample
 
 
-def new_id(image: str, used: set[str]) -> str:
-    """A sample id for a new line: the image stem and a counter (``home-003``), unique in the file.
-    Written explicitly so that removing a line never renumbers the samples after it."""
-    base = safe_id(PurePosixPath(image).stem).lstrip("_.:+-") or "image"
-    n = 1
-    while f"{base}-{n:03d}" in used:
-        n += 1
-    return f"{base}-{n:03d}"
+def new_id(image: str, entries: Sequence[Entry]) -> str:
+    """The id of a sample the page creates: the one id rule (:func:`pytest_uiground.screens.format.new_id`) against
+    every id a run reads from ``entries`` (the minted ids of lines written without one included, so a hand-written
+    line's id never moves). Given here, under the store's lock, not in the browser: two tabs creating a sample
+    on one screenshot at once get two ids (the second change is made on the revision the first produced)."""
+    lines = [fmt.Line(n, e.data) for n, e in enumerate(entries, 1) if e.data is not None]
+    return fmt.new_id(image, set(fmt.line_ids(lines).values()))
 
 
 def sidecar_path(annotations: Path) -> Path:
@@ -233,14 +236,14 @@ class Store:
                 raise Conflict(snap.revision)
             entries = list(snap.entries)
             review = json.loads(json.dumps(snap.review))
+            created: list[dict[str, Any]] = []
             for n, op in enumerate(ops, 1):
                 try:
-                    self._apply(op, entries, review, sizes)
+                    self._apply(op, entries, review, sizes, created)
                 except StoreError as exc:
                     raise StoreError(f"change {n} of {len(ops)}: {exc}") from None
             # The loader's reading of an id (an integer id such as 3 included): the ids a run will have.
-            ids = [fmt.clean_id(str(e.data["id"])) for e in entries if e.data is not None
-                   and isinstance(e.data.get("id"), (str, int)) and not isinstance(e.data.get("id"), bool)]
+            ids = [i for i in (fmt.own_id(e.data) for e in entries if e.data is not None) if i]
             dupes = sorted({i for i in ids if ids.count(i) > 1})
             if dupes:
                 raise StoreError(f"sample id {dupes[0]!r} would be used twice; ids must be unique in the file")
@@ -249,10 +252,12 @@ class Store:
                 atomic_write_text(self.path, text)
             if review != snap.review:
                 self._write_sidecar(review, snap.proposals)
-            return self._read()
+            after = self._read()
+            after.created = created
+            return after
 
     def _apply(self, op: Mapping[str, Any], entries: list[Entry], review: dict[str, Any],
-               sizes: Mapping[str, tuple[int, int]]) -> None:
+               sizes: Mapping[str, tuple[int, int]], created: list[dict[str, Any]]) -> None:
         kind = op.get("op") if isinstance(op, Mapping) else None
         if kind in ("insert", "replace", "delete"):
             index = op.get("index")
@@ -266,7 +271,11 @@ class Store:
                 return
             entry = Entry(None, check_sample(op.get("sample"), sizes))
             if kind == "insert":
+                assert entry.data is not None
+                if not fmt.own_id(entry.data):  # a new sample: the id is the store's to give, under the lock
+                    entry.data = {"id": new_id(entry.data["image"], entries), **entry.data}
                 entries.insert(index, entry)
+                created.append(entry.data)
             else:
                 entries[index] = entry
         elif kind == "review":
