@@ -463,7 +463,7 @@ def test_a_deep_line_fails_its_sample_not_the_run(project: Project) -> None:
     result = project.run("-rA")
     out = result.stdout.str()
     assert result.ret in (0, 1) and "RecursionError" not in out and "Traceback" not in out, out
-    assert "annotations.jsonl line 4 (sample line-4): nests JSON deeper than 500 levels" in out
+    assert "annotations.jsonl line 4 (sample line-001): nests JSON deeper than 500 levels" in out
 
 
 def test_a_benchmarks_format_is_imported_through_the_registry() -> None:
