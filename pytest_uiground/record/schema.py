@@ -71,17 +71,18 @@ def short(value: Any, limit: int = 80) -> str:
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
-def convert(data: Any, tp: type[T]) -> T:
-    """``data`` (parsed TOML or JSON) as ``tp``, checked by msgspec; else :class:`SchemaError`."""
+def convert(data: Any, tp: type[T], *, table: str = "a table") -> T:
+    """``data`` (parsed TOML or JSON) as ``tp``, checked by msgspec; else :class:`SchemaError`.
+    ``table``: what a table is called in the messages (``an object`` in a JSON file)."""
     import msgspec
 
     try:
         return msgspec.convert(data, tp, strict=True)
     except msgspec.ValidationError as exc:
-        raise SchemaError(explain(data, tp, str(exc))) from None
+        raise SchemaError(explain(data, tp, str(exc), table=table)) from None
 
 
-def explain(data: Any, tp: Any, message: str) -> Problem:
+def explain(data: Any, tp: Any, message: str, *, table: str = "a table") -> Problem:
     """Word msgspec's ``message`` about ``data`` (which failed to convert to ``tp``) as a :class:`Problem`."""
     text, _, where = message.rpartition(" - at `")
     where = where.rstrip("`")
@@ -109,7 +110,7 @@ def explain(data: Any, tp: Any, message: str) -> Problem:
     if text.startswith("Object contains unknown field `") and not _hint(cur, "expected"):
         allowed = ", ".join(sorted(_field_names(_container(cur, value))))
         return Problem((*path, text.split("`")[1]), f"unknown field; allowed: {allowed}")
-    return _describe(tuple(path), value, cur)
+    return _describe(tuple(path), value, cur, table)
 
 
 def _strip(tp: Any) -> tuple[Any, dict[str, Any]]:
@@ -124,7 +125,8 @@ def _strip(tp: Any) -> tuple[Any, dict[str, Any]]:
 
 
 def _hint(tp: Any, name: str) -> Any:
-    return _strip(tp)[1].get(name)
+    """A hint on ``tp`` or, for ``X | None``, on ``X``."""
+    return _strip(tp)[1].get(name) or next((h for m in _members(tp) if (h := _strip(m)[1].get(name))), None)
 
 
 def _members(tp: Any) -> list[Any]:
@@ -186,7 +188,7 @@ def _number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def _kind(tp: Any) -> str:
+def _kind(tp: Any, table: str = "a table") -> str:
     """A type in the words of the messages (``int or float``, ``str``, ``a list of strings``, ``a table``)."""
     tp, hints = _strip(tp)
     if hints.get("expected"):
@@ -197,10 +199,10 @@ def _kind(tp: Any) -> str:
     if origin in (list, tuple):
         return "a list of strings" if _strip(_item_type(tp))[0] is str else "a list"
     if _is_struct(tp) or origin in (dict, Mapping) or tp in (dict, Mapping):
-        return "a table"
+        return table
     members = _members(tp)
     if len(members) > 1 or members[0] is not tp:
-        words = [w for m in members for w in _kind(m).split(" or ")]
+        words = [w for m in members for w in _kind(m, table).split(" or ")]
         return " or ".join(dict.fromkeys(words))
     return {float: "int or float", int: "int", str: "str", bool: "bool"}.get(tp, getattr(tp, "__name__", str(tp)))
 
@@ -230,16 +232,16 @@ def _range(tp: Any, value: float, integer: bool) -> str:
     return f"must be a number >= {low:g} (and finite), got {value!r}"
 
 
-def _describe(path: tuple[str | int, ...], value: Any, tp: Any) -> Problem:
+def _describe(path: tuple[str | int, ...], value: Any, tp: Any, table: str) -> Problem:
     """Why ``value`` does not fit ``tp``: out of range, not one of the words, or of another kind."""
     members = _members(tp)
     bare = [_strip(m)[0] for m in members]
     number = next((m for m in members if _strip(m)[0] in (int, float)), None)
     words = next((m for m in members if typing.get_origin(_strip(m)[0]) is typing.Literal), None)
     text = next((m for m in members if _strip(m)[0] is str), None)
-    hints = _strip(tp)[1]
+    hints = {**next((_strip(m)[1] for m in members if _strip(m)[1].get("expected")), {}), **_strip(tp)[1]}
     why: str | None = None
-    expected = _kind(tp)
+    expected = hints.get("expected") or _kind(tp, table)
     if hints.get("expected"):
         pass
     elif isinstance(value, bool) and number is not None and bool not in bare:
