@@ -247,6 +247,9 @@ def _decode(path: Path, text: str) -> SamplesFile:
         data = _strict_json(text)
     except ValueError as exc:
         raise BaselineError(f"{path}: not valid JSON ({exc}); {FIX}") from exc
+    if isinstance(data, dict) and data.get("format") != FORMAT:
+        # before the shape: a file of another format may have another shape, and the format is what to say
+        raise BaselineError(f"{path}: field 'format' is {_short(data.get('format'))}, expected {FORMAT}; {FIX}")
     try:
         return convert(data, SamplesFile, table="an object")
     except SchemaError as exc:

@@ -19,7 +19,11 @@ from typing import Annotated, Any, Literal
 from msgspec import Meta, Struct, field
 
 from pytest_uiground.record.schema import FINITE
-from pytest_uiground.suite.config import MIN_SLICE, SAFE_NAME
+
+# The words, the safe-name pattern and min_slice's default are suite/config.py's constants (AVERAGES,
+# REFUSAL_POLICIES, REGRESSION_RULES, SAFE_NAME, MIN_SLICE) written out: config cannot import this module
+# when it loads (msgspec loads with a file, not with the plugin), and this one does not import config
+# (no cycle). tests/suite/test_schemas.py checks that the two agree.
 
 #: A percentage: floors and slice floors.
 Points = Annotated[float, Meta(ge=0.0, le=100.0)]
@@ -28,7 +32,7 @@ NonNegative = Annotated[float, Meta(ge=0.0, le=FINITE)]
 Refusals = Annotated[Literal["count", "exclude"], Meta(extra={"fix": (
     ": 'count' keeps the samples whose answer should be a refusal in the denominator (the official rule), "
     "'exclude' leaves them out")})]
-SafeName = Annotated[str, Meta(pattern=rf"^(?!.*\.\.){SAFE_NAME.pattern}$", extra={"fix": (
+SafeName = Annotated[str, Meta(pattern=r"^(?!.*\.\.)[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$", extra={"fix": (
     "is not a safe name: it names the folder baselines/<name>/, so use letters, digits, '_', '-' and '.' "
     "(no '/', no '..'), starting with a letter or digit")})]
 HubDataset = Annotated[str, Meta(pattern=r"^([\w.-]+/[\w.-]+)?$", extra={"fix": (
@@ -83,7 +87,7 @@ class BaselineTable(Struct, forbid_unknown_fields=True, frozen=True):
         ": 'each' fails the run for every regressed sample, 'significant' only when regressions outnumber "
         "fixes significantly")})] = "each"
     significant_level: Annotated[float, Meta(gt=0.0, lt=0.5, extra={"fix": "(e.g. 0.05)"})] = 0.05
-    min_slice: Annotated[int, Meta(ge=0, extra={"fix": "(0 gates every slice)"})] = MIN_SLICE
+    min_slice: Annotated[int, Meta(ge=0, extra={"fix": "(0 gates every slice)"})] = 5
     require_power: bool = False
 
 

@@ -68,6 +68,8 @@ def test_the_schema_words_are_the_config_constants() -> None:
     rules = typing.get_type_hints(suite_schema.BaselineTable, include_extras=True)["regressions"]
     assert typing.get_args(typing.get_args(rules)[0]) == config_mod.REGRESSION_RULES
     assert suite_schema.BaselineTable().min_slice == config_mod.MIN_SLICE
+    safe = typing.get_args(suite_schema.SafeName)[1].pattern
+    assert safe == rf"^(?!.*\.\.){config_mod.SAFE_NAME.pattern}$"
 
 
 @pytest.mark.parametrize(("extra", "message"), [
