@@ -207,29 +207,27 @@ def _kind(tp: Any, table: str = "a table") -> str:
     return {float: "int or float", int: "int", str: "str", bool: "bool"}.get(tp, getattr(tp, "__name__", str(tp)))
 
 
-def _bounds(tp: Any) -> tuple[float, float, bool, bool]:
-    """``(low, high, low_open, high_open)`` of a number type's ``Meta`` constraints."""
-    low, high, low_open, high_open = -math.inf, math.inf, False, False
+def _bounds(tp: Any) -> tuple[float, float]:
+    """``(low, high)`` of a number type's ``Meta`` constraints (open or closed: the words are the same)."""
+    low, high = -math.inf, math.inf
     for meta in typing.get_args(tp)[1:] if typing.get_origin(tp) is typing.Annotated else ():
-        if getattr(meta, "ge", None) is not None:
-            low = meta.ge
-        if getattr(meta, "gt", None) is not None:
-            low, low_open = meta.gt, True
-        if getattr(meta, "le", None) is not None:
-            high = meta.le
-        if getattr(meta, "lt", None) is not None:
-            high, high_open = meta.lt, True
-    return low, high, low_open, high_open
+        low = next((v for v in (getattr(meta, "ge", None), getattr(meta, "gt", None)) if v is not None), low)
+        high = next((v for v in (getattr(meta, "le", None), getattr(meta, "lt", None)) if v is not None), high)
+    return low, high
 
 
 def _range(tp: Any, value: float, integer: bool) -> str:
-    low, high, _, _ = _bounds(tp)
+    """A number out of its range, in words; an upper bound of :data:`FINITE` is "finite"."""
+    low, high = _bounds(tp)
     noun = "" if integer else "a number "
-    if math.isfinite(high) and high < FINITE:
+    finite = "" if integer else " (and finite)"
+    if low > -FINITE and high < FINITE:
         return f"must be {noun}between {low:g} and {high:g}, got {value!r}"
-    if integer:
-        return f"must be >= {low:g}, got {value!r}"
-    return f"must be a number >= {low:g} (and finite), got {value!r}"
+    if high < FINITE:
+        return f"must be {noun}<= {high:g}, got {value!r}"
+    if low > -FINITE:
+        return f"must be {noun}>= {low:g}{finite}, got {value!r}"
+    return f"must be a finite number, got {value!r}"
 
 
 def _describe(path: tuple[str | int, ...], value: Any, tp: Any, table: str) -> Problem:
