@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import errno
 import json
-import math
 import os
 import shutil
 import stat
@@ -41,7 +40,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_uiground.gate import snapshot as snapshot_mod
 from pytest_uiground.record import locks, prediction
@@ -50,6 +49,9 @@ from pytest_uiground.record.files import stage_text as _stage
 from pytest_uiground.record.prediction import Prediction
 from pytest_uiground.record.result import SampleResult
 from pytest_uiground.record.score import Score
+
+if TYPE_CHECKING:  # the schema imports msgspec, which loads when a baseline is read, not with the plugin
+    from pytest_uiground.gate.baseline_schema import SamplesFile
 
 FORMAT = 1
 SAMPLES_FILE = "samples.json"
@@ -62,8 +64,6 @@ to recognise an answer, short enough to review."""
 ANSWER_TEXT_LIMIT = 10_000
 """The longest text of a stored answer that loads: beyond it, damage. Above :data:`ANSWER_RAW_CHARS` because
 writers before issue 38 cut only the raw output (a long free-text answer they kept still loads)."""
-COMPONENT_NAME_CHARS = 200
-"""The longest component name an entry's ``c`` may hold (the scorers' names are a few words)."""
 ANSWER_KEYS = ("point", "box", "verdict", "option", "answer", "refused", "raw", "format_error")
 READ_ATTEMPTS = 200
 """How often :func:`load` reads again when an update swapped the folder during a read, or the folder
@@ -209,39 +209,56 @@ def _read_samples(path: Path, folder: Path, dir_fd: int) -> tuple[dict[str, Base
         raise BaselineError(f"{path} is missing while {folder} exists (the suite is not new: its baseline "
                             f"lost a part); {FIX}")
     try:
-        data = _strict_json(_read_text(SAMPLES_FILE, dir_fd))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        text = _read_text(SAMPLES_FILE, dir_fd)
+    except (OSError, UnicodeDecodeError) as exc:
         raise BaselineError(f"{path}: not valid JSON ({exc}); {FIX}") from exc
-    if not isinstance(data, dict):
-        raise BaselineError(f"{path}: expected a JSON object at the top level; {FIX}")
-    if data.get("format") != FORMAT:
-        raise BaselineError(f"{path}: field 'format' is {data.get('format')!r}, expected {FORMAT}; {FIX}")
-    samples = data.get("samples")
-    if not isinstance(samples, dict):
-        raise BaselineError(f"{path}: field 'samples' must be an object of sample id → result; {FIX}")
+    stored = _decode(path, text)
     entries: dict[str, BaselineEntry] = {}
-    for sid, item in samples.items():
-        name = sid if len(sid) <= 80 else sid[:77] + "..."  # a damaged key cannot flood the message
-        if not isinstance(item, dict) or not isinstance(item.get("right"), bool):
-            raise BaselineError(f"{path}: samples.{name}.right must be true or false, got {_short(item)}; {FIX}")
-        value = item.get("value", 100.0 if item["right"] else 0.0)
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise BaselineError(f"{path}: samples.{name}.value must be a number, got {_short(value)}; {FIX}")
-        if not math.isfinite(value) or not 0.0 <= value <= 100.0:
-            raise BaselineError(f"{path}: samples.{name}.value is {value!r}, outside 0..100; {FIX}")
-        comps = item.get("c", {})
-        if not isinstance(comps, dict) or not all(
-                len(k) <= COMPONENT_NAME_CHARS and (isinstance(v, bool) or (
-                    isinstance(v, (int, float)) and math.isfinite(v))) for k, v in comps.items()):
-            raise BaselineError(f"{path}: samples.{name}.c must map component names (at most {COMPONENT_NAME_CHARS} "
-                                f"characters) to true/false or finite numbers, got {_short(comps)}; {FIX}")
-        entries[sid] = BaselineEntry(right=item["right"], value=float(value), components=comps,
-                                     answer=_read_answer(path, name, item.get("a")),
-                                     stability=_read_stability(path, name, item.get("s")))
-    provenance = data.get("provenance", {})
-    if not isinstance(provenance, dict):
-        raise BaselineError(f"{path}: field 'provenance' must be an object, got {_short(provenance)}; {FIX}")
-    return entries, provenance
+    for sid, item in stored.samples.items():
+        name = _name(sid)
+        if item.s is not None and item.s[0] > item.s[1]:
+            raise BaselineError(f"{path}: samples.{name}.s must be [right, of] with 0 <= right <= of, got "
+                                f"{_short(list(item.s))}; {FIX}")
+        value = item.value if item.value is not None else 100.0 if item.right else 0.0
+        entries[sid] = BaselineEntry(right=item.right, value=value, components=item.c,
+                                     answer=_read_answer(path, name, item.a), stability=item.s)
+    return entries, stored.provenance
+
+
+def _name(sid: str) -> str:
+    """A sample id in a message, cut so a damaged key cannot flood it."""
+    return sid if len(sid) <= 80 else sid[:77] + "..."
+
+
+def _decode(path: Path, text: str) -> SamplesFile:
+    """``samples.json`` checked against its schema (:mod:`.baseline_schema`) while msgspec parses it; a file
+    that does not fit is parsed again by the standard library (NaN named as such) and its first problem
+    worded as one line naming the file, the sample, the field and the fix."""
+    import msgspec
+
+    from pytest_uiground.gate.baseline_schema import SamplesFile
+    from pytest_uiground.record.schema import Key, SchemaError, convert
+
+    try:
+        return msgspec.json.decode(text, type=SamplesFile)
+    except msgspec.MsgspecError:
+        pass  # the slow path below says what is wrong
+    try:
+        data = _strict_json(text)
+    except ValueError as exc:
+        raise BaselineError(f"{path}: not valid JSON ({exc}); {FIX}") from exc
+    if isinstance(data, dict) and data.get("format") != FORMAT:
+        # before the shape: a file of another format may have another shape, and the format is what to say
+        raise BaselineError(f"{path}: field 'format' is {_short(data.get('format'))}, expected {FORMAT}; {FIX}")
+    try:
+        return convert(data, SamplesFile, table="an object")
+    except SchemaError as exc:
+        problem = exc.problem
+    where = "".join(f"[{p}]" if isinstance(p, int) else f".{_name(p) if isinstance(p, Key) else p}"
+                    for p in problem.path).lstrip(".") or "the top level"
+    if problem.expected:
+        raise BaselineError(f"{path}: {where} must be {problem.expected}, got {problem.got}; {FIX}") from None
+    raise BaselineError(f"{path}: {where}: {problem.why}; {FIX}") from None
 
 
 def _read_snapshots(folder: Path, dir_fd: int) -> dict[str, Mapping[str, Any]]:
@@ -270,14 +287,11 @@ def _read_snapshots(folder: Path, dir_fd: int) -> dict[str, Mapping[str, Any]]:
     return out
 
 
-def _read_answer(path: Path, sid: str, value: Any) -> Prediction | None:
+def _read_answer(path: Path, sid: str, value: Mapping[str, Any] | None) -> Prediction | None:
     """The stored answer, every field checked by type and range (:func:`prediction.stored`): a point of
     letters or an infinite coordinate is damage named here, never an answer a report draws (issue 38)."""
     if value is None:
         return None
-    if not isinstance(value, dict):
-        raise BaselineError(f"{path}: samples.{sid}.a must be an answer object like {{\"point\": [0.5, 0.5]}}, "
-                            f"got {_short(value)}; {FIX}")
     try:
         return prediction.stored({k: value[k] for k in ANSWER_KEYS if k in value}, text_chars=ANSWER_TEXT_LIMIT)
     except FieldError as exc:
@@ -288,17 +302,6 @@ def _short(value: Any) -> str:
     """A stored value in a one-line message, cut so a damaged file cannot flood the terminal."""
     text = repr(value)
     return text if len(text) <= 80 else text[:77] + "..."
-
-
-def _read_stability(path: Path, sid: str, value: Any) -> tuple[int, int] | None:
-    if value is None:
-        return None
-    if (not isinstance(value, list) or len(value) != 2 or not all(isinstance(v, int) and not isinstance(v, bool)
-                                                                  for v in value) or not 0 <= value[0] <= value[1]
-            or value[1] < 1):
-        raise BaselineError(f"{path}: samples.{sid}.s must be [right, of] with 0 <= right <= of, got {_short(value)}; "
-                            f"{FIX}")
-    return value[0], value[1]
 
 
 def answer_json(pred: Prediction | None) -> dict[str, Any] | None:

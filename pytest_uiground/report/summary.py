@@ -17,12 +17,13 @@ the failed checks, the baseline's fate), decided once by the gate
 without one (version 3 or older) reads with ``verdict`` None, and the page says the verdict was
 not recorded rather than guess it from the numbers.
 
-These classes keep their own ``to_json``/``from_json`` rather than :mod:`pytest_uiground.record.codec`:
-``compare`` and the report read summary files written by other versions, copied between
-machines or damaged, so every field is read defensively (a NaN, a bool or a string where a
-number belongs reads as "no value", a malformed list as empty) where the codec converts by
-type and raises; and the written form leaves out what older readers would misread
-(``higher_is_better`` only when false, the judge block only for judged suites).
+Both directions go through the records' one codec (:mod:`pytest_uiground.record.codec`), read from
+the fields and their type hints: ``compare`` and the report read summary files written by other
+versions, copied between machines or damaged, so they are read with ``tolerant=True`` (a NaN, a bool
+or a string where a number belongs reads as "no value", a malformed list as empty, an unreadable
+metric is left out); the written form leaves out what older readers would misread
+(``higher_is_better`` only when false, the judge block only for judged suites) by each field's
+``json_field(omit=...)``. (Until issue 42 these classes kept a hand-written pair of their own.)
 """
 
 from __future__ import annotations
@@ -36,6 +37,8 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_uiground.gate import stats
 from pytest_uiground.gate.verdict import Verdict
+from pytest_uiground.record import codec
+from pytest_uiground.record.codec import json_field
 from pytest_uiground.record.outcome import Outcome
 from pytest_uiground.record.score import refusals
 
@@ -48,25 +51,6 @@ if TYPE_CHECKING:  # types only: the summary reads metric results and checks it 
 VERSION = 4
 
 
-def _num(v: Any) -> float | None:
-    """A finite float, or None (NaN, infinities and non-numbers are not JSON numbers)."""
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-        return None
-    return float(v)
-
-
-def _pair(v: Any) -> tuple[float, float] | None:
-    if isinstance(v, (list, tuple)) and len(v) == 2:
-        a, b = _num(v[0]), _num(v[1])
-        if a is not None and b is not None:
-            return (a, b)
-    return None
-
-
-def _ids(v: Any) -> tuple[str, ...]:
-    return tuple(str(i) for i in v) if isinstance(v, (list, tuple)) else ()
-
-
 @dataclass(frozen=True)
 class MetricSummary:
     """One metric: its value over the suite and per slice, with the interval and counts."""
@@ -74,7 +58,7 @@ class MetricSummary:
     value: float | None
     n: int
     average: str = "micro"
-    higher_is_better: bool = True
+    higher_is_better: bool = field(default=True, metadata=json_field(omit="default"))
     interval: tuple[float, float] | None = None
     format_errors: int = 0
     errors: int = 0
@@ -83,37 +67,16 @@ class MetricSummary:
     slice_intervals: Mapping[str, tuple[float, float] | None] = field(default_factory=dict)
     slice_format_errors: Mapping[str, int] = field(default_factory=dict)
     #: accuracy, rate, iou, count or ms (:mod:`pytest_uiground.report.units`); "" when unknown.
-    unit: str = ""
+    unit: str = field(default="", metadata=json_field(omit="empty"))
     #: How the metric picks and scores samples: score (component), given, tasks, where, macro_over, mean_of.
-    selection: Mapping[str, Any] = field(default_factory=dict)
+    selection: Mapping[str, Any] = field(default_factory=dict, metadata=json_field(omit="empty"))
 
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"value": self.value, "n": self.n, "average": self.average}
-        if not self.higher_is_better:
-            out["higher_is_better"] = False
-        out.update(interval=list(self.interval) if self.interval else None, format_errors=self.format_errors,
-                   errors=self.errors, slices=dict(self.slices), slice_n=dict(self.slice_n),
-                   slice_intervals={k: list(v) if v else None for k, v in self.slice_intervals.items()},
-                   slice_format_errors=dict(self.slice_format_errors))
-        if self.unit:
-            out["unit"] = self.unit
-        if self.selection:
-            out["selection"] = dict(self.selection)
-        return out
+        return codec.to_json(self)
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> MetricSummary:
-        return cls(
-            value=_num(d.get("value")), n=int(d.get("n") or 0), average=str(d.get("average") or "micro"),
-            higher_is_better=d.get("higher_is_better", True) is not False, interval=_pair(d.get("interval")),
-            format_errors=int(d.get("format_errors") or 0), errors=int(d.get("errors") or 0),
-            slices={str(k): _num(v) for k, v in (d.get("slices") or {}).items()},
-            slice_n={str(k): int(v) for k, v in (d.get("slice_n") or {}).items()},
-            slice_intervals={str(k): _pair(v) for k, v in (d.get("slice_intervals") or {}).items()},
-            slice_format_errors={str(k): int(v) for k, v in (d.get("slice_format_errors") or {}).items()},
-            unit=str(d.get("unit") or ""),
-            selection=dict(sel) if isinstance(sel := d.get("selection"), Mapping) else {},
-        )
+        return codec.from_json(cls, d, tolerant=True)
 
 
 @dataclass(frozen=True)
@@ -129,31 +92,16 @@ class Comparison:
     mcnemar_p: float | None = None
     floor: float | None = None
     verdict: str = "ok"
-    tolerance: float | None = None
-    detectable: Mapping[str, Any] | None = None  # gate.power.Detectable.to_json(): the smallest drop it sees
+    tolerance: float | None = field(default=None, metadata=json_field(omit="none"))
+    #: gate.power.Detectable.to_json(): the smallest drop it sees
+    detectable: Mapping[str, Any] | None = field(default=None, metadata=json_field(omit="none"))
 
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"value": self.value, "baseline": self.baseline, "delta": self.delta,
-               "delta_interval": list(self.delta_interval) if self.delta_interval else None,
-               "regressed": self.regressed, "fixed": self.fixed, "mcnemar_p": self.mcnemar_p, "floor": self.floor,
-               "verdict": self.verdict}
-        if self.tolerance is not None:
-            out["tolerance"] = self.tolerance
-        if self.detectable is not None:
-            out["detectable"] = dict(self.detectable)
-        return out
+        return codec.to_json(self)
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> Comparison:
-        def count(k: str) -> int | None:
-            v = d.get(k)
-            return int(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
-
-        return cls(value=_num(d.get("value")), baseline=_num(d.get("baseline")), delta=_num(d.get("delta")),
-                   delta_interval=_pair(d.get("delta_interval")), regressed=count("regressed"), fixed=count("fixed"),
-                   mcnemar_p=_num(d.get("mcnemar_p")), floor=_num(d.get("floor")),
-                   verdict=str(d.get("verdict") or "ok"), tolerance=_num(d.get("tolerance")),
-                   detectable=det if isinstance(det := d.get("detectable"), Mapping) else None)
+        return codec.from_json(cls, d, tolerant=True)
 
 
 @dataclass(frozen=True)
@@ -179,105 +127,45 @@ class SuiteSummary:
     errors: tuple[str, ...]
     format_errors: int
     provenance: Mapping[str, Any]
-    judge: Mapping[str, Any] | None = None
-    judge_parse_errors: tuple[str, ...] | None = None
-    judge_stability: Mapping[str, Any] | None = None
+    judge: Mapping[str, Any] | None = field(default=None, metadata=json_field(omit="none"))
+    judge_parse_errors: tuple[str, ...] | None = field(default=None, metadata=json_field(omit="none"))
+    judge_stability: Mapping[str, Any] | None = field(default=None, metadata=json_field(omit="none"))
     #: The stored baseline compared against: its provenance (model, model_fingerprint, date, ...); None without one.
-    baseline: Mapping[str, Any] | None = None
+    baseline: Mapping[str, Any] | None = field(default=None, metadata=json_field(omit="none"))
     #: Explicit refusals ("the element is not there"); None where the suite asks for none and none came.
-    refusals: int | None = None
+    refusals: int | None = field(default=None, metadata=json_field(omit="none"))
     #: The suite's verdict as the gate decided it; None in files written before verdicts were stored.
-    verdict: Verdict | None = None
+    verdict: Verdict | None = field(default=None, metadata=json_field(
+        omit="none", write=Verdict.to_json, read=Verdict.from_json))
     #: Right in the baseline, wrong now, shown to be noise (--uiground-repeat / --uiground-confirm).
-    unstable: tuple[str, ...] = ()
+    unstable: tuple[str, ...] = field(default=(), metadata=json_field(omit="empty"))
     #: --uiground-repeat: the run-to-run flip rate, overall and by slice (gate/noise.py); None when not repeated.
-    noise: Mapping[str, Any] | None = None
+    noise: Mapping[str, Any] | None = field(default=None, metadata=json_field(omit="none"))
     #: A suite that grew or shrank since its baseline: the samples it has no entry for (run, not gated) and
     #: the entries of samples the suite no longer has (dropped out).
-    new: tuple[str, ...] = ()
-    removed: tuple[str, ...] = ()
+    new: tuple[str, ...] = field(default=(), metadata=json_field(omit="empty"))
+    removed: tuple[str, ...] = field(default=(), metadata=json_field(omit="empty"))
     #: Several --uiground-api-base: per endpoint, from the records (:func:`endpoint_table`); None otherwise.
-    endpoints: Mapping[str, Any] | None = None
+    endpoints: Mapping[str, Any] | None = field(default=None, metadata=json_field(omit="none"))
     #: Records scored as the reference scores them although they look wrong (suite/loading.py: quirk).
-    quirks: tuple[str, ...] = ()
+    quirks: tuple[str, ...] = field(default=(), metadata=json_field(omit="empty"))
     #: --uiground-against: this run beside a published run, sample by sample (gate/against.py); None otherwise.
-    against: Mapping[str, Any] | None = None
+    against: Mapping[str, Any] | None = field(default=None, metadata=json_field(omit="none"))
     #: --uiground-perturb / [perturb]: per perturbation, this model before and after (report/robustness.py).
-    robustness: Mapping[str, Any] | None = None
-    version: int = VERSION
+    robustness: Mapping[str, Any] | None = field(default=None, metadata=json_field(omit="empty"))
+    #: A file without one is from before versions were written (version 1).
+    version: int = field(default=VERSION, metadata=json_field(absent=1))
 
     def comparison(self, metric: str, label: str | None = None) -> Comparison | None:
         return self.baseline_comparison.get(metric if label is None else f"{metric}.{label}")
 
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "version": self.version, "suite": self.suite, "model": self.model,
-            "model_fingerprint": self.model_fingerprint, "n_samples": self.n_samples,
-            "metrics": {k: m.to_json() for k, m in self.metrics.items()},
-            "baseline_comparison": {k: c.to_json() for k, c in self.baseline_comparison.items()},
-            "latency_ms": ({"p50": self.latency_ms.p50, "p95": self.latency_ms.p95, "n": self.latency_ms.n}
-                           if self.latency_ms else None),
-            "regressed": list(self.regressed), "fixed": list(self.fixed), "errors": list(self.errors),
-            "format_errors": self.format_errors, "provenance": dict(self.provenance),
-        }
-        if self.judge is not None:
-            out.update(judge=dict(self.judge), judge_parse_errors=list(self.judge_parse_errors or ()),
-                       judge_stability=self.judge_stability)
-        if self.baseline is not None:
-            out["baseline"] = dict(self.baseline)
-        if self.refusals is not None:
-            out["refusals"] = self.refusals
-        if self.verdict is not None:
-            out["verdict"] = self.verdict.to_json()
-        if self.unstable:
-            out["unstable"] = list(self.unstable)
-        if self.noise is not None:
-            out["noise"] = dict(self.noise)
-        if self.new:
-            out["new"] = list(self.new)
-        if self.removed:
-            out["removed"] = list(self.removed)
-        if self.endpoints is not None:
-            out["endpoints"] = {k: dict(v) for k, v in self.endpoints.items()}
-        if self.quirks:
-            out["quirks"] = list(self.quirks)
-        if self.against is not None:
-            out["against"] = dict(self.against)
-        if self.robustness:
-            out["robustness"] = dict(self.robustness)
-        return out
+        out = codec.to_json(self)
+        return {"version": out.pop("version"), **out}  # first, where a reader looks for it
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> SuiteSummary:
-        lat = d.get("latency_ms")
-        latency = None
-        if isinstance(lat, Mapping) and _num(lat.get("p50")) is not None and _num(lat.get("p95")) is not None:
-            latency = Latency(float(lat["p50"]), float(lat["p95"]), int(lat.get("n") or 0))
-        judge = d.get("judge")
-        return cls(
-            suite=str(d.get("suite") or ""), model=d.get("model"), model_fingerprint=d.get("model_fingerprint"),
-            n_samples=int(d.get("n_samples") or 0),
-            metrics={str(k): MetricSummary.from_json(v) for k, v in (d.get("metrics") or {}).items()},
-            baseline_comparison={str(k): Comparison.from_json(v)
-                                 for k, v in (d.get("baseline_comparison") or {}).items()},
-            latency_ms=latency, regressed=_ids(d.get("regressed")), fixed=_ids(d.get("fixed")),
-            errors=_ids(d.get("errors")), format_errors=int(d.get("format_errors") or 0),
-            provenance=dict(d.get("provenance") or {}),
-            judge=dict(judge) if isinstance(judge, Mapping) else None,
-            judge_parse_errors=_ids(d.get("judge_parse_errors")) if judge is not None else None,
-            judge_stability=d.get("judge_stability"),
-            baseline=dict(base) if isinstance(base := d.get("baseline"), Mapping) else None,
-            refusals=int(d["refusals"]) if isinstance(d.get("refusals"), int) else None,
-            verdict=Verdict.from_json(d.get("verdict")),
-            unstable=_ids(d.get("unstable")),
-            noise=dict(n) if isinstance(n := d.get("noise"), Mapping) else None,
-            new=_ids(d.get("new")), removed=_ids(d.get("removed")),
-            endpoints=dict(ep) if isinstance(ep := d.get("endpoints"), Mapping) else None,
-            quirks=tuple(str(q) for q in qs) if isinstance(qs := d.get("quirks"), list) else (),
-            against=dict(ag) if isinstance(ag := d.get("against"), Mapping) else None,
-            robustness=dict(rb) if isinstance(rb := d.get("robustness"), Mapping) else None,
-            version=int(d.get("version") or 1),
-        )
+        return codec.from_json(cls, d, tolerant=True)
 
 
 def dumps(doc: Mapping[str, Any]) -> str:

@@ -8,13 +8,12 @@ the file is reported with the file and the field, before any sample runs.
 
 from __future__ import annotations
 
-import math
 import re
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_uiground.record.sample import TASK_KINDS
 
@@ -22,6 +21,9 @@ if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
+
+if TYPE_CHECKING:  # the schema imports msgspec, which loads when a suite file is read, not with the plugin
+    from pytest_uiground.suite.schema import MetricTable
 
 AVERAGES = ("micro", "macro")
 #: A suite name names a folder under the baselines and report roots: no separators, no ``..``.
@@ -118,111 +120,29 @@ class SuiteConfig:
         return self.path.parent
 
 
-class _Fields:
-    """Typed access to one TOML table that names the offending field on error."""
+def _where(path: tuple[str | int, ...]) -> str:
+    """A key path as the messages write it: ``[loader]``, ``metrics[0].floor``, ``metrics[0].slice_floors: 'a=b'``."""
+    from pytest_uiground.record.schema import Key
 
-    def __init__(self, path: Path, where: str, table: Any) -> None:
-        if not isinstance(table, dict):
-            raise SuiteConfigError(f"{path}: [{where}] must be a table, got {type(table).__name__}")
-        self.path, self.where, self.table = path, where, table
-
-    def fail(self, key: str, msg: str) -> SuiteConfigError:
-        field = f"{self.where}.{key}" if self.where else f"[{key}]"
-        return SuiteConfigError(f"{self.path}: {field}: {msg}")
-
-    def get(self, key: str, kind: type | tuple[type, ...], default: Any = None, required: bool = False) -> Any:
-        if key not in self.table:
-            if required:
-                raise self.fail(key, "is required")
-            return default
-        value = self.table[key]
-        if isinstance(value, bool) and kind in (int, float, (int, float)):
-            raise self.fail(key, f"expected a number, got {value!r}")
-        if not isinstance(value, kind):
-            names = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
-            raise self.fail(key, f"expected {names}, got {value!r}")
-        return value
-
-    def number(self, key: str, low: float = 0.0, high: float = math.inf, default: float | None = None
-               ) -> float | None:
-        """A finite number in [low, high]; NaN and infinities are refused (NaN disables any comparison)."""
-        value = self.get(key, (int, float))
-        if value is None:
-            return default
-        return in_range(value, low, high, lambda msg: self.fail(key, msg))
-
-    def strings(self, key: str) -> tuple[str, ...]:
-        value = self.get(key, list, [])
-        if not all(isinstance(v, str) for v in value):
-            raise self.fail(key, f"expected a list of strings, got {value!r}")
-        return tuple(value)
-
-    def unknown(self, allowed: set[str]) -> None:
-        extra = sorted(set(self.table) - allowed)
-        if extra:
-            raise self.fail(extra[0], f"unknown field; allowed: {', '.join(sorted(allowed))}")
-
-
-def in_range(value: float, low: float, high: float, fail: Any) -> float:
-    if not math.isfinite(value) or not low <= value <= high:
-        bound = f"between {low:g} and {high:g}" if math.isfinite(high) else f">= {low:g} (and finite)"
-        raise fail(f"must be a number {bound}, got {value!r}")
-    return float(value)
-
-
-def _metric(path: Path, i: int, table: Any) -> MetricSpec:
-    f = _Fields(path, f"metrics[{i}]", table)
-    f.unknown({"name", "score", "tasks", "where", "average", "macro_over", "slices", "floor", "slice_floors",
-               "mean_of", "given", "higher_is_better", "tolerance", "ceiling", "refusals"})
-    name = f.get("name", str, required=True)
-    score = f.get("score", str)
-    tasks = f.strings("tasks")
-    for t in tasks:
-        if t not in TASK_KINDS:
-            raise f.fail("tasks", f"unknown task kind {t!r}; known: {', '.join(TASK_KINDS)}")
-    average = f.get("average", str, "micro")
-    if average not in AVERAGES:
-        raise f.fail("average", f"{average!r} is not one of {', '.join(AVERAGES)}")
-    macro_over = f.get("macro_over", str)
-    if average == "macro" and not macro_over:
-        raise f.fail("macro_over", "is required when average = 'macro' (the key to average over)")
-    where = f.get("where", dict, {})
-    refusals = f.get("refusals", str)
-    if refusals is not None and refusals not in REFUSAL_POLICIES:
-        raise f.fail("refusals", f"{refusals!r} is not one of {', '.join(REFUSAL_POLICIES)}")
-    floor = f.number("floor", 0.0, 100.0)
-    slice_floors = f.get("slice_floors", dict, {})
-    for key, value in {**where, **slice_floors}.items():
-        if isinstance(value, bool) or not isinstance(value, (str, int, float)):
-            raise f.fail("where" if key in where else "slice_floors", f"bad value for {key!r}: {value!r}")
-    for key, value in slice_floors.items():
-        if not isinstance(value, (int, float)):
-            raise f.fail("slice_floors", f"{key!r}: expected a number, got {value!r}")
-        in_range(value, 0.0, 100.0, lambda msg, key=key: f.fail("slice_floors", f"{key!r}: {msg}"))
-        if "=" not in key or key.split("=", 1)[0] not in f.strings("slices"):
-            raise f.fail("slice_floors", f"{key!r} is not a slice of this metric: write 'KEY=VALUE' with KEY one "
-                         f"of its slices ({', '.join(f.strings('slices')) or 'none declared'})")
-    return MetricSpec(
-        name=name,
-        score=score,
-        tasks=tasks,
-        where={k: str(v) for k, v in where.items()},
-        average=average,
-        macro_over=macro_over,
-        slices=f.strings("slices"),
-        floor=floor,
-        slice_floors={k: float(v) for k, v in slice_floors.items()},
-        mean_of=f.strings("mean_of"),
-        given=f.get("given", str),
-        higher_is_better=f.get("higher_is_better", bool, True),
-        tolerance=f.number("tolerance"),
-        ceiling=f.number("ceiling"),
-        refusals=refusals,
-    )
+    if len(path) == 1:
+        return f"[{path[0]}]"
+    out = ""
+    for part in path:
+        if isinstance(part, Key):
+            out += f": {str(part)!r}"
+        elif isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += f".{part}" if out else part
+    return out
 
 
 def load_suite_config(path: Path) -> SuiteConfig:
-    """Parse and validate a suite.toml file."""
+    """Parse and validate a suite.toml file: its types, ranges and words by the schema
+    (:mod:`pytest_uiground.suite.schema`), then what a type cannot say, each problem one line."""
+    from pytest_uiground.record.schema import SchemaError, convert
+    from pytest_uiground.suite.schema import SuiteFile
+
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
@@ -237,118 +157,96 @@ def load_suite_config(path: Path) -> SuiteConfig:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise SuiteConfigError(f"{path}: not valid TOML: {exc}") from exc
-    top = _Fields(path, "", data)
-    top.unknown({"suite", "loader", "metrics", "baseline", "latency", "limit", "models", "scorer", "perturb"})
-    models = top.get("models", dict, {})
+
+    def fail(where: str, msg: str) -> SuiteConfigError:
+        return SuiteConfigError(f"{path}: {where}: {msg}")
+
+    try:
+        raw = convert(data, SuiteFile)
+    except SchemaError as exc:
+        raise fail(_where(exc.problem.path), exc.problem.why) from None
     from pytest_uiground.models.overrides import check_variant, from_table
 
-    for model_name, table in models.items():
-        if not isinstance(table, dict):
-            raise top.fail("models", f"[models.{model_name}] must be a table")
+    for model_name, table in raw.models.items():
         try:
             check_variant(model_name, from_table(table, where=f"[models.{model_name}]"))
         except ValueError as exc:
             raise SuiteConfigError(f"{path}: {exc}") from exc
-    suite = _Fields(path, "suite", top.get("suite", dict, required=True))
-    suite.unknown({"name", "version", "description", "hub_dataset", "hub_task"})
-    hub_dataset = suite.get("hub_dataset", str, "")
-    if hub_dataset and not re.fullmatch(r"[\w.-]+/[\w.-]+", hub_dataset):
-        raise suite.fail("hub_dataset", f"{hub_dataset!r} is not a Hub dataset id; write it as owner/name "
-                         "(e.g. \"Hcompany/WebClick\")")
-    loader = _Fields(path, "loader", top.get("loader", dict, required=True))
-    loader.unknown({"name", "options"})
-    metrics_raw = top.get("metrics", list, required=True)
-    if not metrics_raw:
-        raise top.fail("metrics", "declare at least one [[metrics]] table")
-    metrics = tuple(_metric(path, i, m) for i, m in enumerate(metrics_raw))
+    if not raw.metrics:
+        raise fail("[metrics]", "declare at least one [[metrics]] table")
+    metrics = tuple(_metric(m, f"metrics[{i}]", fail) for i, m in enumerate(raw.metrics))
     names = [m.name for m in metrics]
     dup = {n for n in names if names.count(n) > 1}
     if dup:
-        raise top.fail("metrics", f"duplicate metric name {sorted(dup)[0]!r}")
+        raise fail("[metrics]", f"duplicate metric name {sorted(dup)[0]!r}")
     for i, m in enumerate(metrics):
         for ref in m.mean_of:
             if ref not in names[:i]:
-                raise SuiteConfigError(
-                    f"{path}: metrics[{i}].mean_of: {ref!r} is not a metric declared before {m.name!r}"
-                )
-    baseline = _Fields(path, "baseline", top.get("baseline", dict, {}))
-    baseline.unknown({"tolerance", "slice_tolerance", "regressions", "significant_level", "min_slice",
-                      "require_power"})
-    tolerance, tolerance_samples = _tolerance(baseline, "tolerance", 2.0)
-    slice_tolerance, slice_tolerance_samples = _tolerance(baseline, "slice_tolerance", 5.0)
-    min_slice = baseline.get("min_slice", int, MIN_SLICE)
-    if min_slice < 0:
-        raise baseline.fail("min_slice", f"must be >= 0 (0 gates every slice), got {min_slice}")
-    regressions = baseline.get("regressions", str, "each")
-    if regressions not in REGRESSION_RULES:
-        raise baseline.fail("regressions", f"{regressions!r} is not one of {', '.join(REGRESSION_RULES)}: 'each' "
-                            "fails the run for every regressed sample, 'significant' only when regressions "
-                            "outnumber fixes significantly")
-    level = baseline.number("significant_level", default=0.05)
-    if level is None or not 0.0 < level < 0.5:
-        raise baseline.fail("significant_level", f"must be a number between 0 and 0.5 (e.g. 0.05), got {level!r}")
-    latency = _Fields(path, "latency", top.get("latency", dict, {}))
-    latency.unknown({"p50_ms", "p95_ms", "benchmark_samples"})
-    scorer = _Fields(path, "scorer", top.get("scorer", dict, {}))
-    scorer.unknown({"name", "refusals"})
-    policy = scorer.get("refusals", str)
-    if policy is not None and policy not in REFUSAL_POLICIES:
-        raise scorer.fail("refusals", f"{policy!r} is not one of {', '.join(REFUSAL_POLICIES)}: 'count' keeps the "
-                          "samples whose answer should be a refusal in the denominator (the official rule), "
-                          "'exclude' leaves them out")
-    perturb = _Fields(path, "perturb", top.get("perturb", dict, {}))
-    perturb.unknown({"variants"})
-    limit = _Fields(path, "limit", top.get("limit", dict, {}))
-    limit.unknown({"stratify"})
-    bench_n = latency.get("benchmark_samples", int, 5)
-    if bench_n < 1:
-        raise latency.fail("benchmark_samples", f"must be >= 1, got {bench_n}")
-    p50, p95 = latency.number("p50_ms"), latency.number("p95_ms")
-    name = suite.get("name", str, required=True)
-    if not SAFE_NAME.fullmatch(name) or ".." in name:
-        raise suite.fail("name", f"{name!r} is not a safe name: it names the folder baselines/<name>/, so use "
-                         "letters, digits, '_', '-' and '.' (no '/', no '..'), starting with a letter or digit")
+                raise fail(f"metrics[{i}].mean_of", f"{ref!r} is not a metric declared before {m.name!r}")
+    base = raw.baseline
+    tolerance, tolerance_samples = _tolerance(base.tolerance, 2.0, lambda msg: fail("baseline.tolerance", msg))
+    slice_tolerance, slice_tolerance_samples = _tolerance(
+        base.slice_tolerance, 5.0, lambda msg: fail("baseline.slice_tolerance", msg))
     return SuiteConfig(
-        name=name,
-        version=str(suite.get("version", (str, int), required=True)),
-        description=suite.get("description", str, ""),
-        hub_dataset=hub_dataset,
-        hub_task=suite.get("hub_task", str, ""),
+        name=raw.suite.name,
+        version=str(raw.suite.version),
+        description=raw.suite.description,
+        hub_dataset=raw.suite.hub_dataset,
+        hub_task=raw.suite.hub_task,
         path=path,
-        loader=loader.get("name", str, required=True),
-        loader_options=loader.get("options", dict, {}),
+        loader=raw.loader.name,
+        loader_options=raw.loader.options,
         metrics=metrics,
         tolerance=tolerance,
         slice_tolerance=slice_tolerance,
         tolerance_samples=tolerance_samples,
         slice_tolerance_samples=slice_tolerance_samples,
-        min_slice=min_slice,
-        regressions=regressions,
-        significant_level=level,
-        require_power=baseline.get("require_power", bool, False),
-        latency=LatencySpec(
-            p50_ms=p50,
-            p95_ms=p95,
-            benchmark_samples=bench_n,
-        ),
-        stratify=limit.strings("stratify"),
-        models=models,
-        scorer=scorer.get("name", str, "task"),
-        refusals=policy,
-        perturb=_perturbations(perturb),
+        min_slice=base.min_slice,
+        regressions=base.regressions,
+        significant_level=base.significant_level,
+        require_power=base.require_power,
+        latency=LatencySpec(p50_ms=raw.latency.p50_ms, p95_ms=raw.latency.p95_ms,
+                            benchmark_samples=raw.latency.benchmark_samples),
+        stratify=tuple(raw.limit.stratify),
+        models=raw.models,
+        scorer=raw.scorer.name,
+        refusals=raw.scorer.refusals,
+        perturb=_perturbations(raw.perturb.variants, lambda msg: fail("perturb.variants", msg)),
     )
 
 
-def _perturbations(table: _Fields) -> tuple[str, ...]:
+def _metric(m: MetricTable, where: str, fail_at: Callable[[str, str], SuiteConfigError]) -> MetricSpec:
+    """A ``[[metrics]]`` table the schema accepted, checked for what its types cannot say."""
+    def fail(key: str, msg: str) -> SuiteConfigError:
+        return fail_at(f"{where}.{key}", msg)
+
+    for t in m.tasks:
+        if t not in TASK_KINDS:
+            raise fail("tasks", f"unknown task kind {t!r}; known: {', '.join(TASK_KINDS)}")
+    if m.average == "macro" and not m.macro_over:
+        raise fail("macro_over", "is required when average = 'macro' (the key to average over)")
+    for key in m.slice_floors:
+        if "=" not in key or key.split("=", 1)[0] not in m.slices:
+            raise fail("slice_floors", f"{key!r} is not a slice of this metric: write 'KEY=VALUE' with KEY one "
+                       f"of its slices ({', '.join(m.slices) or 'none declared'})")
+    return MetricSpec(
+        name=m.name, score=m.score, tasks=tuple(m.tasks), where={k: str(v) for k, v in m.where.items()},
+        average=m.average, macro_over=m.macro_over, slices=tuple(m.slices), floor=m.floor,
+        slice_floors={k: float(v) for k, v in m.slice_floors.items()}, mean_of=tuple(m.mean_of), given=m.given,
+        higher_is_better=m.higher_is_better, tolerance=m.tolerance, ceiling=m.ceiling, refusals=m.refusals,
+    )
+
+
+def _perturbations(variants: Iterable[str], fail: Callable[[str], SuiteConfigError]) -> tuple[str, ...]:
     """``[perturb] variants = ["scale:0.75", "letterbox:1920x720", "invert"]``, each checked, as canonical specs."""
     from pytest_uiground.perturb.transforms import PerturbSpecError, parse
 
     out: list[str] = []
-    for text in table.strings("variants"):
+    for text in variants:
         try:
             spec = parse(text).spec
         except PerturbSpecError as exc:
-            raise table.fail("variants", str(exc)) from None
+            raise fail(str(exc)) from None
         if spec not in out:
             out.append(spec)
     return tuple(out)
@@ -357,19 +255,19 @@ def _perturbations(table: _Fields) -> tuple[str, ...]:
 _SAMPLES = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*samples?\s*$")
 
 
-def _tolerance(table: _Fields, key: str, default: float) -> tuple[float, float]:
+def _tolerance(value: float | str | None, default: float, fail: Callable[[str], SuiteConfigError]
+               ) -> tuple[float, float]:
     """``(points, samples)`` of a tolerance: a number of points, ``"auto"`` (the larger of ``default``
     points and one sample's worth) or ``"K samples"`` (K samples' worth alone)."""
-    value = table.table.get(key)
     if isinstance(value, str):
         if value.strip() == "auto":
             return default, 1.0
         m = _SAMPLES.match(value)
         if m is None:
-            raise table.fail(key, f"{value!r} is not a number of points, \"auto\" or \"K samples\" (e.g. "
-                             "\"1 sample\": one flip's worth of points, 100/n for n samples)")
+            raise fail(f"{value!r} is not a number of points, \"auto\" or \"K samples\" (e.g. "
+                       "\"1 sample\": one flip's worth of points, 100/n for n samples)")
         return 0.0, float(m.group(1))
-    return table.number(key, default=default) or 0.0, 0.0
+    return (default if value is None else float(value)), 0.0
 
 
 def check_against_samples(config: SuiteConfig, metas: Iterable[Mapping[str, str]]) -> None:
