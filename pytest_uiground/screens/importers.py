@@ -46,6 +46,7 @@ from __future__ import annotations
 import argparse
 import filecmp
 import glob
+import re
 import shutil
 import sys
 import urllib.parse
@@ -300,6 +301,27 @@ def _ls_image(value: Any, where: str) -> str:
     return PurePosixPath(urllib.parse.unquote(parsed.path)).name
 
 
+_UPLOAD_PREFIX: Final = re.compile(r"^[0-9a-f]{8}-(?=.)")
+"""Label Studio's prefix on an uploaded file's name (``4434e27d-a.png`` for ``a.png``)."""
+
+
+def _ls_found(images: Images, name: str, where: str) -> str:
+    """The screenshot of an uploaded task: the export names Label Studio's copy (``4434e27d-a.png``); a user
+    who kept only the file they uploaded (``a.png``) has it under its own name, taken when the copy is
+    absent. The error, when neither is there, is the one for the name the export gives."""
+    try:
+        return images.relative(name, where)
+    except ImportFailed:
+        own = PurePosixPath(name)
+        if not _UPLOAD_PREFIX.match(own.name):
+            raise
+        try:
+            return images.relative(str(own.with_name(_UPLOAD_PREFIX.sub("", own.name))), where)
+        except ImportFailed:
+            pass
+        raise
+
+
 def _dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
@@ -324,7 +346,7 @@ def from_label_studio(path: Path, images: Images, records: Records) -> None:
                                "'JSON' (Label Studio JSON)")
         source = _dict(task.get("data"))
         image_key = next((k for k in ("image", "img", "screenshot") if k in source), next(iter(source), None))
-        image = images.relative(_ls_image(source.get(image_key) if image_key else None, name), name)
+        image = _ls_found(images, _ls_image(source.get(image_key) if image_key else None, name), name)
         meta = _meta({k: v for k, v in source.items() if k != image_key}, fmt.KNOWN)
         annotations = _list(task.get("annotations")) or _list(task.get("completions"))
         results = [r for a in annotations if isinstance(a, dict) and not a.get("was_cancelled")

@@ -111,6 +111,21 @@ def test_label_studio_s_own_export_imports_to_the_pixel_boxes_it_was_given(
     loads_clean(out)
 
 
+def test_an_upload_kept_under_its_own_name_is_found(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A user who kept the file they uploaded (``a.png``), not Label Studio's copy (``4434e27d-a.png``)."""
+    folder = copied(tmp_path, "label-studio")
+    stored = next(folder.glob("*-a.png"))
+    stored.rename(folder / "a.png")
+    out = tmp_path / "suite" / fmt.DEFAULT_FILE
+    lines = imported("label-studio", folder / "export.json", out, capsys)
+    assert {line["image"] for line in lines} == {"images/a.png", "images/b.png"}
+    loads_clean(out)
+    (folder / "a.png").unlink()  # neither name there: the error names the export's own
+    out2 = tmp_path / "suite2" / fmt.DEFAULT_FILE
+    assert importers.main(["label-studio", str(folder / "export.json"), "--out", str(out2)]) == 1
+    assert f"image {stored.name!r} not found" in capsys.readouterr().err
+
+
 def test_label_studio_s_json_min_export_is_refused_naming_the_fix(tmp_path: Path,
                                                                    capsys: pytest.CaptureFixture[str]) -> None:
     folder = copied(tmp_path, "label-studio")
