@@ -107,7 +107,8 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     try:
         loaded = state.suite(path)
         state.baseline(loaded.config.name)  # read once; a damaged one fails the aggregate checks
-        check_replay_parser(state.options.model, loaded.config.name, loaded.config.models)
+        model = state.options.model
+        check_replay_parser(model.name, model.replay_parser, loaded.config.name, loaded.config.models)
     except (SuiteConfigError, SuiteLoadError, registry.UnknownNameError, ValueError) as exc:
         raise SuiteFile.CollectError(str(exc)) from exc
     # --uiground-only-new's new samples, then --uiground-limit's subset and --uiground-shard's part of them

@@ -32,7 +32,6 @@ from pytest_uiground.record.sample import TASK_KINDS, Sample
 from pytest_uiground.registry import OVERRIDES_GROUP, import_object, known
 
 if TYPE_CHECKING:
-    from pytest_uiground.models.base import ModelOptions
     from pytest_uiground.models.families.reading import ParseContext, Parsed
 
 
@@ -132,14 +131,14 @@ def resolve(suite: str, model: str, table: Mapping[str, Any] | None) -> Override
     return result
 
 
-def check_replay_parser(model: ModelOptions, suite: str, tables: Mapping[str, Mapping[str, Any]]) -> None:
+def check_replay_parser(model_name: str, parser: str | None, suite: str,
+                        tables: Mapping[str, Mapping[str, Any]]) -> None:
     """``--uiground-replay-parser NAME`` that is no family needs the suite to declare that parser.
 
     Checked when the suite is collected (the first moment its ``[models.<name>]`` tables are
     known), so a typo is one collection error rather than a format error on every sample.
     """
-    parser = model.replay_parser
-    if model.name != "replay" or not parser or parser in families.names():
+    if model_name != "replay" or not parser or parser in families.names():
         return
     if resolve(suite, parser, tables.get(parser)).parser:
         return
