@@ -30,12 +30,10 @@ from typing import Any, Final
 
 from pytest_uiground.record.files import atomic_write_text
 from pytest_uiground.screens import format as fmt
-from pytest_uiground.screens import importers
+from pytest_uiground.screens import importers, slicing
 from pytest_uiground.suite import init as core_init
 
 SCREENS: Final = "screens"
-SLICE_MAX_VALUES: Final = 12
-"""A key with more distinct values than this is an identifier, not a slice (one sample per value)."""
 
 
 class ScaffoldError(Exception):
@@ -86,14 +84,8 @@ def suite_toml(name: str, lines: Sequence[dict[str, Any]]) -> str:
     """suite.toml for these lines: metrics for the tasks present (point when there are none yet), the slices
     that exist on every line with 2..12 values, and the size-aware tolerance."""
     tasks = {str(line.get("task", "point")) for line in lines} or {"point"}
-    keys: dict[str, set[str]] = {}
-    for line in lines:
-        for k, v in line.items():
-            if k not in fmt.KNOWN or k == "element_type":
-                keys.setdefault(k, set()).add(str(v))
     # A key every line has, with a few values shared by several samples (one value per sample is an id).
-    slices = [k for k, values in sorted(keys.items()) if 1 < len(values) <= SLICE_MAX_VALUES
-              and len(values) < len(lines) and all(k in line for line in lines)]
+    slices = list(slicing.slice_keys(lines))
     if not lines:
         # Nothing annotated yet (the usual start: screenshots only, then the annotator): the annotator writes
         # element_type on every element it saves (a proposal's kind, "icon" for a drawn box), so the first

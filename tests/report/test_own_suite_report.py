@@ -1,5 +1,6 @@
 """The report of a suite of one's own screenshots (issue 39, "Report for own suites"): made by ``init
---from`` before any annotation, it slices by ``element_type`` once annotated; a suite grown since its
+--from`` before any annotation, it slices by ``element_type`` once annotated, and a metadata key the
+lines gained since is named at collection with the ``suite.toml`` line to add; a suite grown since its
 baseline compares value, baseline and delta on the same samples, saying how many new ones it leaves
 out, in summary.json, the terminal, Markdown, JUnit and report.html alike; answers that all came from
 the prediction cache read "cached" where latency is shown. Each run with and without ``-n 2``.
@@ -14,9 +15,8 @@ import xml.etree.ElementTree as ET
 import pytest
 from ownsuite import OwnSuite, grown
 
+from pytest_uiground.screens import scaffold, slicing
 from pytest_uiground.suite.config import load_suite_config
-
-pytestmark = pytest.mark.slow
 
 
 @pytest.fixture
@@ -24,6 +24,7 @@ def own(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> OwnSuite:
     return OwnSuite(pytester, monkeypatch)
 
 
+@pytest.mark.slow
 def test_a_suite_made_before_annotating_slices_by_element_type_and_cached_latency_says_cached(
         own: OwnSuite, xdist: list[str]) -> None:
     (metric,) = load_suite_config(own.suite / "suite.toml").metrics
@@ -42,6 +43,9 @@ def test_a_suite_made_before_annotating_slices_by_element_type_and_cached_latenc
     for k in kinds:
         assert doc["slice_n"][f"element_type={k}"] == sum(line["element_type"] == k for line in lines)
     assert re.search(r"^\s+element_type=icon\s", out, re.M), out  # a row of the terminal table
+    # a key the lines gained after init (every line has "theme") is named, with the line to add, at collection
+    notes = [q for q in own.summary().get("quirks", []) if "no metric slices by it" in q]
+    assert len(notes) == 1 and "'theme' (2 values: dark, light)" in notes[0] and '"theme"' in notes[0], notes
     # every answer came from the cache: no "p50 - ms" anywhere, "cached" wherever latency is shown
     said = f"latency per sample: cached (all {len(lines)} predictions came from the prediction cache"
     markdown = (own.root / "out" / "summary.md").read_text()
@@ -52,6 +56,7 @@ def test_a_suite_made_before_annotating_slices_by_element_type_and_cached_latenc
     assert page.count("<td>cached</td>") == len(lines)  # the sample table's ms column
 
 
+@pytest.mark.slow
 def test_a_grown_suite_compares_value_and_baseline_on_the_same_samples(own: OwnSuite, xdist: list[str]) -> None:
     result, new, wrong = grown(own, xdist)
     out = result.stdout.str()
@@ -96,3 +101,16 @@ def test_a_grown_suite_compares_value_and_baseline_on_the_same_samples(own: OwnS
     props = {p.get("name"): p.get("value") for p in case.iter("property")}
     assert float(props["value"]) - float(props["baseline"]) == pytest.approx(float(props["delta"]), abs=1e-3)
     assert props["left_out"] == str(len(new)) and props["n"] == str(len(old))
+
+
+def test_the_slice_rule_takes_keys_every_line_has_with_a_few_shared_values() -> None:
+    """One rule for init --from and the loader's note (:mod:`pytest_uiground.screens.slicing`)."""
+    lines = [{"image": "a.png", "instruction": f"i{i}", "bbox": [0, 0, 4, 4], "app": "mail" if i < 3 else "chat",
+              "element_type": "icon" if i % 2 else "text", "serial": str(i), **({"theme": "dark"} if i else {})}
+             for i in range(6)]
+    assert slicing.slice_keys(lines) == {"app": ["chat", "mail"], "element_type": ["icon", "text"]}
+    (note,) = slicing.unsliced(lines, {"element_type", "size"}, "suites/x/suite.toml")
+    assert note.startswith("every sample has 'app' (2 values: chat, mail)") and "suites/x/suite.toml" in note
+    assert slicing.unsliced(lines, {"app", "element_type"}, "suite.toml") == []
+    assert scaffold.suite_toml("x", lines).count('slices = ["app", "element_type", "size"]') == 1
+    assert 'slices = ["element_type", "size"]' in scaffold.suite_toml("x", [])  # before the annotator ran
