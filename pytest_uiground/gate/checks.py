@@ -183,6 +183,19 @@ class Check:
         return -self.paired.delta if self.higher_is_better else self.paired.delta
 
     @property
+    def left_out(self) -> int:
+        """Samples in :attr:`current` that the baseline lacks (new ones, grown since it was recorded): the
+        paired comparison leaves them out, so the value shown beside the baseline leaves them out too."""
+        return self.current.n - self.paired.n if self.paired is not None else 0
+
+    @property
+    def compared_value(self) -> float:
+        """The value on the samples the baseline has, the one that ``baseline`` and ``delta`` are compared
+        with (issue 39: a slice read 31.25 against 35.71 with delta +0.00, the value counting new samples
+        and the baseline not); the value on every sample (floors, snapshots) stays :attr:`current`."""
+        return self.paired.current_value if self.paired is not None else self.current.value
+
+    @property
     def label(self) -> str:
         return self.metric if self.slice is None else f"{self.metric}.{self.slice}"
 

@@ -182,7 +182,8 @@ def sample_entry(record: SampleResult, sample: Sample | None, screens: _Screens,
     """
     entry: dict[str, Any] = {
         "id": record.id, "task": record.task, "meta": dict(record.meta), "outcome": outcome_of(record),
-        "value": _jsonable(record.value), "correct": record.correct, "latency": _jsonable(record.latency_ms),
+        "value": _jsonable(record.value), "correct": record.correct,
+        "latency": "cached" if record.cache == "hit" else _jsonable(record.latency_ms),
         "format_error": record.format_error, "error": _clip(record.error) if record.error else None,
         "raw": _clip(record.raw), "pred": prediction_fields(record.prediction, record.task),
         "components": _jsonable(record.score.components), "notes": _jsonable(record.score.notes),
@@ -244,7 +245,9 @@ def _row(i: int, record: SampleResult, keys: Sequence[str], crop_src: str, lazy:
     cells = [f'<td class="t">{thumb}</td>', f'<td class="l id" title="{esc(record.id)}">{esc(record.id)}</td>',
              f'<td class="l instr" title="{esc(instruction)}">{esc(_clip(instruction, 80))}</td>',
              f'<td class="l"><span class="tag {esc(outcome)}">{esc(outcome)}</span></td>',
-             f"<td>{esc(fmt(record.value, digits=1))}</td>", f"<td>{esc(fmt(latency, digits=1))}</td>"]
+             f"<td>{esc(fmt(record.value, digits=1))}</td>",
+             # an answer from the prediction cache was not timed in this run: its stored time would read as one
+             "<td>cached</td>" if record.cache == "hit" else f"<td>{esc(fmt(latency, digits=1))}</td>"]
     cells += [f'<td class="l">{esc(record.meta.get(k, ""))}</td>' for k in keys]
     return f'<tr data-i="{i}" data-o="{esc(outcome)}" id="row-{i}">' + "".join(cells) + "</tr>"
 
@@ -286,12 +289,17 @@ def browser(summary: SuiteSummary, records: Sequence[SampleResult], lookup: Look
     head = ('<tr><th class="t">zoom</th><th class="l id">id</th><th class="l">instruction</th><th class="l">outcome'
             '</th><th>score</th><th>ms</th>' + "".join(f'<th class="l">{esc(k)}</th>' for k in keys) + "</tr>")
     # The blue swatch only where a sample has an input click (detection tasks): point suites have none.
-    click = '<span class="sw b"></span>input click ' if any(e["click"] for e in entries) else ""
+    click = '<span class="sw b" data-mark="m-click"></span>input click ' if any(e["click"] for e in entries) else ""
     # The purple swatch only where a changed sample carries the baseline's answer.
-    before = '<span class="sw p"></span>baseline\'s answer ' if any(e["before"] for e in entries) else ""
-    legend = ('<p class="legend"><span class="sw g"></span>ground truth <span class="sw r"></span>prediction '
-              f'{click}{before}&nbsp; Click a row (or use j/k) for the screenshot, the zoomed crop, the instruction '
-              "and the raw output.</p>")
+    before = ('<span class="sw p" data-mark="m-before"></span>baseline\'s answer '
+              if any(e["before"] for e in entries) else "")
+    # The dashed amber box on the screenshot is the region the zoomed crop shows (issue 39: it had no legend).
+    crop = ('<span class="sw c" data-mark="m-crop"></span>zoomed area (the crop beside it) '
+            if any(e.get("rect") for e in entries) else "")
+    legend = ('<p class="legend"><span class="sw g" data-mark="m-truth"></span>ground truth '
+              '<span class="sw r" data-mark="m-pred"></span>prediction '
+              f'{click}{before}{crop}&nbsp; Click a row (or use j/k) for the screenshot, the zoomed crop, the '
+              "instruction and the raw output.</p>")
     doc = {"keys": keys, "screens": screens.entries, "samples": entries}
     return (legend + _filters(records, keys)
             + '<div class="browse"><div class="tablewrap"><table id="samples" class="sortable"><thead>' + head

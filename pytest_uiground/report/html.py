@@ -34,7 +34,7 @@ from pytest_uiground.report import assets, browse, robustness, units
 from pytest_uiground.report import plots as pl
 from pytest_uiground.report.gallery import Images, Lookup
 from pytest_uiground.report.markup import esc, fingerprint_table, fmt, is_number, page, plain
-from pytest_uiground.report.summary import Comparison, MetricSummary, SuiteSummary
+from pytest_uiground.report.summary import Comparison, MetricSummary, SuiteSummary, latency_text
 
 Interval = tuple[float, float]
 
@@ -134,9 +134,10 @@ def failed_line(summary: SuiteSummary) -> str:
 def banner(summary: SuiteSummary) -> str:
     cls, headline = verdict(summary)
     prov = summary.provenance
-    run = (f"<b>{esc(summary.model or prov.get('model') or '?')}</b> \u00b7 fingerprint "
-           f"{esc(short(summary.model_fingerprint))} \u00b7 {esc(prov.get('date') or '?')} \u00b7 "
-           f"{summary.n_samples} samples")
+    # The fingerprints are one table under these lines (header): printed here as well they read as JSON
+    # twice above the table that showed them again (issue 39).
+    run = (f"<b>{esc(summary.model or prov.get('model') or '?')}</b> \u00b7 {esc(prov.get('date') or '?')} "
+           f"\u00b7 {summary.n_samples} samples")
     base = summary.baseline
     if base is None and summary.verdict is not None and summary.verdict.fate.value == "updated":
         against = "none before this run: it recorded one (<code>--snapshot-update</code>); commit it"
@@ -144,8 +145,7 @@ def banner(summary: SuiteSummary) -> str:
         against = ("none: the gate fails until one is recorded with <code>--snapshot-update</code> "
                    "and committed")
     else:
-        against = (f"<b>{esc(base.get('model') or '?')}</b> \u00b7 fingerprint "
-                   f"{esc(short(base.get('model_fingerprint')))} \u00b7 {esc(base.get('date') or '?')} \u00b7 "
+        against = (f"<b>{esc(base.get('model') or '?')}</b> \u00b7 {esc(base.get('date') or '?')} \u00b7 "
                    f"{esc(base.get('n_samples', '?'))} samples")
     extra = []
     if summary.errors:
@@ -193,7 +193,8 @@ def header(summary: SuiteSummary) -> str:
         rows += [(f"baseline: {k}", plain(v)) for k, v in base.items() if k != "model_fingerprint"]
     items = "".join(f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in rows)
     table = fingerprint_table(summary.model_fingerprint, base.get("model_fingerprint") if base else None)
-    return f'{table}<details class="prov"><summary>run details</summary><dl class="meta">{items}</dl></details>'
+    return (f'<div class="scrollx">{table}</div>'
+            f'<details class="prov"><summary>run details</summary><dl class="meta">{items}</dl></details>')
 
 
 def judge_rows(summary: SuiteSummary) -> list[tuple[str, object]]:
@@ -213,32 +214,63 @@ def judge_rows(summary: SuiteSummary) -> list[tuple[str, object]]:
 
 HEAD = ("metric", "slice", "n", "value", "95% interval", "baseline", "delta", "delta 95% interval", "paired p",
         "check")
+WITH_NEW = "with new"
+"""The extra column of a suite grown since its baseline: the value on every sample (new ones too)."""
+
+
+def grown(summary: SuiteSummary) -> bool:
+    return any(c.left_out for c in summary.baseline_comparison.values())
+
+
+def head(summary: SuiteSummary) -> tuple[str, ...]:
+    """:data:`HEAD`, with :data:`WITH_NEW` after ``delta`` where the comparison leaves new samples out."""
+    if not grown(summary):
+        return HEAD
+    return (*HEAD[:4], "95% interval (with new)", *HEAD[5:7], WITH_NEW, *HEAD[7:])
 
 
 def metric_rows(summary: SuiteSummary, records: Sequence[SampleResult]) -> list[list[str]]:
-    """Rows of :data:`HEAD`, numbers in the metric's unit, as the terminal table has them."""
+    """Rows of :func:`head`, numbers in the metric's unit, as the terminal table has them."""
     rows: list[list[str]] = []
+    extra = grown(summary)
     for name, entry in summary.metrics.items():
         unit = units.unit_of(name, entry.unit)
-        rows.append(_metric_row(name, None, entry.value, entry.n, entry.interval, summary.comparison(name), unit))
+        rows.append(_metric_row(name, None, entry.value, entry.n, entry.interval, summary.comparison(name), unit,
+                                extra))
         for label, value in entry.slices.items():
             rows.append(_metric_row(name, label, value, entry.slice_n.get(label, 0),
                                     metric_slice_interval(entry, label, records), summary.comparison(name, label),
-                                    unit))
+                                    unit, extra))
     return rows
 
 
 def _metric_row(name: str, label: str | None, value: float | None, n: int, interval: Interval | None,
-                comp: Comparison | None, unit: units.Unit) -> list[str]:
+                comp: Comparison | None, unit: units.Unit, extra: bool = False) -> list[str]:
+    """One row. ``n``, ``value``, ``baseline`` and ``delta`` are on the same samples, the ones the baseline has
+    (``with new``: the value on every sample, where the suite grew since; the 95% interval is of that one)."""
     def iv(x: Interval | None, signed: bool = False) -> str:
         return "-" if x is None else f"[{unit.fmt(x[0], signed)}, {unit.fmt(x[1], signed)}]"
 
-    head = [name, label or "(all)", str(n), unit.fmt(value), iv(interval)]
+    left_out = comp.left_out if comp is not None else 0
+    shown = comp.value if comp is not None and left_out else value
+    first = [name, label or "(all)", f"{n - left_out} of {n}" if left_out else str(n), unit.fmt(shown), iv(interval)]
+    with_new = ([f"{unit.fmt(value)} (+{left_out})" if left_out else "-"] if extra else [])
     if comp is None:
-        return [*head, "-", "-", "-", "-", "-"]
+        return [*first, "-", "-", *with_new, "-", "-", "-"]
     p = "-" if comp.mcnemar_p is None else f"{comp.mcnemar_p:.3g}"
-    return [*head, unit.fmt(comp.baseline), unit.fmt(comp.delta, signed=True), iv(comp.delta_interval, True), p,
-            comp.verdict or "-"]
+    return [*first, unit.fmt(comp.baseline), unit.fmt(comp.delta, signed=True), *with_new,
+            iv(comp.delta_interval, True), p, comp.verdict or "-"]
+
+
+def left_out_note(summary: SuiteSummary) -> str:
+    """Under a metrics table whose comparison leaves new samples out: how many, as the terminal says it."""
+    most = max(summary.baseline_comparison.values(), key=lambda c: c.left_out, default=None)
+    if most is None or not most.left_out:
+        return ""
+    n = most.left_out
+    return (f'<p class="note left-out">n, value, baseline and delta are on the samples the baseline has; {n} new '
+            f"sample{'s' * (n != 1)} not in it {'are' if n != 1 else 'is'} left out of the comparison "
+            f"(\u201c{WITH_NEW}\u201d and the 95% interval count them)</p>")
 
 
 def _delta_class(comp: Comparison | None, higher_is_better: bool) -> str:
@@ -248,8 +280,10 @@ def _delta_class(comp: Comparison | None, higher_is_better: bool) -> str:
 
 
 def metrics_table(summary: SuiteSummary, records: Sequence[SampleResult]) -> str:
-    out = ['<table class="metrics sortable"><tr>' + "".join(f'<th class="{"l" if i < 2 else ""}">{esc(h)}</th>'
-                                                  for i, h in enumerate(HEAD)) + "</tr>"]
+    cols = head(summary)
+    delta_at = cols.index("delta")
+    out = ['<div class="scrollx"><table class="metrics sortable"><tr>'
+           + "".join(f'<th class="{"l" if i < 2 else ""}">{esc(h)}</th>' for i, h in enumerate(cols)) + "</tr>"]
     rows = iter(metric_rows(summary, records))
     for name, entry in summary.metrics.items():
         unit = units.unit_of(name, entry.unit)
@@ -260,15 +294,24 @@ def metrics_table(summary: SuiteSummary, records: Sequence[SampleResult]) -> str
             what = (f'{esc(name)}<br><span class="unit">{esc(unit.axis)}, {units.direction(entry.higher_is_better)}'
                     "</span>") if label is None else ""
             cells = [f'<td class="l">{what}</td>', f'<td class="l">{esc(row[1])}</td>']
-            cells += [f"<td>{esc(c)}</td>" for c in row[2:6]]
-            cells.append(f'<td class="{_delta_class(comp, entry.higher_is_better)}">{esc(row[6])}</td>')
-            cells += [f"<td>{esc(c)}</td>" for c in row[7:9]]
-            cells.append(f'<td class="{esc(row[-1])}">{esc(row[-1])}</td>')
+            cells += [f"<td>{esc(c)}</td>" for c in row[2:delta_at]]
+            cells.append(f'<td class="{_delta_class(comp, entry.higher_is_better)}">{esc(row[delta_at])}</td>')
+            cells += [f"<td>{esc(c)}</td>" for c in row[delta_at + 1:-1]]
+            cells.append(f'<td class="check {esc(row[-1])}">{esc(row[-1])}</td>')
             out.append(f'<tr class="{cls}">' + "".join(cells) + "</tr>")
-    out.append("</table>")
-    p50, p95 = latency_percentiles(summary, records)
-    out.append(f'<p>latency per sample: p50 {fmt(p50, digits=1)} ms, p95 {fmt(p95, digits=1)} ms</p>')
-    return "\n".join(out)
+    out.append("</table></div>")
+    out.append(left_out_note(summary))
+    out.append(f'<p class="latency">{esc(latency_line(summary, records))}</p>')
+    return "\n".join(o for o in out if o)
+
+
+def latency_line(summary: SuiteSummary, records: Sequence[SampleResult]) -> str:
+    """The latency line as the terminal has it: ``cached`` when every answer came from the cache."""
+    timed = latencies(records)
+    cached = sum(r.cache == "hit" for r in records)
+    p50, p95 = latency_percentiles(summary, records) if timed or summary.latency_ms is not None else (None, None)
+    n = summary.latency_ms.n if summary.latency_ms is not None and summary.latency_ms.n else len(timed)
+    return latency_text(p50 if is_number(p50) else None, p95 if is_number(p95) else None, n, cached)
 
 
 # -- plots --------------------------------------------------------------------------
@@ -276,12 +319,18 @@ def metrics_table(summary: SuiteSummary, records: Sequence[SampleResult]) -> str
 def metric_chart(name: str, entry: MetricSummary, summary: SuiteSummary, records: Sequence[SampleResult]) -> str:
     """One chart per metric: overall, then slices grouped by key, with intervals and the baseline."""
     unit = units.unit_of(name, entry.unit)
-    rows = [pl.Row("", "(all)", [entry.value], [entry.interval], _marker(summary.comparison(name)),
-                   f"n={entry.n}")]
+    def row(key: str, value: str, v: float | None, n: int, interval: Interval | None, comp: Comparison | None
+            ) -> pl.Row:
+        # A bar beside its baseline mark is on the samples the baseline has, as the table's value is.
+        if comp is not None and comp.left_out and comp.value is not None:
+            return pl.Row(key, value, [comp.value], [None], _marker(comp), f"n={n - comp.left_out} of {n}")
+        return pl.Row(key, value, [v], [interval], _marker(comp), f"n={n}")
+
+    rows = [row("", "(all)", entry.value, entry.n, entry.interval, summary.comparison(name))]
     for label in sorted(entry.slices, key=lambda lab: split_slice(lab)[0]):
         key, value = split_slice(label)
-        rows.append(pl.Row(key, value, [entry.slices[label]], [metric_slice_interval(entry, label, records)],
-                           _marker(summary.comparison(name, label)), f"n={entry.slice_n.get(label, 0)}"))
+        rows.append(row(key, value, entry.slices[label], entry.slice_n.get(label, 0),
+                        metric_slice_interval(entry, label, records), summary.comparison(name, label)))
     chart = pl.Chart(f"{name}", f"{name} by slice", unit, entry.higher_is_better, [summary.model or "this run"],
                      rows, marker_name="baseline")
     return pl.bar_chart(chart)

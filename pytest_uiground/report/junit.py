@@ -33,8 +33,9 @@ def _num(v: float | None) -> str:
 def check_properties(check: Check) -> list[tuple[str, object]]:
     p = check.paired
     return [
-        ("value", _num(check.current.value)),
-        ("n", str(check.current.n)),
+        # value, n, baseline and delta on the same samples (the ones the baseline has), as summary.json has them
+        ("value", _num(check.compared_value)),
+        ("n", str(check.current.n - check.left_out)),
         ("baseline", _num(p.baseline_value if p else None)),
         ("delta", _num(p.delta if p else None)),
         ("delta_low", _num(p.delta_low if p else None)),
@@ -45,6 +46,8 @@ def check_properties(check: Check) -> list[tuple[str, object]]:
         ("floor", _num(check.floor)),
         ("tolerance", _num(check.tolerance)),
         ("verdict", check.verdict),
+        *([("left_out", str(check.left_out)), ("value_with_new", _num(check.current.value))] if check.left_out
+          else []),
     ]
 
 

@@ -22,7 +22,8 @@ from pytest_uiground.record.outcome import Outcome
 from pytest_uiground.record.result import SampleResult, sample_line
 from pytest_uiground.record.sample import Sample
 from pytest_uiground.record.score import refusals
-from pytest_uiground.report.terminal import verdict_cell
+from pytest_uiground.report.summary import latency_text
+from pytest_uiground.report.terminal import left_out_note, verdict_cell
 
 ID_LIMIT = 50
 LINE_LIMIT = 10  # changed samples shown with both answers
@@ -72,7 +73,9 @@ def _f(v: float | None, signed: bool = False) -> str:
     return f"{v:+.2f}" if signed else f"{v:.2f}"
 
 
-def _row(c: Check) -> str:
+def _row(c: Check, grown: bool = False) -> str:
+    """One check; ``value``, ``baseline`` and ``delta`` on the same samples (the ones the baseline has), and
+    where the suite grew (``grown``) the value on every sample under ``with new``."""
     a, p = c.current, c.paired
     interval = f"[{a.low:.1f}, {a.high:.1f}]" if a.low is not None and a.high is not None else "–"
     paired_ci = p is not None and p.delta_low is not None and p.delta_high is not None
@@ -82,12 +85,15 @@ def _row(c: Check) -> str:
     verdict = verdict_cell(c)
     verdict = f"**{verdict}**" if verdict.startswith("FAIL") else verdict
     name = cell(c.metric if c.slice is None else f"{c.metric} · {c.slice}")
-    return (f"| {name} | {_f(a.value)} | {_f(p.baseline_value if p else None)} | "
-            f"{_f(p.delta if p else None, True)} | {delta_ci} | {interval} | {flips} | {pval} | {verdict} |")
+    with_new = (f" {_f(a.value)} (+{c.left_out}) |" if c.left_out else " – |") if grown else ""
+    return (f"| {name} | {_f(c.compared_value)} | {_f(p.baseline_value if p else None)} | "
+            f"{_f(p.delta if p else None, True)} |{with_new} {delta_ci} | {interval} | {flips} | {pval} | {verdict} |")
 
 
-_HEAD = ("| metric | value | baseline | delta | delta 95% CI | 95% interval | regressed / fixed | McNemar p "
-         "| verdict |\n| --- | ---: | ---: | ---: | --- | --- | ---: | ---: | --- |")
+def _head(grown: bool) -> str:
+    extra = (" with new |", " ---: |") if grown else ("", "")
+    return (f"| metric | value | baseline | delta |{extra[0]} delta 95% CI | 95% interval | regressed / fixed | "
+            f"McNemar p | verdict |\n| --- | ---: | ---: | ---: |{extra[1]} --- | --- | ---: | ---: | --- |")
 
 
 def _ids(title: str, ids: Sequence[str]) -> str:
@@ -135,14 +141,20 @@ def render(sections: Sequence[SuiteSection], env: Mapping[str, str] | None = Non
         out.append("")
         overall = [c for c in s.checks if c.slice is None]
         slices = [c for c in s.checks if c.slice is not None]
-        out += [_HEAD, *(_row(c) for c in overall), ""]
+        grown = any(c.left_out for c in s.checks)
+        out += [_head(grown), *(_row(c, grown) for c in overall), ""]
+        note = left_out_note(s.checks)
+        out += [cell(note), ""] if note else []
         if slices:
             n_failed = sum(c.verdict == "FAIL" for c in slices)
-            out += [f"<details><summary>{len(slices)} slices ({n_failed} failed)</summary>", "", _HEAD,
-                    *(_row(c) for c in slices), "", "</details>", ""]
+            out += [f"<details><summary>{len(slices)} slices ({n_failed} failed)</summary>", "", _head(grown),
+                    *(_row(c, grown) for c in slices), "", "</details>", ""]
         out += s.robustness
-        if s.latency is not None:
-            out += [f"latency per sample: p50 {s.latency.p50_ms:.1f} ms, p95 {s.latency.p95_ms:.1f} ms", ""]
+        cached = sum(r.cache == "hit" for r in s.results)
+        if s.latency is not None or cached:
+            lat = s.latency
+            out += [latency_text(lat.p50_ms if lat else None, lat.p95_ms if lat else None, lat.n if lat else 0,
+                                 cached), ""]
         if s.verdict is not None and s.verdict.noise_text:
             out += [cell(s.verdict.noise_text), ""]
         if s.verdict is not None and s.verdict.power_text:

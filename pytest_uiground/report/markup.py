@@ -84,10 +84,12 @@ def fingerprint_table(current: object, baseline: object) -> str:
         a, b = plain(cur.get(key, missing)), plain(base.get(key, missing))
         diff = bool(base) and a != b
         rows.append(f'<tr class="{"diff" if diff else "same"}"><td class="l">{esc(key)}</td>'
-                    f'<td class="l">{esc(a)}</td><td class="l">{esc(b) if base else ""}</td>'
-                    f'<td>{"differs" if diff else ""}</td></tr>')
-    head = ('<tr><th class="l">model fingerprint</th><th class="l">this run</th><th class="l">baseline</th>'
-            "<th></th></tr>")
+                    f'<td class="l">{esc(a)}</td>' + (f'<td class="l">{esc(b)}</td>' if base else "")
+                    + (f'<td class="l">{"differs" if diff else "same"}</td>' if base else "") + "</tr>")
+    # Without a baseline the table is two columns: an empty "baseline" and an unnamed last column read as
+    # cut columns (issue 39).
+    head = ('<tr><th class="l">model fingerprint</th><th class="l">this run</th>'
+            + ('<th class="l">baseline</th><th class="l">same?</th>' if base else "") + "</tr>")
     n_diff = sum('class="diff"' in r for r in rows)
     note = (f'<p class="note">{n_diff} of {len(rows)} fingerprint fields differ from the baseline</p>' if base
             else '<p class="note">no baseline fingerprint to compare with</p>')

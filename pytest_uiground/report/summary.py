@@ -81,7 +81,12 @@ class MetricSummary:
 
 @dataclass(frozen=True)
 class Comparison:
-    """One aggregate check: current value vs the baseline on the paired samples."""
+    """One aggregate check: current value vs the baseline on the paired samples.
+
+    ``value``, ``baseline`` and ``delta`` are on the same samples, the ones the baseline has. A suite grown
+    since (new samples) has ``left_out`` > 0 and ``value_with_new``, the value on every sample (the metric's
+    value in ``metrics``, the one floors hold), so the delta is never the difference of two numbers counted
+    over different samples (issue 39)."""
 
     value: float | None
     baseline: float | None = None
@@ -95,6 +100,10 @@ class Comparison:
     tolerance: float | None = field(default=None, metadata=json_field(omit="none"))
     #: gate.power.Detectable.to_json(): the smallest drop it sees
     detectable: Mapping[str, Any] | None = field(default=None, metadata=json_field(omit="none"))
+    #: samples counted in the metric that the baseline lacks (new ones), not compared
+    left_out: int = field(default=0, metadata=json_field(omit="default"))
+    #: the value on every sample, given where left_out > 0
+    value_with_new: float | None = field(default=None, metadata=json_field(omit="none"))
 
     def to_json(self) -> dict[str, Any]:
         return codec.to_json(self)
@@ -102,6 +111,21 @@ class Comparison:
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> Comparison:
         return codec.from_json(cls, d, tolerant=True)
+
+
+def latency_text(p50: float | None, p95: float | None, timed: int, cached: int, parallel: bool = False) -> str:
+    """The latency line of the terminal, Markdown and report.html. A prediction from the cache keeps the time
+    of the run that made it, so it is not this run's: when every answer came from the cache the line says
+    ``cached`` (it read "p50 - ms"), and when some did, over how many the percentiles are."""
+    if not timed or p50 is None or p95 is None or not (math.isfinite(p50) and math.isfinite(p95)):
+        if cached:
+            return (f"latency per sample: cached (all {cached} predictions came from the prediction cache; none "
+                    "was timed in this run)")
+        return "latency per sample: not measured (no sample was predicted without an error)"
+    note = " (under xdist: parallel workers inflate per-sample times)" if parallel else ""
+    if cached:
+        note += f" (over the {timed} predicted in this run, not the {cached} from the cache)"
+    return f"latency per sample: p50 {p50:.1f} ms, p95 {p95:.1f} ms{note}"
 
 
 @dataclass(frozen=True)
@@ -230,7 +254,7 @@ def build(
     for c in checks:
         p = c.paired
         comparisons[c.label] = Comparison(
-            value=r4(c.current.value),
+            value=r4(c.compared_value),
             baseline=r4(p.baseline_value) if p else None,
             delta=r4(p.delta) if p else None,
             delta_interval=((round(p.delta_low, 4), round(p.delta_high, 4))
@@ -242,6 +266,8 @@ def build(
             verdict=c.verdict,
             tolerance=c.tolerance,
             detectable=c.detectable.to_json() if c.detectable is not None else None,
+            left_out=c.left_out,
+            value_with_new=r4(c.current.value) if c.left_out else None,
         )
     judged = "judge" in provenance
     return SuiteSummary(

@@ -59,17 +59,37 @@ def verdict_cell(c: Check) -> str:
 
 
 def table(checks: Sequence[Check]) -> list[str]:
-    """One row per check; a metric's slices are indented under it (narrow enough for a CI log)."""
-    head = ("metric / slice", "value", "baseline", "delta", "95% interval", "verdict")
+    """One row per check; a metric's slices are indented under it (narrow enough for a CI log). ``value``,
+    ``baseline`` and ``delta`` are on the same samples, the ones the baseline has; where the suite grew
+    since, a ``with new`` column gives the value on every sample (the one floors and the 95% interval are
+    of), and a line under the table says how many new samples the comparison leaves out."""
+    grown = any(c.left_out for c in checks)
+    head = ("metric / slice", "value", "baseline", "delta", *(("with new",) if grown else ()), "95% interval",
+            "verdict")
     rows = [head]
     for c in checks:
         a, p = c.current, c.paired
         interval = f"[{a.low:.1f}, {a.high:.1f}]" if a.low is not None and a.high is not None else "-"
-        rows.append((c.metric if c.slice is None else f"  {c.slice}", _fmt(a.value),
-                     _fmt(p.baseline_value if p else None), _fmt(p.delta if p else None, signed=True), interval,
-                     verdict_cell(c)))
+        with_new = (f"{_fmt(a.value)} (+{c.left_out})" if c.left_out else "-",) if grown else ()
+        rows.append((c.metric if c.slice is None else f"  {c.slice}", _fmt(c.compared_value),
+                     _fmt(p.baseline_value if p else None), _fmt(p.delta if p else None, signed=True), *with_new,
+                     interval, verdict_cell(c)))
     widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
-    return ["  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip() for r in rows]
+    out = ["  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip() for r in rows]
+    note = left_out_note(checks)
+    return out + ([note] if note else [])
+
+
+def left_out_note(checks: Sequence[Check]) -> str:
+    """Under a table whose comparison leaves new samples out: how many, and what the columns count (the
+    terminal, Markdown and report.html say the same)."""
+    most = max((c for c in checks if c.left_out), key=lambda c: c.left_out, default=None)
+    if most is None or most.paired is None:
+        return ""
+    n = most.left_out
+    return (f"value, baseline and delta compare the {most.paired.n} samples the baseline has; {n} new "
+            f"sample{'s' * (n != 1)} not in it {'are' if n != 1 else 'is'} left out of the comparison "
+            "('with new' and the 95% interval count them)")
 
 
 def limit_problems(checks: Sequence[Check]) -> list[str]:

@@ -19,7 +19,7 @@ from pytest_uiground.record.outcome import Outcome
 from pytest_uiground.record.result import SampleResult, id_list
 from pytest_uiground.record.score import refusals
 from pytest_uiground.report import robustness
-from pytest_uiground.report.summary import endpoint_table
+from pytest_uiground.report.summary import endpoint_table, latency_text
 from pytest_uiground.report.terminal import limit_problems, sample_lines, table
 
 if TYPE_CHECKING:  # types only: the section formats an outcome the gate built
@@ -61,14 +61,10 @@ def write_suite(tr: Any, o: SuiteOutcome, options: RunOptions, load: str, artifa
     for line in table(o.checks) + limit_problems(o.checks) + robustness.terminal_lines(of_outcome(o)):
         tr.write_line(line)
     cached = sum(r.cache == "hit" for r in o.results)
-    if o.latency is not None:
+    if o.latency is not None or cached:
         lat = o.latency
-        note = " (under xdist: parallel workers inflate per-sample times)" if lat.parallel else ""
-        if cached:
-            note += f" (over the {lat.n} predicted in this run, not the {cached} from the cache)"
-        tr.write_line(f"latency per sample: p50 {lat.p50_ms:.1f} ms, p95 {lat.p95_ms:.1f} ms{note}")
-    elif cached:
-        tr.write_line(f"latency per sample: not measured, all {cached} predictions came from the cache")
+        tr.write_line(latency_text(lat.p50_ms if lat else None, lat.p95_ms if lat else None, lat.n if lat else 0,
+                                   cached, lat.parallel if lat else False))
     endpoints = endpoint_table(o.results)
     if endpoints:
         tr.write_line("endpoints: " + "; ".join(endpoint_text(url, e) for url, e in endpoints.items()))

@@ -11,8 +11,9 @@ folder, and no path in it contains ``..``):
   ``screens/...``), or an OpenAdapt ``annotations.json`` converted (:mod:`.importers`), or an empty file
   for the annotator to fill;
 * ``suite.toml``: the ``grounding`` loader, a metric per task the lines have, the slices every sample
-  has (with more than one value), ``tolerance = "auto"`` (the size-aware tolerance, docs/own-screens.md)
-  and ``min_slice`` so that tiny slices are reported but not gated alone;
+  has (with more than one value; ``element_type`` and ``size`` for a folder not annotated yet, since the
+  annotator writes ``element_type`` on every element), ``tolerance = "auto"`` (the size-aware tolerance,
+  docs/own-screens.md) and ``min_slice`` so that tiny slices are reported but not gated alone;
 * ``README.md``: what the suite is and the commands that run it.
 
 The project's gate workflow, model file and ``.gitignore`` are written by the plain ``init`` (this
@@ -29,12 +30,10 @@ from typing import Any, Final
 
 from pytest_uiground.record.files import atomic_write_text
 from pytest_uiground.screens import format as fmt
-from pytest_uiground.screens import importers
+from pytest_uiground.screens import importers, slicing
 from pytest_uiground.suite import init as core_init
 
 SCREENS: Final = "screens"
-SLICE_MAX_VALUES: Final = 12
-"""A key with more distinct values than this is an identifier, not a slice (one sample per value)."""
 
 
 class ScaffoldError(Exception):
@@ -85,16 +84,18 @@ def suite_toml(name: str, lines: Sequence[dict[str, Any]]) -> str:
     """suite.toml for these lines: metrics for the tasks present (point when there are none yet), the slices
     that exist on every line with 2..12 values, and the size-aware tolerance."""
     tasks = {str(line.get("task", "point")) for line in lines} or {"point"}
-    keys: dict[str, set[str]] = {}
-    for line in lines:
-        for k, v in line.items():
-            if k not in fmt.KNOWN or k == "element_type":
-                keys.setdefault(k, set()).add(str(v))
     # A key every line has, with a few values shared by several samples (one value per sample is an id).
-    slices = [k for k, values in sorted(keys.items()) if 1 < len(values) <= SLICE_MAX_VALUES
-              and len(values) < len(lines) and all(k in line for line in lines)]
+    slices = list(slicing.slice_keys(lines))
+    if not lines:
+        # Nothing annotated yet (the usual start: screenshots only, then the annotator): the annotator writes
+        # element_type on every element it saves (a proposal's kind, "icon" for a drawn box), so the first
+        # thing such a suite is asked, icons against text, is answered without editing this file (issue 39).
+        slices.append("element_type")
     slices.append("size")  # the loader gives every sample with a box its size bucket
     listed = ", ".join(f'"{s}"' for s in slices)
+    why = ["# slices: each value of these keys gets its own row in every report. Add any metadata key your",
+           "# annotations carry with a few values (\"app\", \"theme\"...); a key no sample has is an error that",
+           "# names it."]
     n = len(lines)
     out = [f"# Your own screenshots: {n} samples when written (python -m pytest_uiground init --from).",
            "# The format of annotations.jsonl (pixels, one element per line): docs/own-screens.md.", "",
@@ -105,11 +106,11 @@ def suite_toml(name: str, lines: Sequence[dict[str, Any]]) -> str:
         out += ["# The share of instructions whose element the model's point lands on (a refusal where it is",
                 "# absent). No floor yet: the committed baseline gates; add `floor = ` once you know what is",
                 "# acceptable (a floor holds even when the baseline is re-recorded).",
-                "[[metrics]]", 'name = "grounding_accuracy"', 'tasks = ["point"]', f"slices = [{listed}]", ""]
+                "[[metrics]]", 'name = "grounding_accuracy"', 'tasks = ["point"]', *why, f"slices = [{listed}]", ""]
     if "detect" in tasks:
         out += ["# Detection at the clicked location: IoU >= 0.5 for a box, the point inside for a grounder.",
                 "[[metrics]]", 'name = "detection_rate"', 'tasks = ["detect"]', 'score = "detected"',
-                f"slices = [{listed}]", ""]
+                *why, f"slices = [{listed}]", ""]
     out += ["[baseline]",
             "# auto: one flip's worth of points, at least 2 (23 samples: 4.35): a single sample changing its",
             "# answer is not a regression of the suite by itself; docs/own-screens.md says what to choose.",

@@ -243,8 +243,12 @@ def test_page_names_the_verdict_the_model_and_the_baseline() -> None:
     assert 'banner fail' in page.text
     assert "FAIL: 1 of 3 checks failed; 1 sample regressed; 1 sample error</div>" in banner
     assert '<div class="failed">failed checks: acc</div>' in banner
-    assert "m&lt;1&gt;" in banner and "revision=abc123" in banner and "2024-01-02" in banner
-    assert "base-model" in banner and "revision=old999" in banner and "2023-12-31" in banner
+    assert "m&lt;1&gt;" in banner and "2024-01-02" in banner
+    assert "base-model" in banner and "2023-12-31" in banner
+    # The fingerprints once, as one table under the banner (issue 39: JSON twice above a table showing them again).
+    assert "revision" not in banner and "abc123" not in banner and "old999" not in banner
+    table = page.text[page.text.index('<table class="fingerprint'):]
+    assert page.text.count("abc123") == 1 and page.text.count("old999") == 1 and "abc123" in table
 
     # The page prints the stored verdict; it never re-decides it from the numbers beside it.
     passed = Verdict(passed=True, reasons=(), n_checks=3)

@@ -98,5 +98,9 @@ def test_cached_predictions_are_not_timed_as_this_run_s(project: Project, xdist:
     out = again.stdout.str()
     n = len(project.ids())
     assert f"{n} predictions from the cache" in out
-    assert f"latency per sample: not measured, all {n} predictions came from the cache" in out
+    cached = f"latency per sample: cached (all {n} predictions came from the prediction cache"
+    assert cached in out
     assert project.summary()["latency_ms"] is None
+    # the page says the same, never "p50 - ms" (issue 39), and its sample table marks each answer as cached
+    page = (project.root / "out" / "report.html").read_text()
+    assert cached in page and "p50 - ms" not in page and page.count("<td>cached</td>") == n

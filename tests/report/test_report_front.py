@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from ownsuite import OwnSuite, grown
 from PIL import Image
 from playwright.sync_api import Page, expect
 from test_compare import write_run
@@ -223,19 +224,20 @@ def test_a_linked_sample_is_zoomed_by_the_page_from_its_screenshot(
 
 def test_the_id_column_stays_in_view_when_the_table_scrolls_sideways(
         page: Page, report: Path, trouble: list[str]) -> None:
-    page.set_viewport_size({"width": 520, "height": 900})
+    page.set_viewport_size({"width": 400, "height": 900})  # a phone: the sample table cannot fit
     page.goto(report.as_uri())
     wrap = page.locator(".tablewrap")
     assert wrap.evaluate("w => w.scrollWidth > w.clientWidth")  # the table is wider than its frame
     cell, instr = page.locator("#row-0 td.id"), page.locator("#row-0 td.instr")
     before = (cell.bounding_box(), instr.bounding_box())
-    wrap.evaluate("w => { w.scrollLeft = 150; }")
+    # as far as the table reaches, up to 150 px (instructions wrap, so the table is only as wide as it must be)
+    moved: float = wrap.evaluate("w => { w.scrollLeft = 150; return w.scrollLeft; }")
     after = (cell.bounding_box(), instr.bounding_box())
     frame = wrap.bounding_box()
     assert frame is not None and all(b is not None for b in (*before, *after))
-    assert after[1]["x"] == pytest.approx(before[1]["x"] - 150, abs=1)  # type: ignore[index]  # the rest scrolled
+    assert after[1]["x"] == pytest.approx(before[1]["x"] - moved, abs=1)  # type: ignore[index]  # the rest scrolled
     # the id cell, which would have scrolled out of the frame to the left, is pinned at its left edge
-    assert before[0]["x"] - 150 < frame["x"]  # type: ignore[index]
+    assert before[0]["x"] - moved < frame["x"]  # type: ignore[index]
     assert after[0]["x"] == pytest.approx(frame["x"] + 1, abs=1)  # type: ignore[index]  # inside the 1 px border
 
 
@@ -274,3 +276,77 @@ def test_compare_page_sorts_its_tables_and_shows_both_runs_crops(
     for img in cards.locator("img.thumb").all():
         assert img.evaluate("i => i.complete && i.naturalWidth") == 60
     assert rgb(page, "figure.flip", "width") == "340px"  # compare.css applies
+
+
+# -- an own suite's report at a laptop's width (issue 39) ---------------------------------------------------
+@pytest.fixture
+def own_report(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """report.html of a suite of one's own screenshots grown since its baseline (``ownsuite.grown``): its
+    metrics table has the widest set of columns, its sample table three metadata columns."""
+    own = OwnSuite(pytester, monkeypatch)
+    result, _new, _wrong = grown(own)
+    assert result.ret == 0, result.stdout.str()[-3000:]
+    return own.report()
+
+
+# Every table's header cells: in the viewport, or in a box of their own that scrolls sideways (itself inside
+# the viewport) and brings the cell into that box when scrolled to its end. The cells that fail, as text.
+CUT_CELLS = """() => {
+  const W = document.documentElement.clientWidth, cut = [];
+  for (const table of document.querySelectorAll("table")) {
+    if (!table.offsetParent) continue;  // a closed <details>
+    const head = table.tHead ? table.tHead.rows[0] : table.rows[0];
+    let box = table.parentElement;
+    while (box && !["auto", "scroll"].includes(getComputedStyle(box).overflowX)) box = box.parentElement;
+    for (const cell of head.cells) {
+      if (cell.getBoundingClientRect().right <= W + 0.5) continue;
+      const frame = box ? box.getBoundingClientRect() : null;
+      if (box && frame.right <= W + 0.5) {
+        box.scrollLeft = box.scrollWidth;
+        const reached = cell.getBoundingClientRect().right <= frame.right + 0.5;
+        box.scrollLeft = 0;
+        if (reached) continue;
+      }
+      cut.push((table.id || table.className) + ": " + cell.textContent.trim());
+    }
+  }
+  return cut;
+}"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("width", [1280, 900])
+def test_no_column_of_an_own_suite_s_report_is_cut(
+        page: Page, own_report: Path, trouble: list[str], width: int) -> None:
+    page.set_viewport_size({"width": width, "height": 900})
+    page.goto(own_report.as_uri())
+    expect(page.locator("#detail h3")).to_be_visible()
+    assert page.evaluate(CUT_CELLS) == []
+    # and the page itself never scrolls sideways: what does not fit scrolls inside its own box
+    assert page.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth")
+    if width == 1280:  # at a laptop's width the two tables fit whole, no scrolling needed
+        for box in (".scrollx:has(table.metrics)", ".tablewrap"):
+            assert page.eval_on_selector(box, "b => b.scrollWidth <= b.clientWidth"), box
+
+
+@pytest.mark.slow
+def test_every_mark_drawn_in_the_detail_view_has_its_swatch_in_the_legend(
+        page: Page, own_report: Path, trouble: list[str]) -> None:
+    """The dashed amber box (the zoomed area) had none; each mark's swatch has the mark's own colour."""
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.goto(own_report.as_uri())
+    seen: set[str] = set()
+    for i in range(page.locator("#samples tbody tr").count()):
+        page.locator(f"#row-{i} td.id").click()
+        expect(page.locator("#samples tr.sel")).to_have_id(f"row-{i}")
+        marks: list[list[str]] = page.eval_on_selector_all(
+            "#detail svg.marks *", """els => els.flatMap(e => Array.from(e.classList).filter(c => c.startsWith("m-"))
+              .map(c => { const st = getComputedStyle(e);
+                          return [c, st.fill !== "none" && st.fill !== "" ? st.fill : st.stroke]; }))""")
+        for cls, colour in marks:
+            swatch = page.locator(f".legend .sw[data-mark='{cls}']")
+            assert swatch.count() == 1, f"{cls} is drawn but not in the legend"
+            expect(swatch).to_be_visible()
+            assert swatch.evaluate("s => getComputedStyle(s).borderTopColor") == colour, cls
+            seen.add(cls)
+    assert {"m-truth", "m-pred", "m-crop"} <= seen  # the run drew these at least

@@ -18,7 +18,8 @@ METRIC = MetricSummary(value=50.0, n=3, average="macro", higher_is_better=False,
                        slice_intervals={"a=1": (1.0, 2.0), "a=2": None}, slice_format_errors={"a=1": 1},
                        unit="accuracy", selection={"score": "point_hit", "where": {"a": "1"}})
 COMPARISON = Comparison(value=50.0, baseline=60.0, delta=-10.0, delta_interval=(-20.0, 0.0), regressed=2, fixed=1,
-                        mcnemar_p=0.3, floor=10.0, verdict="regressed", tolerance=2.0, detectable={"drop": 3.5})
+                        mcnemar_p=0.3, floor=10.0, verdict="regressed", tolerance=2.0, detectable={"drop": 3.5},
+                        left_out=4, value_with_new=47.5)
 FULL = SuiteSummary(
     suite="s", model="m", model_fingerprint={"sha": "x"}, n_samples=3, metrics={"acc": METRIC},
     baseline_comparison={"acc": COMPARISON}, latency_ms=Latency(1.5, 2.5, 3), regressed=("x",), fixed=("y",),

@@ -23,7 +23,8 @@ its image or a line with no instruction yet becomes one invalid sample naming th
 the value and the fix; the other samples run. The cheap checks of ``validate`` (duplicate boxes,
 an instruction used twice on one screen, metadata keys on only some lines...) are given as
 notes at collection (:mod:`.checks`; the terminal and summary.json list them), one line each
-with the sample id and the fix.
+with the sample id and the fix; so is a metadata key every line carries that no metric slices by
+(:mod:`~pytest_uiground.screens.slicing`: added after ``init --from`` wrote the slices).
 """
 
 from __future__ import annotations
@@ -32,9 +33,10 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from pytest_uiground.record.sample import Sample
-from pytest_uiground.screens import checks
+from pytest_uiground.screens import checks, slicing
 from pytest_uiground.screens import format as fmt
 from pytest_uiground.screens.samples import annotations_path, samples_of
+from pytest_uiground.suite.config import SuiteConfigError, load_suite_config
 from pytest_uiground.suite.loading import LayoutError, LoaderContext, check_options, quirk
 
 OPTIONS: Final = ("annotations", "warnings")
@@ -62,6 +64,23 @@ def load(options: Mapping[str, Any], ctx: LoaderContext) -> list[Sample]:
             # A note of the plugin's own (terminal, summary.json), never a warning: under a project's
             # filterwarnings = ["error"] a warning stopped the whole suite at collection (issue 38).
             quirk(path.name, problem.line())
+        for note in unsliced_notes(lines, ctx):
+            quirk(path.name, note)
     return samples
+
+
+def unsliced_notes(lines: list[fmt.Line], ctx: LoaderContext) -> list[str]:
+    """A key the annotations carry (added after ``init --from`` wrote the slices) that no metric of the
+    suite's ``suite.toml`` slices by (:mod:`pytest_uiground.screens.slicing`); none when there is no such
+    file to read (a loader called on its own)."""
+    toml = ctx.suite_dir / "suite.toml"
+    if not toml.is_file():
+        return []
+    try:
+        config = load_suite_config(toml)
+    except SuiteConfigError:
+        return []  # load_suite reports it, naming the field
+    sliced = {k for m in config.metrics for k in m.slices}
+    return slicing.unsliced([line.raw for line in lines if line.raw is not None], sliced, "suite.toml")
 
 
