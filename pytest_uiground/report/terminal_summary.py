@@ -52,9 +52,10 @@ def write_suite(tr: Any, o: SuiteOutcome, options: RunOptions, load: str, artifa
                       + (" (partial run: compared on the same samples)" if o.partial else ""))
     quirks = o.loaded.quirks
     if quirks:  # issue 38: a note of the plugin's own, never a warning that -W error turns into a crash
-        tr.write_line(f"data quirks: {len(quirks)} record{'s' * (len(quirks) != 1)} scored as the reference scores "
-                      f"them (listed in summary.json): {quirks[0]}" + (f"; and {len(quirks) - 1} more"
-                                                                          if len(quirks) > 1 else ""))
+        # a loader's notes: records kept and scored as their reference scores them, or advice on the data
+        # (the grounding loader's validate findings, a metadata key no slice uses); never a dropped sample
+        tr.write_line(f"data quirks: {len(quirks)} note{'s' * (len(quirks) != 1)} on the suite's data (listed in "
+                      f"summary.json): {quirks[0]}" + (f"; and {len(quirks) - 1} more" if len(quirks) > 1 else ""))
     grown = baseline_mod.growth_text(o.new_ids, o.removed_ids)
     if grown:
         tr.write_line(("only the new samples ran; " if o.only_new else "") + grown)
