@@ -15,26 +15,23 @@ The paired table, flips and McNemar are :class:`~pytest_uiground.gate.against.Ag
 
 from __future__ import annotations
 
-import json
-import re
 import urllib.parse
 from pathlib import Path
 
 from pytest_uiground.gate.against import Against, pair
 from pytest_uiground.record.published import Published, SampleKey, match
+from pytest_uiground.report.browse import page_data
 from pytest_uiground.report.runs import CompareError, Run
 
 #: The ``parser`` shown for a log judged by its authors.
 VERDICTS = "its authors' own verdicts"
-_DATA_RE = re.compile(r'<script type="application/json" id="uig-data">(.*?)</script>', re.S)
 
 
 def page_keys(page: Path) -> dict[str, SampleKey]:
     """Each sample's instruction and screenshot file name (the entry's ``image``; on older pages the linked
     screen's file, None where the page drew it in)."""
     try:
-        found = _DATA_RE.search(page.read_text(encoding="utf-8"))
-        doc = json.loads(found.group(1)) if found else {}
+        doc = page_data(page)
         samples, screens = doc.get("samples") or [], doc.get("screens") or []
     except (OSError, ValueError, AttributeError) as exc:
         raise CompareError(f"{page}: cannot be read for the samples' instructions ({exc})") from None

@@ -14,8 +14,10 @@ travels as JSON and is only ever inserted as text.
 from __future__ import annotations
 
 import json
+import re
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pytest_uiground.record.outcome import Outcome
@@ -35,6 +37,18 @@ RAW_LIMIT = 4000  # characters of raw output in the page; samples.jsonl keeps al
 MAX_SLICE_COLUMNS = 5
 WRONG_OUTCOMES = (Outcome.KNOWN_FAILURE, Outcome.WRONG_NO_BASELINE, Outcome.WRONG_UPDATING)  # compared by ==
 _NOTE_LIMIT = 300
+
+
+_DATA_RE = re.compile(r'<script type="application/json" id="uig-data">(.*?)</script>', re.S)
+
+
+def page_data(page: Path) -> dict[str, Any]:
+    """The data a report.html carries (the ``uig-data`` block this module writes), for the readers of a
+    finished page (``compare``'s instructions and published-run matching): ``{}`` when the page has none.
+    Raises ``OSError`` for an unreadable file and ``ValueError`` for a damaged block."""
+    found = _DATA_RE.search(page.read_text(encoding="utf-8"))
+    doc = json.loads(found.group(1)) if found else {}
+    return doc if isinstance(doc, dict) else {}
 
 
 def rank(record: SampleResult) -> int:

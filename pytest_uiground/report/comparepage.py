@@ -13,13 +13,12 @@ from __future__ import annotations
 
 import base64
 import functools
-import json
-import re
 from collections.abc import Sequence
 from pathlib import Path
 
 from pytest_uiground.report import assets, units
 from pytest_uiground.report import plots as pl
+from pytest_uiground.report.browse import page_data
 from pytest_uiground.report.gallery import FILES_DIR, safe_name
 from pytest_uiground.report.html import short, split_slice
 from pytest_uiground.report.markup import esc, fmt, page
@@ -45,14 +44,12 @@ def crop_uri(run: Run, suite: str, sample_id: str) -> str | None:
     return None
 
 
-_DATA_RE = re.compile(r'<script type="application/json" id="uig-data">(.*?)</script>', re.S)
 
 
 @functools.cache
 def _instructions(page: Path) -> dict[str, str]:
     try:
-        found = _DATA_RE.search(page.read_text(encoding="utf-8"))
-        samples = json.loads(found.group(1))["samples"] if found else []
+        samples = page_data(page).get("samples") or []
     except (OSError, ValueError, KeyError, TypeError):
         return {}
     return {str(s["id"]): str(s["instruction"]) for s in samples if isinstance(s, dict) and s.get("instruction")}
