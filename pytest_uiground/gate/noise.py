@@ -11,6 +11,9 @@ bootstrap over the samples (:func:`.stats.bootstrap_mean_interval`), as for grad
 The rate is reported overall and per slice (the slices the suite's metrics use), and the gate can
 bound it (``--uiground-max-flip-rate``): a backend whose noise grows past what the team accepted fails
 the run even when the accuracy holds.
+
+``--uiground-confirm`` measures no rate (only regressed samples are re-asked, and only until one answer is
+right): :class:`Confirmation` says what it cost and what it found.
 """
 
 from __future__ import annotations
@@ -84,3 +87,28 @@ def measure(results: Sequence[SampleResult], keys: Sequence[str], *, seed: int =
                  unstable=tuple(sorted(r.id for r in rep if r.stability is not None and r.stability.unstable)),
                  flip_rate=sum(rates) / len(rates),
                  interval=stats.bootstrap_mean_interval(rates, seed=seed), by_slice=by_slice, bound=bound)
+
+
+@dataclass(frozen=True)
+class Confirmation:
+    """What ``--uiground-confirm`` did in a run: regressed samples re-asked, the calls it cost, how many stayed
+    regressions (wrong every time) and how many a right re-ask showed unstable."""
+
+    samples: int
+    calls: int
+    confirmed: int
+
+    def text(self) -> str:
+        unstable = self.samples - self.confirmed
+        return (f"confirmation: {self.samples} regressed sample{'s' * (self.samples != 1)} re-asked alone, "
+                f"{self.calls} more call{'s' * (self.calls != 1)}: {self.confirmed} wrong every time (confirmed "
+                f"regression{'s' * (self.confirmed != 1)}), {unstable} right once (unstable: no flip)")
+
+
+def confirmation(results: Sequence[SampleResult]) -> Confirmation | None:
+    """The run's confirmations, from the records' ``confirm`` stabilities; None when none was asked."""
+    asked = [r.stability for r in results if r.stability is not None and r.stability.how == "confirm"]
+    if not asked:
+        return None
+    return Confirmation(samples=len(asked), calls=sum(st.of for st in asked if st is not None),
+                        confirmed=sum(st.right == 0 for st in asked if st is not None))

@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from pytest_uiground.gate.noise import confirmation
 from pytest_uiground.record.outcome import Outcome
 
 if TYPE_CHECKING:  # types only: the verdict reads checks, flips and records built elsewhere
@@ -107,6 +108,9 @@ class Verdict:
     missing: str = ""  # no baseline to gate against: the line that says how to record one (issue 38)
     power_text: str = ""  # the smallest drop the suite (and its short slices) detect, in words (gate/power.py)
     flips_p_label: str = "one-sided McNemar p"
+    confirm_text: str = ""  # --uiground-confirm: samples re-asked, calls, what they found (gate/noise.py)
+    confirmed: int = 0  # regressed samples re-asked by --uiground-confirm
+    confirm_calls: int = 0  # the calls it cost
 
     @property
     def status(self) -> str:
@@ -134,7 +138,8 @@ class Verdict:
                 "baseline": self.fate.value, "rule": self.rule, "fixed": self.fixed, "flips": self.flips_text,
                 "flips_p_value": self.flips_p, "unstable": self.unstable, "noise": self.noise_text,
                 "flip_rate": self.flip_rate, "power": self.power_text, "flips_p_label": self.flips_p_label,
-                "missing_baseline": self.missing}
+                "missing_baseline": self.missing, "confirm": self.confirm_text, "confirmed": self.confirmed,
+                "confirm_calls": self.confirm_calls}
 
     @classmethod
     def from_json(cls, d: Any) -> Verdict | None:
@@ -165,7 +170,9 @@ class Verdict:
                    power_text=str(d.get("power") or ""),
                    flips_p_label=str(d.get("flips_p_label") or "one-sided McNemar p"),
                    flip_rate=f if isinstance(f := d.get("flip_rate"), (int, float)) and not isinstance(f, bool)
-                   else None, missing=str(d.get("missing_baseline") or ""))
+                   else None, missing=str(d.get("missing_baseline") or ""),
+                   confirm_text=str(d.get("confirm") or ""), confirmed=count("confirmed"),
+                   confirm_calls=count("confirm_calls"))
 
 
 def decide(checks: Sequence[Check], latency: LatencyCheck | None, results: Sequence[SampleResult], *,
@@ -199,6 +206,7 @@ def decide(checks: Sequence[Check], latency: LatencyCheck | None, results: Seque
         why.append(f"{errors} sample error{'s' * (errors != 1)}")
     if noise is not None and noise.over:
         why.append(noise.reason())
+    asked = confirmation(results)
     return Verdict(passed=not why, reasons=tuple(why), n_checks=len(checks), failed_checks=failed,
                    regressed=regressed, errors=errors, latency_over=slow, interrupted=interrupted, fate=fate,
                    fate_text=fate_text, rule=flips.rule if flips is not None else EACH,
@@ -208,7 +216,9 @@ def decide(checks: Sequence[Check], latency: LatencyCheck | None, results: Seque
                    noise_text=noise.text() if noise is not None else "",
                    flip_rate=noise.flip_rate if noise is not None else None, power_text=power_text(checks),
                    flips_p_label=flips.p_label if flips is not None else "one-sided McNemar p",
-                   missing=missing or "")
+                   missing=missing or "", confirm_text=asked.text() if asked is not None else "",
+                   confirmed=asked.samples if asked is not None else 0,
+                   confirm_calls=asked.calls if asked is not None else 0)
 
 
 def power_text(checks: Sequence[Check]) -> str:

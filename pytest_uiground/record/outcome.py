@@ -3,14 +3,28 @@
 right → pass; wrong and wrong in the baseline → known failure (xfail); wrong but
 right in the baseline → regression (FAIL); right but wrong in the baseline → pass,
 reported as fixed. A regression that is noise by the run's own evidence (the sample was
-unstable in the baseline's repeats, or right in the majority of its ``--uiground-confirm``
-re-asks) is *unstable*: listed, counted among the flips, never failing alone (xfail).
+unstable in the baseline's repeats, or right in any of its ``--uiground-confirm`` re-asks)
+is *unstable*: listed, never failing alone (xfail).
 Without a baseline, or while the baseline is being rewritten,
 nothing fails per sample: wrong answers are reported as xfail.
+
+:func:`decide` is the one place a sample's outcome is decided (issue 42): the worker calls it once,
+with every answer it has, and a merge of shards calls it with the answers counted again.
+
+**Sequential confirmation** (``--uiground-confirm K``, issue 40): a regressed sample is re-asked one
+answer at a time, and asking stops at the first right answer (the sample is not stably wrong: it is
+unstable) or after K wrong ones (a confirmed regression, K + 1 wrong answers in all). Why sequential:
+a real regression costs K calls, a noise flip usually one or two. The error it bounds: a sample right
+with probability ``1 - q`` on every call is confirmed wrong with probability ``q ** (K + 1)`` (K + 1
+independent wrong answers), so a coin toss (q = 1/2) with K = 2 is called a regression 1 time in 8,
+against 1 in 2 unconfirmed; a sample the candidate really broke (q = 1) is always confirmed. The
+gate's level is unchanged (:mod:`pytest_uiground.gate.flips`): confirmation only removes flips, and
+only in the regressing direction.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from enum import Enum
 
 
@@ -56,3 +70,37 @@ def classify(right: bool, baseline_right: bool | None, *, updating: bool = False
     if baseline_right is None:
         return Outcome.WRONG_NO_BASELINE
     return Outcome.REGRESSION if baseline_right else Outcome.KNOWN_FAILURE
+
+
+def confirmation_done(rights: Sequence[bool], k: int) -> bool:
+    """Whether the sequential confirmation of a regressed sample (module docstring) stops after the re-asks
+    ``rights`` (each right or wrong): at the first right answer, or once ``k`` were asked."""
+    return any(rights) or len(rights) >= k
+
+
+def confirmation_counted(rights: Sequence[bool], k: int) -> list[bool] | None:
+    """The re-asks a record holds, read by the sequential rule (a merge counts them again): the answers up to
+    and including the first right one; None when they cannot be the rule's (more than ``k``, or all wrong and
+    fewer than ``k``: the confirmation stopped early), so the sample counts as not confirmed."""
+    for i, right in enumerate(rights[:k]):
+        if right:
+            return list(rights[: i + 1])
+    return list(rights) if len(rights) == k and k > 0 else None
+
+
+def decide(first: bool, baseline_right: bool | None, *, baseline_unstable: bool = False,
+           confirm: Callable[[], Sequence[bool]] | None = None, updating: bool = False,
+           error: bool = False) -> Outcome:
+    """A sample's outcome from its answers and its baseline entry, the one rule (module docstring): its first
+    answer ``first`` against the baseline (:func:`classify`); a regression is then *unstable* when the baseline
+    saw the sample flip (``baseline_unstable``), else, under ``--uiground-confirm``, when a re-ask of its
+    confirmation is right. ``confirm`` asks them (each right or wrong) and is called only here, only for a
+    regression of a sample the baseline saw stable: nothing else costs a call. Repeats
+    (``--uiground-repeat``) never change the outcome: the gate weighs them
+    (:func:`pytest_uiground.gate.flips.split_test`)."""
+    outcome = classify(first, baseline_right, updating=updating, error=error)
+    if outcome is not Outcome.REGRESSION:
+        return outcome
+    if baseline_unstable or (confirm is not None and any(confirm())):
+        return Outcome.UNSTABLE
+    return outcome

@@ -145,6 +145,8 @@ def render(sections: Sequence[SuiteSection], env: Mapping[str, str] | None = Non
             out += [f"latency per sample: p50 {s.latency.p50_ms:.1f} ms, p95 {s.latency.p95_ms:.1f} ms", ""]
         if s.verdict is not None and s.verdict.noise_text:
             out += [cell(s.verdict.noise_text), ""]
+        if s.verdict is not None and s.verdict.confirm_text:
+            out += [cell(s.verdict.confirm_text), ""]
         if s.verdict is not None and s.verdict.power_text:
             out += [cell(s.verdict.power_text), ""]
         regressed = sorted(r.id for r in s.results if r.outcome == Outcome.REGRESSION)

@@ -99,6 +99,8 @@ class SuiteConfig:
     significant_level: float = 0.05
     # A check whose detectable drop (gate/power.py) is larger than its tolerance fails (issue 40).
     require_power: bool = False
+    # --uiground-confirm's default for the suite: re-asks of a regressed sample on a plain rerun (issue 40).
+    confirm: int = 0
     latency: LatencySpec = LatencySpec()
     stratify: tuple[str, ...] = ()
     description: str = ""
@@ -273,7 +275,7 @@ def load_suite_config(path: Path) -> SuiteConfig:
                 )
     baseline = _Fields(path, "baseline", top.get("baseline", dict, {}))
     baseline.unknown({"tolerance", "slice_tolerance", "regressions", "significant_level", "min_slice",
-                      "require_power"})
+                      "require_power", "confirm"})
     tolerance, tolerance_samples = _tolerance(baseline, "tolerance", 2.0)
     slice_tolerance, slice_tolerance_samples = _tolerance(baseline, "slice_tolerance", 5.0)
     min_slice = baseline.get("min_slice", int, MIN_SLICE)
@@ -287,6 +289,10 @@ def load_suite_config(path: Path) -> SuiteConfig:
     level = baseline.number("significant_level", default=0.05)
     if level is None or not 0.0 < level < 0.5:
         raise baseline.fail("significant_level", f"must be a number between 0 and 0.5 (e.g. 0.05), got {level!r}")
+    confirm = baseline.get("confirm", int, 0)
+    if confirm < 0:
+        raise baseline.fail("confirm", f"must be a whole number >= 0 (re-asks of a regressed sample; 0: none, "
+                            f"2 is a good start), got {confirm!r}")
     latency = _Fields(path, "latency", top.get("latency", dict, {}))
     latency.unknown({"p50_ms", "p95_ms", "benchmark_samples"})
     scorer = _Fields(path, "scorer", top.get("scorer", dict, {}))
@@ -326,6 +332,7 @@ def load_suite_config(path: Path) -> SuiteConfig:
         regressions=regressions,
         significant_level=level,
         require_power=baseline.get("require_power", bool, False),
+        confirm=confirm,
         latency=LatencySpec(
             p50_ms=p50,
             p95_ms=p95,
