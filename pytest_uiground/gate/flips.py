@@ -22,14 +22,17 @@ samples made wrong go from p = 0.008 to p = 0.06. So the test has two parts, eac
 * the **paired part**, the samples the baseline measured as stable (or recorded without repeats, as before):
   on a plain rerun, the exact one-sided McNemar test on their flips. It assumes that noisy samples which
   answered K times alike by chance flip both ways alike (exact for coin tosses; a noisy sample right 90 % of
-  the time leans towards regressions). Under ``--uiground-confirm C`` (issue 40) a regression re-asked
-  right is left out: the sample is not stably wrong, as a sample whose repeats disagree drops out of the
-  exact test below. Only regressions are re-asked, so this can only lower the false-FAIL rate: for a sample
-  right with probability ``p`` on every call and a baseline of ``R`` agreeing answers (``R = 1`` without
-  repeats), a counted regression has probability ``p^R (1 - p)^(C + 1)`` and a fix ``(1 - p)^R p``, so a
-  flip is a regression with probability at most 1/2, McNemar's null, for every ``p`` once ``C >= R - 1``
-  (and for any ``C`` the lean towards regressions is smaller than a plain rerun's). The drop it detects
-  does not shrink: a sample the candidate broke is wrong every time and always confirmed. When this run
+  the time leans towards regressions). Under ``--uiground-confirm C`` (issue 40, the sequential rule of
+  :mod:`pytest_uiground.record.outcome`) a flip whose re-asks disagree with it is left out, as a sample whose
+  repeats disagree drops out of the exact test below: a regression re-asked right (up to ``C`` re-asks), a
+  fix re-asked wrong (up to ``D = min(C, R - 1)``). The bound: for a sample right with probability ``p`` on
+  every call and a baseline of ``R`` agreeing answers (``R = 1`` without repeats), a counted regression has
+  probability ``p^R (1 - p)^(C + 1)`` and a counted fix ``(1 - p)^R p^(D + 1)``, their ratio
+  ``p^(R - 1 - D) (1 - p)^(C + 1 - R)``. For ``C >= R - 1`` it is at most 1 for every ``p`` (exactly 1 at
+  ``C = R - 1``): a flip is a regression with probability at most 1/2, McNemar's null, so the level holds
+  whatever the hidden noisy samples' rates, which a plain rerun does not promise (its ratio is
+  ``(p / (1 - p))^(R - 1)``); for a smaller ``C`` the lean is ``(p / (1 - p))^(R - 1 - C)``, still smaller.
+  The drop it detects does not shrink: a sample the candidate broke is wrong every time, always confirmed. When this run
   has repeats too (``--uiground-repeat``), the sample's K agreeing baseline answers meet its J answers in
   the exact stratified test below, conditioned on the baseline's answers having agreed: that is McNemar on
   the samples whose J answers also agree among themselves, exact whatever each sample's rate, and the
@@ -115,6 +118,7 @@ class FlipTest:
     slices: tuple[SliceFlips, ...] = ()  # slices with at least one flip: the ones tested
     unstable: tuple[str, ...] = ()  # right in the baseline, wrong now, shown to be noise: never failing alone
     split: Split | None = None  # the two parts; None for a FlipTest built by hand
+    unconfirmed_fixes: tuple[str, ...] = ()  # fixed, but re-asked wrong by --uiground-confirm: no flip
 
     @property
     def slice_level(self) -> float:
@@ -164,6 +168,9 @@ class FlipTest:
         if worst:
             tail += "; significant in " + ", ".join(f"{s.label} ({s.regressed} regressed, {s.fixed} fixed, p = "
                                                     f"{s.p_value:.3g})" for s in worst[:5])
+        if self.unconfirmed_fixes:
+            n = len(self.unconfirmed_fixes)
+            tail += f"; {n} fix{'es' * (n != 1)} re-asked wrong (no flip)"
         return head + tail
 
     def reason(self) -> str:
@@ -208,9 +215,12 @@ def candidate_answers(r: SampleResult) -> tuple[int, int]:
 
 
 def confirmed_noise(r: SampleResult) -> bool:
-    """A regression re-asked right under ``--uiground-confirm``: not stably wrong, so no flip (module
-    docstring)."""
-    return r.outcome == Outcome.UNSTABLE and r.stability is not None and r.stability.how == "confirm"
+    """A flip its ``--uiground-confirm`` re-asks disagree with (module docstring): a regression re-asked right
+    (unstable), or a fix re-asked wrong; no flip in the test."""
+    st = r.stability
+    if st is None or st.how != "confirm":
+        return False
+    return r.outcome == Outcome.UNSTABLE or (r.outcome == Outcome.FIXED and st.right < st.of)
 
 
 def flipped(r: SampleResult) -> bool:
@@ -260,7 +270,8 @@ def judge_flips(results: Sequence[SampleResult], keys: Sequence[str], rule: str,
     regressed = tuple(sorted(r.id for r in results if r.outcome == Outcome.REGRESSION))
     unstable = tuple(sorted(r.id for r in results if r.outcome == Outcome.UNSTABLE))
     fixed = tuple(sorted(r.id for r in results if r.outcome == Outcome.FIXED))
-    counts = slice_counts(((r.meta, flipped(r), r.outcome == Outcome.FIXED) for r in results), keys)
+    counts = slice_counts(((r.meta, flipped(r), r.outcome == Outcome.FIXED and not confirmed_noise(r))
+                           for r in results), keys)
     members: dict[str, list[SampleResult]] = {}
     if any(s is not None for s in base.values()):
         for r in results:
@@ -274,4 +285,5 @@ def judge_flips(results: Sequence[SampleResult], keys: Sequence[str], rule: str,
         slices.append(SliceFlips(label, b, c, part.p_value if part is not None else stats.mcnemar_one_sided(b, c),
                                  part))
     split = split_test(results, base)
-    return FlipTest(rule, level, regressed, fixed, split.p_value, tuple(slices), unstable, split)
+    return FlipTest(rule, level, regressed, fixed, split.p_value, tuple(slices), unstable, split,
+                    tuple(sorted(r.id for r in results if r.outcome == Outcome.FIXED and confirmed_noise(r))))

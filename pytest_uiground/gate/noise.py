@@ -24,6 +24,7 @@ from typing import Any
 
 from pytest_uiground.gate import stats
 from pytest_uiground.gate.metrics import slice_labels
+from pytest_uiground.record.outcome import Outcome
 from pytest_uiground.record.result import SampleResult
 
 
@@ -91,24 +92,39 @@ def measure(results: Sequence[SampleResult], keys: Sequence[str], *, seed: int =
 
 @dataclass(frozen=True)
 class Confirmation:
-    """What ``--uiground-confirm`` did in a run: regressed samples re-asked, the calls it cost, how many stayed
-    regressions (wrong every time) and how many a right re-ask showed unstable."""
+    """What ``--uiground-confirm`` did in a run: regressed samples re-asked (and how many stayed regressions,
+    wrong every time), fixed ones re-asked (and how many stayed right every time), the calls it cost."""
 
-    samples: int
-    calls: int
+    regressed: int
     confirmed: int
+    fixed: int
+    fixes_confirmed: int
+    calls: int
+
+    @property
+    def samples(self) -> int:
+        return self.regressed + self.fixed
 
     def text(self) -> str:
-        unstable = self.samples - self.confirmed
-        return (f"confirmation: {self.samples} regressed sample{'s' * (self.samples != 1)} re-asked alone, "
-                f"{self.calls} more call{'s' * (self.calls != 1)}: {self.confirmed} wrong every time (confirmed "
-                f"regression{'s' * (self.confirmed != 1)}), {unstable} right once (unstable: no flip)")
+        def n(k: int, word: str) -> str:
+            return f"{k} {word}{'s' * (k != 1)}"
+
+        line = (f"confirmation: {n(self.regressed, 'regressed sample')} re-asked alone ({self.confirmed} wrong "
+                f"every time: confirmed; {self.regressed - self.confirmed} right once: unstable, no flip)")
+        if self.fixed:
+            line += (f", {n(self.fixed, 'fixed sample')} ({self.fixes_confirmed} right every time; "
+                     f"{self.fixed - self.fixes_confirmed} wrong once: no flip)")
+        return line + f"; {n(self.calls, 'more call')}"
 
 
 def confirmation(results: Sequence[SampleResult]) -> Confirmation | None:
     """The run's confirmations, from the records' ``confirm`` stabilities; None when none was asked."""
-    asked = [r.stability for r in results if r.stability is not None and r.stability.how == "confirm"]
+    asked = [(r.outcome == Outcome.FIXED, r.stability) for r in results
+             if r.stability is not None and r.stability.how == "confirm"]
     if not asked:
         return None
-    return Confirmation(samples=len(asked), calls=sum(st.of for st in asked if st is not None),
-                        confirmed=sum(st.right == 0 for st in asked if st is not None))
+    fixes = [st for fix, st in asked if fix and st is not None]
+    regs = [st for fix, st in asked if not fix and st is not None]
+    return Confirmation(regressed=len(regs), confirmed=sum(st.right == 0 for st in regs), fixed=len(fixes),
+                        fixes_confirmed=sum(st.right == st.of for st in fixes),
+                        calls=sum(st.of for st in regs + fixes))

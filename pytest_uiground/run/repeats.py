@@ -16,7 +16,8 @@ answer would make every repeat agree):
   every repeat (its ``predict`` sends one per sample).
 * **Confirm** (``--uiground-confirm K``): a regressed sample is asked again alone (batch 1, a fresh
   request), one answer at a time, until one is right (it is unstable) or K were wrong (a confirmed
-  regression): the sequential rule of :mod:`pytest_uiground.record.outcome`.
+  regression), and a fixed one until one is wrong or as many were right as the baseline's repeats need:
+  the sequential rule of :mod:`pytest_uiground.record.outcome`.
 
 The answers are scored with the suite's own scorer by the caller (a confirmation is handed the scorer, as
 it must know each answer before asking the next); here they are only asked.
@@ -92,14 +93,14 @@ class Repeats:
         self.held.clear()
 
 
-def confirm(model: Model, sample: Sample, k: int, right: Callable[[Prediction], bool]
+def confirm(model: Model, sample: Sample, k: int, right: Callable[[Prediction], bool], stop_on: bool = True
             ) -> tuple[list[Prediction], list[bool]]:
     """Up to ``k`` answers for ``sample``, each asked alone (batch 1, a fresh request, no cache), one at a
-    time until one is right by ``right`` (the suite's scorer) or ``k`` were asked; the answers and whether
-    each was right."""
+    time until one is ``stop_on`` by ``right`` (the suite's scorer: right for a regression, wrong for a fix)
+    or ``k`` were asked; the answers and whether each was right."""
     preds: list[Prediction] = []
     rights: list[bool] = []
-    while not confirmation_done(rights, k):
+    while not confirmation_done(rights, k, stop_on):
         pred = predict_isolated(model, [sample])[0]
         preds.append(pred)
         rights.append(right(pred))

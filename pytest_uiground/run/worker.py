@@ -10,7 +10,6 @@ first use and judges a predicted batch in the background (:mod:`pytest_uiground.
 from __future__ import annotations
 
 import traceback
-from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -19,7 +18,7 @@ import pytest
 from pytest_uiground.gate.rules import confirm_depth, regression_rule
 from pytest_uiground.gate.verdict import SIGNIFICANT
 from pytest_uiground.judges.base import JudgeSetupError
-from pytest_uiground.record.outcome import Outcome, confirmation_counted, decide
+from pytest_uiground.record.outcome import Confirm, Outcome, confirmation_counted, decide
 from pytest_uiground.record.prediction import Prediction, error_text, finite
 from pytest_uiground.record.result import (
     PROPERTY,
@@ -176,24 +175,24 @@ def repeated(state: WorkerState, item: pytest.Item, loaded: LoadedSuite, sample:
     return _stability(state, sample, preds, _rights(state, loaded, sample, preds), right_of(scored.score), "repeat")
 
 
-def confirmation(state: WorkerState, loaded: LoadedSuite, sample: Sample, model: Model, k: int,
-                 prior: Stability | None, out: list[Stability]) -> Callable[[], list[bool]]:
-    """``--uiground-confirm K``: the re-asks of a regressed sample, asked only when :func:`decide` finds a
-    regression (the sequential rule, :mod:`pytest_uiground.record.outcome`): alone, one at a time, until one
-    is right or ``k`` were wrong. Their stability is appended to ``out``. A merge asks nothing: the answers the
-    shard's record holds are scored again and read by the rule; a record the rule cannot have written (more
-    than ``k``, or fewer and none right) counts as no confirmation (a regression stays a regression)."""
-    def ask() -> list[bool]:
+def confirmation(state: WorkerState, loaded: LoadedSuite, sample: Sample, model: Model,
+                 prior: Stability | None, out: list[Stability]) -> Confirm:
+    """``--uiground-confirm``: the re-asks :func:`decide` asks for (:data:`Confirm`: of a regressed sample
+    until one is right, of a fixed one until one is wrong), alone, one at a time. Their stability is appended
+    to ``out``. A merge asks nothing: the answers the shard's record holds are scored again and read by the
+    same rule; a record the rule cannot have written (more than ``k``, or fewer and none that stops it)
+    counts as no confirmation (a regression stays a regression)."""
+    def ask(stop_on: bool, k: int) -> list[bool]:
         if state.replay is not None:
             if prior is None or prior.how != "confirm":
                 return []
             preds = list(prior.predictions)
-            rights = confirmation_counted(_rights(state, loaded, sample, preds), k)
-            if rights is None:
+            counted = confirmation_counted(_rights(state, loaded, sample, preds), k, stop_on)
+            if counted is None:
                 return []
-            preds = preds[: len(rights)]
+            preds, rights = preds[: len(counted)], counted
         else:
-            preds, rights = confirm(model, sample, k, lambda p: _score_again(state, loaded, sample, p))
+            preds, rights = confirm(model, sample, k, lambda p: _score_again(state, loaded, sample, p), stop_on)
         out.append(_stability(state, sample, preds, rights, None, "confirm"))
         return rights
     return ask
@@ -228,14 +227,14 @@ def run_sample(item: pytest.Item, sample: Sample, model: Model) -> None:
     baseline = state.comparable_baseline(suite)
     entry = baseline.entry(sample.id) if baseline is not None else None
     stability = repeated(state, item, loaded, sample, model, scored, measured)
-    k = confirm_depth(state.options, loaded.config)
     confirmed: list[Stability] = []
     outcome = decide(  # the one place the sample's outcome is decided
         right_of(scored.score), entry.right if entry is not None else None,
         baseline_unstable=entry is not None and entry.unstable,
-        confirm=confirmation(state, loaded, sample, model, k, measured, confirmed)
-        if k > 0 and stability is None else None,
-        updating=state.options.updating, error=scored.error is not None,
+        baseline_answers=entry.stability[1] if entry is not None and entry.stability is not None else 1,
+        confirm=confirmation(state, loaded, sample, model, measured, confirmed) if stability is None else None,
+        k=confirm_depth(state.options, loaded.config), updating=state.options.updating,
+        error=scored.error is not None,
     )
     stability = confirmed[0] if confirmed else stability
     changed = outcome in (Outcome.REGRESSION, Outcome.UNSTABLE, Outcome.FIXED)

@@ -189,8 +189,8 @@ def test_confirm_keeps_a_real_regression_and_excuses_a_batch_flip(project: Proje
     assert len(stability["answers"]) == len(stability["predictions"]) == 1, "the answers themselves, for a merge"
     assert records[real]["stability"]["right"] == 0 and records[real]["stability"]["of"] == 3
     assert records[real]["outcome"] == "regression"
-    line = ("confirmation: 2 regressed samples re-asked alone, 4 more calls: 1 wrong every time (confirmed "
-            "regression), 1 right once (unstable: no flip)")
+    line = ("confirmation: 2 regressed samples re-asked alone (1 wrong every time: confirmed; 1 right once: "
+            "unstable, no flip); 4 more calls")
     assert line in out and summary["verdict"]["confirm"] == line and summary["verdict"]["confirm_calls"] == 4
     assert records[real]["before"]["point"] != records[real]["prediction"]["point"], "both answers kept"
     assert "the baseline got point (" in out and "re-asked alone" in out
