@@ -20,7 +20,7 @@ from pytest_uiground.gate.against import Against
 from pytest_uiground.gate.checks import Check, LatencyCheck, build_checks, latency_check
 from pytest_uiground.gate.flips import FlipTest, judge_flips, slice_keys
 from pytest_uiground.gate.metrics import LATENCY, MetricResult, compute_all
-from pytest_uiground.gate.noise import Noise, measure
+from pytest_uiground.gate.noise import Noise, confirmation, measure
 from pytest_uiground.gate.power import attach
 from pytest_uiground.gate.rules import (
     dataset_provenance,
@@ -200,5 +200,5 @@ def conclude(out: SuiteOutcome, *, interrupted: bool = False) -> Verdict:
     if interrupted and out.updating and out.verdict is not None and out.verdict.fate is BaselineFate.UPDATED:
         fate, text = out.verdict.fate, out.verdict.fate_text  # written before the interruption: it stands
     out.verdict = decide(out.checks, out.latency, out.results, fate=fate, fate_text=text, interrupted=interrupted,
-                         flips=out.flips, noise=out.noise, missing=out.missing)
+                         flips=out.flips, noise=out.noise, missing=out.missing, confirmed=confirmation(out.results))
     return out.verdict

@@ -21,13 +21,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from pytest_uiground.gate.noise import confirmation
 from pytest_uiground.record.outcome import Outcome
 
 if TYPE_CHECKING:  # types only: the verdict reads checks, flips and records built elsewhere
     from pytest_uiground.gate.checks import Check, LatencyCheck
     from pytest_uiground.gate.flips import FlipTest
-    from pytest_uiground.gate.noise import Noise
+    from pytest_uiground.gate.noise import Confirmation, Noise
     from pytest_uiground.record.result import SampleResult
 
 
@@ -177,12 +176,14 @@ class Verdict:
 
 def decide(checks: Sequence[Check], latency: LatencyCheck | None, results: Sequence[SampleResult], *,
            fate: BaselineFate = BaselineFate.NOT_ASKED, fate_text: str = "", interrupted: bool = False,
-           flips: FlipTest | None = None, noise: Noise | None = None, missing: str | None = None) -> Verdict:
+           flips: FlipTest | None = None, noise: Noise | None = None, missing: str | None = None,
+           confirmed: Confirmation | None = None) -> Verdict:
     """The one decision: a suite fails when the baseline update it asked for was not done, a check
     fails, latency is over budget, the flips fail it (any regressed sample under the rule ``each``,
     significant evidence under ``significant``: :mod:`.flips`), a sample errored, or the run was
     interrupted; or the model's measured flip rate is above its bound (``--uiground-max-flip-rate``); or
-    there is no baseline to gate against (``missing``: a gate with nothing to compare fails closed)."""
+    there is no baseline to gate against (``missing``: a gate with nothing to compare fails closed).
+    ``confirmed`` (``--uiground-confirm``'s re-asks) only informs: its flips are already judged."""
     failed = tuple(c.label for c in checks if c.problems())
     slow = bool(latency is not None and latency.problems())
     regressed = len(flips.regressed) if flips is not None else sum(r.outcome == Outcome.REGRESSION for r in results)
@@ -206,7 +207,6 @@ def decide(checks: Sequence[Check], latency: LatencyCheck | None, results: Seque
         why.append(f"{errors} sample error{'s' * (errors != 1)}")
     if noise is not None and noise.over:
         why.append(noise.reason())
-    asked = confirmation(results)
     return Verdict(passed=not why, reasons=tuple(why), n_checks=len(checks), failed_checks=failed,
                    regressed=regressed, errors=errors, latency_over=slow, interrupted=interrupted, fate=fate,
                    fate_text=fate_text, rule=flips.rule if flips is not None else EACH,
@@ -216,9 +216,9 @@ def decide(checks: Sequence[Check], latency: LatencyCheck | None, results: Seque
                    noise_text=noise.text() if noise is not None else "",
                    flip_rate=noise.flip_rate if noise is not None else None, power_text=power_text(checks),
                    flips_p_label=flips.p_label if flips is not None else "one-sided McNemar p",
-                   missing=missing or "", confirm_text=asked.text() if asked is not None else "",
-                   confirmed=asked.samples if asked is not None else 0,
-                   confirm_calls=asked.calls if asked is not None else 0)
+                   missing=missing or "", confirm_text=confirmed.text() if confirmed is not None else "",
+                   confirmed=confirmed.samples if confirmed is not None else 0,
+                   confirm_calls=confirmed.calls if confirmed is not None else 0)
 
 
 def power_text(checks: Sequence[Check]) -> str:
