@@ -108,21 +108,22 @@ def fix_depth(k: int, baseline_answers: int) -> int:
 
 
 def decide(first: bool, baseline_right: bool | None, *, baseline_unstable: bool = False,
-           baseline_answers: int = 1, confirm: Confirm | None = None, k: int = 0, updating: bool = False,
-           error: bool = False) -> Outcome:
+           baseline_answers: int = 1, confirm: Confirm | None = None, k: int = 0, fixes: bool = True,
+           updating: bool = False, error: bool = False) -> Outcome:
     """A sample's outcome from its answers and its baseline entry, the one rule (module docstring): its first
     answer ``first`` against the baseline (:func:`classify`); a regression is then *unstable* when the baseline
     saw the sample flip (``baseline_unstable``), else, under ``--uiground-confirm k``, when a re-ask is right.
     A fix of a sample the baseline answered ``baseline_answers`` times alike is re-asked up to
-    :func:`fix_depth` times; it stays *fixed* (it is right now), and the flip test leaves it out when a re-ask
-    was wrong. ``confirm`` asks (:data:`Confirm`) and is called only here, only for those two: nothing else
+    :func:`fix_depth` times when fixes weigh in the verdict (``fixes``: the rule ``significant``; under
+    ``each`` only regressions do); it stays *fixed* (it is right now), and the flip test leaves it out when a
+    re-ask was wrong. ``confirm`` asks (:data:`Confirm`) and is called only here, only for those two: nothing else
     costs a call. Repeats (``--uiground-repeat``) never change the outcome: the gate weighs them
     (:func:`pytest_uiground.gate.flips.split_test`)."""
     outcome = classify(first, baseline_right, updating=updating, error=error)
     if outcome is Outcome.REGRESSION:
         if baseline_unstable or (confirm is not None and k > 0 and True in confirm(True, k)):
             return Outcome.UNSTABLE
-    elif outcome is Outcome.FIXED and confirm is not None and not baseline_unstable:
+    elif outcome is Outcome.FIXED and fixes and confirm is not None and not baseline_unstable:
         depth = fix_depth(k, baseline_answers)
         if depth > 0:
             confirm(False, depth)  # the outcome stays: the flip test reads the re-asks

@@ -234,7 +234,7 @@ def run_sample(item: pytest.Item, sample: Sample, model: Model) -> None:
         baseline_answers=entry.stability[1] if entry is not None and entry.stability is not None else 1,
         confirm=confirmation(state, loaded, sample, model, measured, confirmed) if stability is None else None,
         k=confirm_depth(state.options, loaded.config), updating=state.options.updating,
-        error=scored.error is not None,
+        fixes=regression_rule(state.options, loaded.config)[0] == SIGNIFICANT, error=scored.error is not None,
     )
     stability = confirmed[0] if confirmed else stability
     changed = outcome in (Outcome.REGRESSION, Outcome.UNSTABLE, Outcome.FIXED)

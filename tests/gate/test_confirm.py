@@ -27,9 +27,11 @@ def batches(project: Project, log: str) -> list[list[str]]:
 
 def test_confirm_reasks_a_regression_and_a_fix_alone_past_the_cache(project: Project, xdist: list[str]) -> None:
     """Baseline of 3 answers per sample, ``fixed`` wrong in all of them. A rerun where ``broke`` is wrong and
-    ``fixed`` right, under ``--uiground-confirm 2``: ``broke`` is re-asked twice alone and stays a regression
-    (wrong 3 times: FAIL under 'each'); ``fixed`` is re-asked min(2, 3 - 1) = 2 times alone and stays a fix.
-    Run again with every first answer from the cache: the re-asks still go to the model, and only they do."""
+    ``fixed`` right, under ``--uiground-confirm 2`` and the rule 'significant' (where fixes weigh in):
+    ``broke`` is re-asked twice alone and stays a regression (wrong 3 times; one regression against one fix
+    is no evidence: PASS); ``fixed`` is re-asked min(2, 3 - 1) = 2 times alone and stays a fix. Run again
+    with every first answer from the cache: the re-asks still go to the model, and only they do. Under
+    'each' only the regression is re-asked, and fails the run."""
     ids = project.ids()
     broke, fixed = ids[1], ids[4]
     made = run(project, "--snapshot-update", "--uiground-repeat", "3", "--uiground-cache", "off", wrong=(fixed,),
@@ -39,9 +41,9 @@ def test_confirm_reasks_a_regression_and_a_fix_alone_past_the_cache(project: Pro
     assert entry["s"] == [0, 3], entry
 
     first = run(project, "--uiground-confirm", "2", "--uiground-report", "out", "--uiground-markdown", "md.md",
-                wrong=(broke,), xdist=xdist, log="first.log")
+                "--uiground-regressions", "significant", wrong=(broke,), xdist=xdist, log="first.log")
     out = first.stdout.str()
-    assert first.ret == 1, out
+    assert first.ret == 0, out
     line = ("confirmation: 1 regressed sample re-asked alone (1 wrong every time: confirmed; 0 right once: "
             "unstable, no flip), 1 fixed sample (1 right every time; 0 wrong once: no flip); 4 more calls")
     assert line in out, out[-3000:]
@@ -60,12 +62,15 @@ def test_confirm_reasks_a_regression_and_a_fix_alone_past_the_cache(project: Pro
     alone = [b for b in batches(project, "first.log") if len(b) == 1 and b[0] in (broke, fixed)]
     assert sorted(b[0] for b in alone) == sorted([broke, broke, fixed, fixed]), batches(project, "first.log")
 
-    again = run(project, "--uiground-confirm", "2", "--uiground-report", "again", wrong=(broke,), xdist=xdist,
-                log="again.log")
-    assert again.ret == 1 and f"{len(ids)} predictions from the cache" in again.stdout.str(), again.stdout.str()
+    again = run(project, "--uiground-confirm", "2", "--uiground-report", "again", "--uiground-regressions",
+                "significant", wrong=(broke,), xdist=xdist, log="again.log")
+    assert again.ret == 0 and f"{len(ids)} predictions from the cache" in again.stdout.str(), again.stdout.str()
     assert sorted(b[0] for b in batches(project, "again.log")) == sorted([broke, broke, fixed, fixed]), \
         "first answers from the cache, re-asks always fresh"
     assert line in again.stdout.str()
+    each = run(project, "--uiground-confirm", "2", wrong=(broke,), xdist=xdist, log="each.log")
+    assert each.ret == 1 and "1 sample regressed" in each.stdout.str(), each.stdout.str()[-3000:]
+    assert batches(project, "each.log") == [[broke], [broke]], "under 'each' a fix decides nothing"
 
 
 def test_the_suite_key_sets_k_and_the_command_line_wins(project: Project, xdist: list[str]) -> None:

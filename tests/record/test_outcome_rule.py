@@ -143,5 +143,6 @@ def test_decide_asks_only_for_a_flip_of_a_stable_sample() -> None:
     assert decide(True, False, k=2, confirm=confirm) is Outcome.FIXED, "no repeats: a fix is not re-asked"
     assert decide(True, False, k=2, baseline_answers=3, confirm=confirm) is Outcome.FIXED
     assert decide(False, True, k=0, confirm=confirm) is Outcome.REGRESSION, "K = 0: the first answer decides"
-    assert calls == [(True, 2), (True, 1), (False, 2)]
+    assert decide(True, False, k=2, baseline_answers=3, fixes=False, confirm=confirm) is Outcome.FIXED
+    assert calls == [(True, 2), (True, 1), (False, 2)], "under 'each' (fixes=False) a fix is not re-asked"
     assert [fix_depth(k, r) for k, r in [(2, 1), (2, 3), (1, 3), (5, 3), (0, 3)]] == [0, 2, 1, 2, 0]
