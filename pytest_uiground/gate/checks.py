@@ -161,6 +161,10 @@ class Check:
     # detectable drop larger than the tolerance fails it (--uiground-require-power, [baseline] require_power).
     detectable: Detectable | None = None
     require_power: bool = False
+    # Under ``significant``: the flip test on this check's samples (gate.flips.split_test: stable and unstable
+    # samples apart, confirmations read), set by gate.power.attach; judges a drop beyond the tolerance in
+    # place of the pooled McNemar test, whose noisy samples' flips bury a drop and fake one alike (issue 40).
+    flip_p: float | None = None
 
     @property
     def worse_by(self) -> float:
@@ -219,6 +223,9 @@ class Check:
         p = self.paired
         if p is None:
             return "no paired comparison"
+        if self.flip_p is not None:
+            return (f"{p.regressed} regressed, {p.fixed} fixed, split test p = {self.flip_p:.3g}, "
+                    f"level {self.significance:g}")
         if p.regressed is not None and p.fixed is not None:
             return (f"{p.regressed} regressed, {p.fixed} fixed, one-sided McNemar p = "
                     f"{stats.mcnemar_one_sided(p.regressed, p.fixed):.3g}, level {self.significance:g}")
@@ -233,6 +240,8 @@ class Check:
         p = self.paired
         if self.significance is None or p is None:
             return False
+        if self.flip_p is not None:
+            return not self.flip_p < self.significance
         if p.regressed is not None and p.fixed is not None:
             return not stats.mcnemar_one_sided(p.regressed, p.fixed) < self.significance
         if p.delta_low is None or p.delta_high is None:

@@ -31,7 +31,7 @@ had right can go wrong.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import lru_cache
@@ -242,10 +242,13 @@ def noise_flips(paired_ids: Sequence[str], base_stability: Mapping[str, tuple[in
 
 
 def attach(checks: Sequence[Check], results: Sequence[SampleResult], base: Mapping[str, tuple[int, int] | None] | None,
-           rule: str, level: float, keys: Sequence[str], *, require: bool = False) -> list[Check]:
+           rule: str, level: float, keys: Sequence[str], *, require: bool = False,
+           flip_test: Callable[[Sequence[SampleResult]], float] | None = None) -> list[Check]:
     """Each gated check of right-or-wrong samples with its detectable drop (and, with ``require``, failing
     when that is larger than its tolerance). ``base``: the baseline's repeats per sample, None without a
-    baseline (an update: this run's repeats stand in for the baseline it records)."""
+    baseline (an update: this run's repeats stand in for the baseline it records). ``flip_test``: the gate's
+    flip test (:func:`pytest_uiground.gate.flips.split_test`'s p) on a check's samples, under ``significant``
+    with a baseline: it judges the check's drop beyond its tolerance (``Check.flip_p``)."""
     run = {r.id: (r.stability.right, r.stability.of) for r in results
            if r.stability is not None and r.stability.how == "repeat" and r.stability.of > 1}
     by_id = {r.id: r for r in results if r.error is None}
@@ -284,5 +287,6 @@ def attach(checks: Sequence[Check], results: Sequence[SampleResult], base: Mappi
                            detectable(right, noise, lvl), c.tolerance)
         if d.short and rule == "significant":
             d = replace(d, needed=samples_needed(len(ids), right, noise, lvl, c.tolerance))
-        out.append(replace(c, detectable=d, require_power=require))
+        flip_p = flip_test([by_id[i] for i in ids]) if flip_test is not None and base is not None else None
+        out.append(replace(c, detectable=d, require_power=require, flip_p=flip_p))
     return out
