@@ -157,7 +157,7 @@ class RunOptions:
     refusals: str | None = None  # None: each suite's [scorer] refusals (suites with refusal samples only)
     significant_level: float | None = None  # None: each suite's [baseline] significant_level
     repeat: int = 1  # --uiground-repeat: answers per sample (stability), 1 = the plain run
-    confirm: int = 0  # --uiground-confirm: re-asks of each regressed sample alone, 0 = none
+    confirm: int | None = None  # --uiground-confirm: re-asks of a regressed sample alone; None: the suite's
     max_flip_rate: float | None = None  # --uiground-max-flip-rate: bound on the repeats' flip rate (percent)
     require_power: bool = False  # --uiground-require-power: a check that cannot see a drop of its tolerance fails
     shard: tuple[int, int] | None = None  # --uiground-shard I/N: (I, N), 1-based
@@ -411,9 +411,11 @@ OPTIONS: tuple[Opt, ...] = (
         "from the cache) and record each sample's stability (right k of K) and the run-to-run flip rate; on "
         "--snapshot-update the baseline keeps it, and a sample unstable in the baseline never fails alone",
         positive_int, "K", field="repeat"),
-    Opt("--uiground-confirm", 0, "re-ask each regressed sample K times alone (batch 1, a fresh request, no cache): "
-        "it stays a regression only when wrong in the majority, else it is reported as unstable with its answers",
-        non_negative_int, "K", field="confirm"),
+    Opt("--uiground-confirm", None, "plain reruns: re-ask each regressed sample alone (batch 1, a fresh request, "
+        "no cache), one answer at a time, until one is right (it is unstable: never failing alone, left out of "
+        "the flip test) or K were wrong (a confirmed regression); a sample right 1 time in 2 is confirmed 1 "
+        "time in 2^(K+1). Default: each suite's [baseline] confirm, else 0 (none); with --uiground-repeat the "
+        "repeats judge instead", non_negative_int, "K", field="confirm"),
     Opt("--uiground-max-flip-rate", None, "with --uiground-repeat: fail the suite when its run-to-run flip rate "
         "(percent of samples two runs answer differently) is above this", number(float, at_least=0.0), "PCT",
         field="max_flip_rate"),

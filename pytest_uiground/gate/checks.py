@@ -26,7 +26,7 @@ it and knows nothing of checks: the checks read the power, never the other way r
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -174,6 +174,10 @@ class Check:
     # detectable drop larger than the tolerance fails it (--uiground-require-power, [baseline] require_power).
     detectable: Detectable | None = None
     require_power: bool = False
+    # Under ``significant``: the flip test on this check's samples (gate.flips.split_test: stable and unstable
+    # samples apart, confirmations read), set by gate.power.attach; judges a drop beyond the tolerance in
+    # place of the pooled McNemar test, whose noisy samples' flips bury a drop and fake one alike (issue 40).
+    flip_p: float | None = None
 
     @property
     def worse_by(self) -> float:
@@ -245,6 +249,9 @@ class Check:
         p = self.paired
         if p is None:
             return "no paired comparison"
+        if self.flip_p is not None:
+            return (f"{p.regressed} regressed, {p.fixed} fixed, split test p = {self.flip_p:.3g}, "
+                    f"level {self.significance:g}")
         if p.regressed is not None and p.fixed is not None:
             return (f"{p.regressed} regressed, {p.fixed} fixed, one-sided McNemar p = "
                     f"{stats.mcnemar_one_sided(p.regressed, p.fixed):.3g}, level {self.significance:g}")
@@ -259,6 +266,8 @@ class Check:
         p = self.paired
         if self.significance is None or p is None:
             return False
+        if self.flip_p is not None:
+            return not self.flip_p < self.significance
         if p.regressed is not None and p.fixed is not None:
             return not stats.mcnemar_one_sided(p.regressed, p.fixed) < self.significance
         if p.delta_low is None or p.delta_high is None:
@@ -443,10 +452,13 @@ def latency_check(config: SuiteConfig, results: Sequence[SampleResult], *, paral
 
 
 def attach(checks: Sequence[Check], results: Sequence[SampleResult], base: Mapping[str, tuple[int, int] | None] | None,
-           rule: str, level: float, keys: Sequence[str], *, require: bool = False) -> list[Check]:
+           rule: str, level: float, keys: Sequence[str], *, require: bool = False,
+           flip_test: Callable[[Sequence[SampleResult]], float] | None = None) -> list[Check]:
     """Each gated check of right-or-wrong samples with its detectable drop (and, with ``require``, failing
     when that is larger than its tolerance). ``base``: the baseline's repeats per sample, None without a
-    baseline (an update: this run's repeats stand in for the baseline it records)."""
+    baseline (an update: this run's repeats stand in for the baseline it records). ``flip_test``: the gate's
+    flip test (:func:`pytest_uiground.gate.flips.split_test`'s p) on a check's samples, under ``significant``
+    with a baseline: it judges the check's drop beyond its tolerance (``Check.flip_p``)."""
     run = {r.id: (r.stability.right, r.stability.of) for r in results
            if r.stability is not None and r.stability.how == "repeat" and r.stability.of > 1}
     by_id = {r.id: r for r in results if r.error is None}
@@ -485,5 +497,6 @@ def attach(checks: Sequence[Check], results: Sequence[SampleResult], base: Mappi
                            detectable(right, noise, lvl), c.tolerance)
         if d.short and rule == "significant":
             d = replace(d, needed=samples_needed(len(ids), right, noise, lvl, c.tolerance))
-        out.append(replace(c, detectable=d, require_power=require))
+        flip_p = flip_test([by_id[i] for i in ids]) if flip_test is not None and base is not None else None
+        out.append(replace(c, detectable=d, require_power=require, flip_p=flip_p))
     return out

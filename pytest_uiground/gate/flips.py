@@ -12,7 +12,7 @@ per slice at the level divided by the number of slices tested (Bonferroni, so th
 slices do not multiply the false alarms; the multiplicity is printed with the result).
 
 A regression the run itself shows to be noise (:attr:`Outcome.UNSTABLE`: unstable in the baseline's
-repeats, or right in the majority of its confirmation re-asks) never fails the run alone, under either rule.
+repeats, or right in one of its ``--uiground-confirm`` re-asks) never fails the run alone, under either rule.
 
 **Stable and unstable samples are tested apart** (issue 40). A baseline recorded with ``--uiground-repeat K``
 knows which samples are noisy (``s: [k, K]`` with 0 < k < K). Counted as flips, their coin tosses bury a
@@ -20,10 +20,19 @@ real drop: 17 samples flipping half the time add about 8 discordant pairs to eve
 samples made wrong go from p = 0.008 to p = 0.06. So the test has two parts, each exact:
 
 * the **paired part**, the samples the baseline measured as stable (or recorded without repeats, as before):
-  on a plain rerun, the exact one-sided McNemar test on their flips (a confirmed-unstable regression of a
-  stable sample still counts: it did flip, and leaving it out while every fix counts would tilt the test
-  towards PASS). It assumes that noisy samples which answered K times alike by chance flip both ways alike
-  (exact for coin tosses; a noisy sample right 90 % of the time leans towards regressions). When this run
+  on a plain rerun, the exact one-sided McNemar test on their flips. It assumes that noisy samples which
+  answered K times alike by chance flip both ways alike (exact for coin tosses; a noisy sample right 90 % of
+  the time leans towards regressions). Under ``--uiground-confirm C`` (issue 40, the sequential rule of
+  :mod:`pytest_uiground.record.outcome`) a flip whose re-asks disagree with it is left out, as a sample whose
+  repeats disagree drops out of the exact test below: a regression re-asked right (up to ``C`` re-asks), a
+  fix re-asked wrong (up to ``D = min(C, R - 1)``). The bound: for a sample right with probability ``p`` on
+  every call and a baseline of ``R`` agreeing answers (``R = 1`` without repeats), a counted regression has
+  probability ``p^R (1 - p)^(C + 1)`` and a counted fix ``(1 - p)^R p^(D + 1)``, their ratio
+  ``p^(R - 1 - D) (1 - p)^(C + 1 - R)``. For ``C >= R - 1`` it is at most 1 for every ``p`` (exactly 1 at
+  ``C = R - 1``): a flip is a regression with probability at most 1/2, McNemar's null, so the level holds
+  whatever the hidden noisy samples' rates, which a plain rerun does not promise (its ratio is
+  ``(p / (1 - p))^(R - 1)``); for a smaller ``C`` the lean is ``(p / (1 - p))^(R - 1 - C)``, still smaller.
+  The drop it detects does not shrink: a sample the candidate broke is wrong every time, always confirmed. When this run
   has repeats too (``--uiground-repeat``), the sample's K agreeing baseline answers meet its J answers in
   the exact stratified test below, conditioned on the baseline's answers having agreed: that is McNemar on
   the samples whose J answers also agree among themselves, exact whatever each sample's rate, and the
@@ -109,6 +118,7 @@ class FlipTest:
     slices: tuple[SliceFlips, ...] = ()  # slices with at least one flip: the ones tested
     unstable: tuple[str, ...] = ()  # right in the baseline, wrong now, shown to be noise: never failing alone
     split: Split | None = None  # the two parts; None for a FlipTest built by hand
+    unconfirmed_fixes: tuple[str, ...] = ()  # fixed, but re-asked wrong by --uiground-confirm: no flip
 
     @property
     def slice_level(self) -> float:
@@ -149,7 +159,7 @@ class FlipTest:
             head = (f"{len(self.regressed)} regressed{noisy}, {len(self.fixed)} fixed; {self._parts()}; split "
                     f"test p = {self.p_value:.3g} (level {self.level:g}")
         else:
-            noisy = f", {len(self.unstable)} unstable (counted as regressed here)" if self.unstable else ""
+            noisy = f", {len(self.unstable)} unstable (re-asked right: no flip)" if self.unstable else ""
             head = (f"{len(self.regressed)} regressed{noisy}, {len(self.fixed)} fixed: one-sided McNemar p = "
                     f"{self.p_value:.3g} (level {self.level:g}")
         tail = (f"; {len(self.slices)} slice{'s' * (len(self.slices) != 1)} with flips tested at "
@@ -158,6 +168,9 @@ class FlipTest:
         if worst:
             tail += "; significant in " + ", ".join(f"{s.label} ({s.regressed} regressed, {s.fixed} fixed, p = "
                                                     f"{s.p_value:.3g})" for s in worst[:5])
+        if self.unconfirmed_fixes:
+            n = len(self.unconfirmed_fixes)
+            tail += f"; {n} fix{'es' * (n != 1)} re-asked wrong (no flip)"
         return head + tail
 
     def reason(self) -> str:
@@ -201,6 +214,21 @@ def candidate_answers(r: SampleResult) -> tuple[int, int]:
     return int(right_of(r.score)), 1
 
 
+def confirmed_noise(r: SampleResult) -> bool:
+    """A flip its ``--uiground-confirm`` re-asks disagree with (module docstring): a regression re-asked right
+    (unstable), or a fix re-asked wrong; no flip in the test."""
+    st = r.stability
+    if st is None or st.how != "confirm":
+        return False
+    return r.outcome == Outcome.UNSTABLE or (r.outcome == Outcome.FIXED and st.right < st.of)
+
+
+def flipped(r: SampleResult) -> bool:
+    """Right in the baseline and wrong now, as the flip test counts it: a regression, or a sample unstable in
+    the baseline (judged by its rates); not a regression its confirmation showed to be noise."""
+    return r.outcome == Outcome.REGRESSION or (r.outcome == Outcome.UNSTABLE and not confirmed_noise(r))
+
+
 _BASE_RIGHT = (Outcome.PASS, Outcome.REGRESSION, Outcome.UNSTABLE)
 _BASE_WRONG = (Outcome.FIXED, Outcome.KNOWN_FAILURE)
 
@@ -221,8 +249,10 @@ def split_test(results: Sequence[SampleResult], base: Mapping[str, tuple[int, in
             rated += 1
             strata.append((s[0], s[1], j, big_j, False))
             continue
+        if confirmed_noise(r):
+            continue  # right in a confirmation re-ask: not stably wrong, no flip (module docstring)
         paired += 1
-        b += r.outcome in (Outcome.REGRESSION, Outcome.UNSTABLE)
+        b += r.outcome == Outcome.REGRESSION
         c += r.outcome == Outcome.FIXED
         if s is not None and s[1] > 1 and big_j > 1:  # K answers alike against this run's J: exact
             pairs.append((s[0], s[1], j, big_j, True))
@@ -240,8 +270,8 @@ def judge_flips(results: Sequence[SampleResult], keys: Sequence[str], rule: str,
     regressed = tuple(sorted(r.id for r in results if r.outcome == Outcome.REGRESSION))
     unstable = tuple(sorted(r.id for r in results if r.outcome == Outcome.UNSTABLE))
     fixed = tuple(sorted(r.id for r in results if r.outcome == Outcome.FIXED))
-    flipped = (Outcome.REGRESSION, Outcome.UNSTABLE)
-    counts = slice_counts(((r.meta, r.outcome in flipped, r.outcome == Outcome.FIXED) for r in results), keys)
+    counts = slice_counts(((r.meta, flipped(r), r.outcome == Outcome.FIXED and not confirmed_noise(r))
+                           for r in results), keys)
     members: dict[str, list[SampleResult]] = {}
     if any(s is not None for s in base.values()):
         for r in results:
@@ -255,4 +285,5 @@ def judge_flips(results: Sequence[SampleResult], keys: Sequence[str], rule: str,
         slices.append(SliceFlips(label, b, c, part.p_value if part is not None else stats.mcnemar_one_sided(b, c),
                                  part))
     split = split_test(results, base)
-    return FlipTest(rule, level, regressed, fixed, split.p_value, tuple(slices), unstable, split)
+    return FlipTest(rule, level, regressed, fixed, split.p_value, tuple(slices), unstable, split,
+                    tuple(sorted(r.id for r in results if r.outcome == Outcome.FIXED and confirmed_noise(r))))

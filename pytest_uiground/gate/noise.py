@@ -11,6 +11,9 @@ bootstrap over the samples (:func:`.stats.bootstrap_mean_interval`), as for grad
 The rate is reported overall and per slice (the slices the suite's metrics use), and the gate can
 bound it (``--uiground-max-flip-rate``): a backend whose noise grows past what the team accepted fails
 the run even when the accuracy holds.
+
+``--uiground-confirm`` measures no rate (only regressed samples are re-asked, and only until one answer is
+right): :class:`Confirmation` says what it cost and what it found.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from typing import Any
 
 from pytest_uiground.gate import stats
 from pytest_uiground.gate.metrics import slice_labels
+from pytest_uiground.record.outcome import Outcome
 from pytest_uiground.record.result import SampleResult
 
 
@@ -84,3 +88,43 @@ def measure(results: Sequence[SampleResult], keys: Sequence[str], *, seed: int =
                  unstable=tuple(sorted(r.id for r in rep if r.stability is not None and r.stability.unstable)),
                  flip_rate=sum(rates) / len(rates),
                  interval=stats.bootstrap_mean_interval(rates, seed=seed), by_slice=by_slice, bound=bound)
+
+
+@dataclass(frozen=True)
+class Confirmation:
+    """What ``--uiground-confirm`` did in a run: regressed samples re-asked (and how many stayed regressions,
+    wrong every time), fixed ones re-asked (and how many stayed right every time), the calls it cost."""
+
+    regressed: int
+    confirmed: int
+    fixed: int
+    fixes_confirmed: int
+    calls: int
+
+    @property
+    def samples(self) -> int:
+        return self.regressed + self.fixed
+
+    def text(self) -> str:
+        def n(k: int, word: str) -> str:
+            return f"{k} {word}{'s' * (k != 1)}"
+
+        line = (f"confirmation: {n(self.regressed, 'regressed sample')} re-asked alone ({self.confirmed} wrong "
+                f"every time: confirmed; {self.regressed - self.confirmed} right once: unstable, no flip)")
+        if self.fixed:
+            line += (f", {n(self.fixed, 'fixed sample')} ({self.fixes_confirmed} right every time; "
+                     f"{self.fixed - self.fixes_confirmed} wrong once: no flip)")
+        return line + f"; {n(self.calls, 'more call')}"
+
+
+def confirmation(results: Sequence[SampleResult]) -> Confirmation | None:
+    """The run's confirmations, from the records' ``confirm`` stabilities; None when none was asked."""
+    asked = [(r.outcome == Outcome.FIXED, r.stability) for r in results
+             if r.stability is not None and r.stability.how == "confirm"]
+    if not asked:
+        return None
+    fixes = [st for fix, st in asked if fix and st is not None]
+    regs = [st for fix, st in asked if not fix and st is not None]
+    return Confirmation(regressed=len(regs), confirmed=sum(st.right == 0 for st in regs), fixed=len(fixes),
+                        fixes_confirmed=sum(st.right == st.of for st in fixes),
+                        calls=sum(st.of for st in regs + fixes))

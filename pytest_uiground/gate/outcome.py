@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, Any
 from pytest_uiground.gate import baseline as baseline_mod
 from pytest_uiground.gate.against import Against
 from pytest_uiground.gate.checks import Check, LatencyCheck, attach, build_checks, latency_check
-from pytest_uiground.gate.flips import FlipTest, judge_flips, slice_keys
+from pytest_uiground.gate.flips import FlipTest, judge_flips, slice_keys, split_test
 from pytest_uiground.gate.metrics import LATENCY, MetricResult, compute_all
-from pytest_uiground.gate.noise import Noise, measure
+from pytest_uiground.gate.noise import Noise, confirmation, measure
 from pytest_uiground.gate.rules import (
     dataset_provenance,
     provenance,
@@ -123,9 +123,11 @@ def assemble(loaded: LoadedSuite, path: Path, results: list[SampleResult], optio
         new_ids=new_ids, removed_ids=removed_ids, only_new=only_new,
     )
     if out.checks:
-        out.checks = attach(out.checks, results, {k: e.stability for k, e in base.entries.items()}
-                            if usable and base is not None else None, rule, level, slice_keys(loaded.config),
-                            require=options.require_power or loaded.config.require_power)
+        stabilities = {k: e.stability for k, e in base.entries.items()} if usable and base is not None else None
+        out.checks = attach(out.checks, results, stabilities, rule, level, slice_keys(loaded.config),
+                            require=options.require_power or loaded.config.require_power,
+                            flip_test=(lambda rs: split_test(rs, stabilities or {}).p_value)
+                            if rule == SIGNIFICANT else None)
     out.provenance = provenance(loaded, results, options, model=model, judge=judge)
     if base is None and not options.updating:
         out.missing = missing_text(loaded.config.name, rel, options)
@@ -199,5 +201,5 @@ def conclude(out: SuiteOutcome, *, interrupted: bool = False) -> Verdict:
     if interrupted and out.updating and out.verdict is not None and out.verdict.fate is BaselineFate.UPDATED:
         fate, text = out.verdict.fate, out.verdict.fate_text  # written before the interruption: it stands
     out.verdict = decide(out.checks, out.latency, out.results, fate=fate, fate_text=text, interrupted=interrupted,
-                         flips=out.flips, noise=out.noise, missing=out.missing)
+                         flips=out.flips, noise=out.noise, missing=out.missing, confirmed=confirmation(out.results))
     return out.verdict

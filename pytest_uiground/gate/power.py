@@ -191,7 +191,7 @@ class Detectable:
             return "rule 'each': one regressed sample fails the run"
         return (f"{self.paired} paired samples, {self.right} right in the baseline, {self.noise:.1f} noise flips "
                 f"expected ({self.source}), one-sided McNemar at {self.level:.3g} on a plain rerun; a rerun with "
-                f"--uiground-repeat sees smaller drops)")
+                f"--uiground-repeat or --uiground-confirm sees smaller drops)")
 
     def to_json(self) -> dict[str, Any]:
         return {"label": self.label, "rule": self.rule, "n": self.n, "paired": self.paired, "right": self.right,

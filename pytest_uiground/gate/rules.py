@@ -148,6 +148,12 @@ def regression_rule(options: RunOptions, config: SuiteConfig) -> tuple[str, floa
             options.significant_level if options.significant_level is not None else config.significant_level)
 
 
+def confirm_depth(options: RunOptions, config: SuiteConfig) -> int:
+    """How many re-asks ``--uiground-confirm`` allows a regressed sample in this suite: the command line (or
+    ini key) when given, else the suite's ``[baseline] confirm`` (0: none)."""
+    return options.confirm if options.confirm is not None else config.confirm
+
+
 def check_start(config: pytest.Config, options: RunOptions) -> None:
     """Settings that cannot work fail once, at start-up, before any sample runs."""
     from pytest_uiground.models.hf.device import device_problem

@@ -26,7 +26,7 @@ from pytest_uiground.record.outcome import Outcome
 if TYPE_CHECKING:  # types only: the verdict reads checks, flips and records built elsewhere
     from pytest_uiground.gate.checks import Check, LatencyCheck
     from pytest_uiground.gate.flips import FlipTest
-    from pytest_uiground.gate.noise import Noise
+    from pytest_uiground.gate.noise import Confirmation, Noise
     from pytest_uiground.record.result import SampleResult
 
 
@@ -107,6 +107,9 @@ class Verdict:
     missing: str = ""  # no baseline to gate against: the line that says how to record one (issue 38)
     power_text: str = ""  # the smallest drop the suite (and its short slices) detect, in words (gate/power.py)
     flips_p_label: str = "one-sided McNemar p"
+    confirm_text: str = ""  # --uiground-confirm: samples re-asked, calls, what they found (gate/noise.py)
+    confirmed: int = 0  # regressed samples re-asked by --uiground-confirm
+    confirm_calls: int = 0  # the calls it cost
 
     @property
     def status(self) -> str:
@@ -134,7 +137,8 @@ class Verdict:
                 "baseline": self.fate.value, "rule": self.rule, "fixed": self.fixed, "flips": self.flips_text,
                 "flips_p_value": self.flips_p, "unstable": self.unstable, "noise": self.noise_text,
                 "flip_rate": self.flip_rate, "power": self.power_text, "flips_p_label": self.flips_p_label,
-                "missing_baseline": self.missing}
+                "missing_baseline": self.missing, "confirm": self.confirm_text, "confirmed": self.confirmed,
+                "confirm_calls": self.confirm_calls}
 
     @classmethod
     def from_json(cls, d: Any) -> Verdict | None:
@@ -165,17 +169,21 @@ class Verdict:
                    power_text=str(d.get("power") or ""),
                    flips_p_label=str(d.get("flips_p_label") or "one-sided McNemar p"),
                    flip_rate=f if isinstance(f := d.get("flip_rate"), (int, float)) and not isinstance(f, bool)
-                   else None, missing=str(d.get("missing_baseline") or ""))
+                   else None, missing=str(d.get("missing_baseline") or ""),
+                   confirm_text=str(d.get("confirm") or ""), confirmed=count("confirmed"),
+                   confirm_calls=count("confirm_calls"))
 
 
 def decide(checks: Sequence[Check], latency: LatencyCheck | None, results: Sequence[SampleResult], *,
            fate: BaselineFate = BaselineFate.NOT_ASKED, fate_text: str = "", interrupted: bool = False,
-           flips: FlipTest | None = None, noise: Noise | None = None, missing: str | None = None) -> Verdict:
+           flips: FlipTest | None = None, noise: Noise | None = None, missing: str | None = None,
+           confirmed: Confirmation | None = None) -> Verdict:
     """The one decision: a suite fails when the baseline update it asked for was not done, a check
     fails, latency is over budget, the flips fail it (any regressed sample under the rule ``each``,
     significant evidence under ``significant``: :mod:`.flips`), a sample errored, or the run was
     interrupted; or the model's measured flip rate is above its bound (``--uiground-max-flip-rate``); or
-    there is no baseline to gate against (``missing``: a gate with nothing to compare fails closed)."""
+    there is no baseline to gate against (``missing``: a gate with nothing to compare fails closed).
+    ``confirmed`` (``--uiground-confirm``'s re-asks) only informs: its flips are already judged."""
     failed = tuple(c.label for c in checks if c.problems())
     slow = bool(latency is not None and latency.problems())
     regressed = len(flips.regressed) if flips is not None else sum(r.outcome == Outcome.REGRESSION for r in results)
@@ -208,7 +216,9 @@ def decide(checks: Sequence[Check], latency: LatencyCheck | None, results: Seque
                    noise_text=noise.text() if noise is not None else "",
                    flip_rate=noise.flip_rate if noise is not None else None, power_text=power_text(checks),
                    flips_p_label=flips.p_label if flips is not None else "one-sided McNemar p",
-                   missing=missing or "")
+                   missing=missing or "", confirm_text=confirmed.text() if confirmed is not None else "",
+                   confirmed=confirmed.samples if confirmed is not None else 0,
+                   confirm_calls=confirmed.calls if confirmed is not None else 0)
 
 
 def power_text(checks: Sequence[Check]) -> str:

@@ -158,6 +158,8 @@ def banner(summary: SuiteSummary) -> str:
         extra.append(f"regressions judged by rule '{summary.verdict.rule}': {summary.verdict.flips_text}")
     if summary.verdict is not None and summary.verdict.noise_text:
         extra.append(summary.verdict.noise_text)
+    if summary.verdict is not None and summary.verdict.confirm_text:
+        extra.append(summary.verdict.confirm_text)
     if summary.verdict is not None and summary.verdict.power_text:
         extra.append(summary.verdict.power_text)
     tail = f'<div class="extra">{esc("; ".join(extra))}</div>' if extra else ""

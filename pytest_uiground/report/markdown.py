@@ -157,6 +157,8 @@ def render(sections: Sequence[SuiteSection], env: Mapping[str, str] | None = Non
                                  cached), ""]
         if s.verdict is not None and s.verdict.noise_text:
             out += [cell(s.verdict.noise_text), ""]
+        if s.verdict is not None and s.verdict.confirm_text:
+            out += [cell(s.verdict.confirm_text), ""]
         if s.verdict is not None and s.verdict.power_text:
             out += [cell(s.verdict.power_text), ""]
         regressed = sorted(r.id for r in s.results if r.outcome == Outcome.REGRESSION)

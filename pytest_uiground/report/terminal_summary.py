@@ -94,6 +94,8 @@ def write_suite(tr: Any, o: SuiteOutcome, options: RunOptions, load: str, artifa
         tr.write_line(f"regressions judged by rule 'significant': {verdict.flips_text}")
     if verdict.noise_text:
         tr.write_line(verdict.noise_text)
+    if verdict.confirm_text:
+        tr.write_line(verdict.confirm_text)
     if verdict.power_text:
         tr.write_line(verdict.power_text)
     if o.against is not None:  # --uiground-against: beside a published run (a report, not part of the verdict)

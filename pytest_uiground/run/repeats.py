@@ -14,10 +14,13 @@ answer would make every repeat agree):
   the batch is filled with other samples of the suite, whose answers are only company: asked alone
   every time, a batch-dependent model would look stable. A served model gets a separate request for
   every repeat (its ``predict`` sends one per sample).
-* **Confirm** (``--uiground-confirm K``): a regressed sample is asked K more times alone (batch 1, a
-  fresh request), and stays a regression only when it is wrong in the majority.
+* **Confirm** (``--uiground-confirm K``): a regressed sample is asked again alone (batch 1, a fresh
+  request), one answer at a time, until one is right (it is unstable) or K were wrong (a confirmed
+  regression), and a fixed one until one is wrong or as many were right as the baseline's repeats need:
+  the sequential rule of :mod:`pytest_uiground.record.outcome`.
 
-The answers are scored with the suite's own scorer by the caller; here they are only asked.
+The answers are scored with the suite's own scorer by the caller (a confirmation is handed the scorer, as
+it must know each answer before asking the next); here they are only asked.
 Cf. lm-evaluation-harness issue #1645 ("Different batch sizes give different results") and vLLM's
 batch-invariant mode, which exist for the same reason.
 """
@@ -25,11 +28,12 @@ batch-invariant mode, which exist for the same reason.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import pytest
 
 from pytest_uiground.models.base import Model
+from pytest_uiground.record.outcome import confirmation_done
 from pytest_uiground.record.prediction import Prediction
 from pytest_uiground.record.sample import Sample
 from pytest_uiground.run.lookahead import Lookahead
@@ -89,6 +93,15 @@ class Repeats:
         self.held.clear()
 
 
-def confirm(model: Model, sample: Sample, k: int) -> Sequence[Prediction]:
-    """``k`` answers for ``sample``, each asked alone (batch 1, a fresh request, no cache)."""
-    return [predict_isolated(model, [sample])[0] for _ in range(k)]
+def confirm(model: Model, sample: Sample, k: int, right: Callable[[Prediction], bool], stop_on: bool = True
+            ) -> tuple[list[Prediction], list[bool]]:
+    """Up to ``k`` answers for ``sample``, each asked alone (batch 1, a fresh request, no cache), one at a
+    time until one is ``stop_on`` by ``right`` (the suite's scorer: right for a regression, wrong for a fix)
+    or ``k`` were asked; the answers and whether each was right."""
+    preds: list[Prediction] = []
+    rights: list[bool] = []
+    while not confirmation_done(rights, k, stop_on):
+        pred = predict_isolated(model, [sample])[0]
+        preds.append(pred)
+        rights.append(right(pred))
+    return preds, rights

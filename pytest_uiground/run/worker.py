@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_uiground.gate.rules import regression_rule
+from pytest_uiground.gate.rules import confirm_depth, regression_rule
 from pytest_uiground.gate.verdict import SIGNIFICANT
 from pytest_uiground.judges.base import JudgeSetupError
-from pytest_uiground.record.outcome import Outcome, classify
+from pytest_uiground.record.outcome import Confirm, Outcome, confirmation_counted, decide
 from pytest_uiground.record.prediction import Prediction, error_text, finite
 from pytest_uiground.record.result import (
     PROPERTY,
@@ -37,7 +37,6 @@ from pytest_uiground.run.repeats import confirm
 from pytest_uiground.suite.items import suite_path_of
 
 if TYPE_CHECKING:  # types only: the worker is handed these, it never builds them
-    from pytest_uiground.gate.baseline import BaselineEntry
     from pytest_uiground.models.base import Model
     from pytest_uiground.run.state import WorkerState
     from pytest_uiground.suite.loading import LoadedSuite
@@ -122,16 +121,20 @@ def _score_again(state: WorkerState, loaded: LoadedSuite, sample: Sample, pred: 
     return scored.error is None and right_of(scored.score)
 
 
-def _asked_again(state: WorkerState, loaded: LoadedSuite, sample: Sample, preds: list[Prediction],
-                 first: bool | None, how: str) -> Stability:
-    """Right k of K over ``preds`` (plus the main answer ``first`` when it counts), the answers in words."""
+def _stability(state: WorkerState, sample: Sample, preds: list[Prediction], rights: list[bool],
+               first: bool | None, how: str) -> Stability:
+    """Right k of K over ``preds`` (scored ``rights``; plus the main answer ``first`` when it counts), the
+    answers in words and kept (cut to the output cap) for a merge to count again."""
     size = sample_size(sample)
-    rights = [_score_again(state, loaded, sample, p) for p in preds]
     words = [f"{answer_text(p, size, format_error=p.format_error)} {'right' if ok else 'wrong'}"
              for p, ok in zip(preds, rights, strict=True)]
     counted = ([first] if first is not None else []) + rights
     kept = [cap_output(p, Score.failed(), state.options.max_raw_chars)[0] for p in preds]
     return Stability(right=sum(counted), of=len(counted), how=how, answers=words, predictions=kept)
+
+
+def _rights(state: WorkerState, loaded: LoadedSuite, sample: Sample, preds: list[Prediction]) -> list[bool]:
+    return [_score_again(state, loaded, sample, p) for p in preds]
 
 
 def rescore(state: WorkerState, loaded: LoadedSuite, sample: Sample, prior: SampleResult) -> _Scored:
@@ -154,50 +157,45 @@ def rescore(state: WorkerState, loaded: LoadedSuite, sample: Sample, prior: Samp
     return scored
 
 
-def recount(state: WorkerState, loaded: LoadedSuite, sample: Sample, scored: _Scored,
-            prior: Stability | None) -> Stability | None:
-    """A merge: the shard's stability counted again from the answers it recorded, by the suite's scorer.
-    Its ``right`` and ``of`` are never read; a stability the merged run's options did not ask for, or with
-    another number of answers than they ask, counts as none (a regression stays a regression)."""
+def repeated(state: WorkerState, item: pytest.Item, loaded: LoadedSuite, sample: Sample, model: Model,
+             scored: _Scored, prior: Stability | None) -> Stability | None:
+    """``--uiground-repeat K``: the sample's K - 1 more answers, each in another batch (:mod:`.repeats`), with
+    its main answer. A merge (``state.replay``) asks nothing: it counts again the answers the shard's record
+    holds, never its ``right`` and ``of``; a record with another number of answers than the merged run's
+    options ask counts as none."""
     opts = state.options
-    if prior is None or scored.error is not None:
+    if opts.repeat <= 1 or scored.error is not None or sample.invalid is not None:
         return None
-    if prior.how == "repeat" and opts.repeat > 1 and len(prior.predictions) == opts.repeat - 1:
-        return _asked_again(state, loaded, sample, prior.predictions, right_of(scored.score), "repeat")
-    if prior.how == "confirm" and opts.confirm > 0 and len(prior.predictions) == opts.confirm:
-        return _asked_again(state, loaded, sample, prior.predictions, None, "confirm")
-    return None
-
-
-def noise(state: WorkerState, item: pytest.Item, loaded: LoadedSuite, sample: Sample, model: Model,
-          scored: _Scored, outcome: Outcome, entry: BaselineEntry | None,
-          prior: Stability | None = None) -> tuple[Outcome, Stability | None]:
-    """The sample's stability and its outcome in its light: ``--uiground-repeat`` measures every sample,
-    ``--uiground-confirm`` re-asks a regression alone; a regression is *unstable* (never failing alone)
-    when the baseline saw the sample flip, or when the confirmation is right in the majority. A merge
-    (``state.replay``) asks nothing: it counts again the answers the shard's record holds (``prior``,
-    :func:`recount`)."""
-    opts = state.options
-    stability: Stability | None = None
     if state.replay is not None:
-        stability = recount(state, loaded, sample, scored, prior)
-        if outcome is not Outcome.REGRESSION:
-            return outcome, stability
-        if (entry is not None and entry.unstable) or (
-                stability is not None and stability.how == "confirm" and 2 * stability.right > stability.of):
-            return Outcome.UNSTABLE, stability
-        return outcome, stability
-    if opts.repeat > 1 and scored.error is None and sample.invalid is None:
-        more = state.repeats(model).answers(item, sample, opts.repeat, loaded.samples)
-        stability = _asked_again(state, loaded, sample, more, right_of(scored.score), "repeat")
-    if outcome is not Outcome.REGRESSION:
-        return outcome, stability
-    if entry is not None and entry.unstable:
-        return Outcome.UNSTABLE, stability
-    if opts.confirm > 0:
-        checked = _asked_again(state, loaded, sample, list(confirm(model, sample, opts.confirm)), None, "confirm")
-        return (Outcome.UNSTABLE if 2 * checked.right > checked.of else Outcome.REGRESSION), checked
-    return outcome, stability
+        if prior is None or prior.how != "repeat" or len(prior.predictions) != opts.repeat - 1:
+            return None
+        preds = list(prior.predictions)
+    else:
+        preds = state.repeats(model).answers(item, sample, opts.repeat, loaded.samples)
+    return _stability(state, sample, preds, _rights(state, loaded, sample, preds), right_of(scored.score), "repeat")
+
+
+def confirmation(state: WorkerState, loaded: LoadedSuite, sample: Sample, model: Model,
+                 prior: Stability | None, out: list[Stability]) -> Confirm:
+    """``--uiground-confirm``: the re-asks :func:`decide` asks for (:data:`Confirm`: of a regressed sample
+    until one is right, of a fixed one until one is wrong), alone, one at a time. Their stability is appended
+    to ``out``. A merge asks nothing: the answers the shard's record holds are scored again and read by the
+    same rule; a record the rule cannot have written (more than ``k``, or fewer and none that stops it)
+    counts as no confirmation (a regression stays a regression)."""
+    def ask(stop_on: bool, k: int) -> list[bool]:
+        if state.replay is not None:
+            if prior is None or prior.how != "confirm":
+                return []
+            preds = list(prior.predictions)
+            counted = confirmation_counted(_rights(state, loaded, sample, preds), k, stop_on)
+            if counted is None:
+                return []
+            preds, rights = preds[: len(counted)], counted
+        else:
+            preds, rights = confirm(model, sample, k, lambda p: _score_again(state, loaded, sample, p), stop_on)
+        out.append(_stability(state, sample, preds, rights, None, "confirm"))
+        return rights
+    return ask
 
 
 def _identity(state: WorkerState, suite: str, model: Model) -> dict[str, Any] | None:
@@ -228,13 +226,17 @@ def run_sample(item: pytest.Item, sample: Sample, model: Model) -> None:
     judge_fp = state.judge_fingerprint(suite)
     baseline = state.comparable_baseline(suite)
     entry = baseline.entry(sample.id) if baseline is not None else None
-    outcome = classify(
-        right_of(scored.score),
-        entry.right if entry is not None else None,
-        updating=state.options.updating,
-        error=scored.error is not None,
+    stability = repeated(state, item, loaded, sample, model, scored, measured)
+    confirmed: list[Stability] = []
+    outcome = decide(  # the one place the sample's outcome is decided
+        right_of(scored.score), entry.right if entry is not None else None,
+        baseline_unstable=entry is not None and entry.unstable,
+        baseline_answers=entry.stability[1] if entry is not None and entry.stability is not None else 1,
+        confirm=confirmation(state, loaded, sample, model, measured, confirmed) if stability is None else None,
+        k=confirm_depth(state.options, loaded.config), updating=state.options.updating,
+        fixes=regression_rule(state.options, loaded.config)[0] == SIGNIFICANT, error=scored.error is not None,
     )
-    outcome, stability = noise(state, item, loaded, sample, model, scored, outcome, entry, measured)
+    stability = confirmed[0] if confirmed else stability
     changed = outcome in (Outcome.REGRESSION, Outcome.UNSTABLE, Outcome.FIXED)
     result = SampleResult(  # the one place a sample's record is built
         suite=suite, id=sample.id, task=sample.task, meta=dict(sample.meta), score=scored.score,
@@ -256,7 +258,7 @@ def run_sample(item: pytest.Item, sample: Sample, model: Model) -> None:
         pytest.fail(f"REGRESSION (right in the baseline, wrong now) {sample_line(sample, result)}", pytrace=False)
     if outcome is Outcome.UNSTABLE:
         why = ("unstable in the baseline" if entry is not None and entry.unstable
-               else "right in the majority re-asked alone")
+               else "right when re-asked alone")
         expect_failure(item, f"unstable (right in the baseline, wrong now, but {why}; counted with the "
                              f"flips, never failing alone): {sample_line(sample, result)}")
         return

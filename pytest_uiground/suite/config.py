@@ -101,6 +101,8 @@ class SuiteConfig:
     significant_level: float = 0.05
     # A check whose detectable drop (gate/power.py) is larger than its tolerance fails (issue 40).
     require_power: bool = False
+    # --uiground-confirm's default for the suite: re-asks of a regressed sample on a plain rerun (issue 40).
+    confirm: int = 0
     latency: LatencySpec = LatencySpec()
     stratify: tuple[str, ...] = ()
     description: str = ""
@@ -205,6 +207,7 @@ def load_suite_config(path: Path) -> SuiteConfig:
         regressions=base.regressions,
         significant_level=base.significant_level,
         require_power=base.require_power,
+        confirm=base.confirm,
         latency=LatencySpec(p50_ms=raw.latency.p50_ms, p95_ms=raw.latency.p95_ms,
                             benchmark_samples=raw.latency.benchmark_samples),
         stratify=tuple(raw.limit.stratify),

@@ -89,6 +89,8 @@ class BaselineTable(Struct, forbid_unknown_fields=True, frozen=True):
     significant_level: Annotated[float, Meta(gt=0.0, lt=0.5, extra={"fix": "(e.g. 0.05)"})] = 0.05
     min_slice: Annotated[int, Meta(ge=0, extra={"fix": "(0 gates every slice)"})] = 5
     require_power: bool = False
+    confirm: Annotated[int, Meta(ge=0, extra={"fix": (
+        "(re-asks of a regressed sample; 0: none, 2 is a good start)")})] = 0
 
 
 class LatencyTable(Struct, forbid_unknown_fields=True, frozen=True):

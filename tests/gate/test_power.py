@@ -8,13 +8,17 @@ the baseline recorded with ``--uiground-repeat 3``, ``-n 2``) runs as real pytes
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 import math
 import random
+import re
+import shutil
+from collections.abc import Iterable
 
 import pytest
-from conftest import Project
+from conftest import SUITE_TOML, Project
 
 from pytest_uiground.gate.flips import judge_flips
 from pytest_uiground.gate.power import critical, detectable, hidden_noise, power
@@ -240,68 +244,103 @@ def create(options):
 '''
 
 
-def coin_project(project: Project) -> tuple[list[str], list[str]]:
-    """The mini suite grown to 300 samples, the slices' tolerance wide (the flips decide), the rule
-    ``significant``; returns the ids and the stably-right ones."""
-    import hashlib
+def kind(sample_id: str) -> str:
+    """The stand-in model's kind of a sample (``COIN_MODEL``'s own rule)."""
+    h = hashlib.sha256(("kind|" + sample_id).encode()).digest()
+    return "coin" if h[0] < 256 * 0.06 else "wrong" if h[1] < 256 * 0.15 else "right"
+
+
+def coin_suites(project: Project, n: int) -> dict[str, list[str]]:
+    """``n`` copies of the setting, one suite each (``c00``, ``c01``, ...), each the mini suite grown to 288
+    samples from its own loader seed, so each holds its own coins: one pytest session judges ``n`` independent
+    reruns (a session's start-up under ``-n 2`` costs as much as its samples; one rerun a session made this
+    CI's longest test). The slices' tolerance is wide (the flips decide), the rule ``significant``. Returns
+    each suite's stably-right ids."""
+    from pytest_uiground.suite.loading import load_suite
 
     project.pytester.makepyfile(coinmodels=COIN_MODEL)
-    suite = project.root / "suites" / "mini" / "suite.toml"
-    text = suite.read_text().replace("screens = 4", "screens = 50").replace("targets_per_screen = 3",
-                                                                             "targets_per_screen = 6")
-    suite.write_text(text.replace("[baseline]\n", '[baseline]\nregressions = "significant"\n'))
-    ids = project.ids()
+    shutil.rmtree(project.root / "suites" / "mini")
+    stable = {}
+    for i in range(n):
+        name = f"c{i:02d}"
+        (project.root / "suites" / name).mkdir()
+        path = project.root / "suites" / name / "suite.toml"
+        text = (SUITE_TOML.format(loader="synthetic", floor=10.0).replace('name = "mini"', f'name = "{name}"')
+                .replace("seed = 3", f"seed = {100 + i}").replace("screens = 4", "screens = 50")
+                .replace("targets_per_screen = 3", "targets_per_screen = 6"))
+        path.write_text(text.replace("[baseline]\n", '[baseline]\nregressions = "significant"\n'))
+        ids = [s.id for s in load_suite(path).samples]
+        stable[name] = [i for i in ids if kind(i) == "right"]
+        assert 250 <= len(ids) <= 300 and 200 <= len(stable[name]) <= 260, (len(ids), len(stable[name]))
+    return stable
 
-    def kind(i: str) -> str:
-        h = hashlib.sha256(("kind|" + i).encode()).digest()
-        return "coin" if h[0] < 256 * 0.06 else "wrong" if h[1] < 256 * 0.15 else "right"
 
-    return ids, [i for i in ids if kind(i) == "right"]
-
-
-def coin_run(project: Project, *args: str, run: int = 0, broken: list[str] | tuple[str, ...] = ()
-             ) -> pytest.RunResult:
+def coin_run(project: Project, *args: str, run: int = 0, broken: Iterable[str] = (),
+             suites: Iterable[str] = ("suites",)) -> tuple[dict[str, bool], str]:
+    """One session over ``suites`` (all by default): each suite's verdict (True for FAIL), and the output."""
     project.monkeypatch.setenv("COIN_RUN", str(run))
     project.monkeypatch.setenv("COIN_BROKEN", ",".join(broken))
-    return project.pytester.runpytest_subprocess(
-        "suites/mini", "--model", "coinmodels:create", "-p", "no:cacheprovider", "-p", "no:randomly",
+    result = project.pytester.runpytest_subprocess(
+        *suites, "--model", "coinmodels:create", "-p", "no:cacheprovider", "-p", "no:randomly",
         "-o", "console_output_style=classic", "-n", "2", "--uiground-batch-size", "4", "-q", *args)
+    out = result.stdout.str()
+    verdicts = dict(re.findall(r"^uiground verdict for (c\d\d): (PASS|FAIL)", out, re.MULTILINE))
+    assert verdicts and result.ret == (1 if "FAIL" in verdicts.values() else 0), out[-3000:]
+    return {name: v == "FAIL" for name, v in verdicts.items()}, out
+
+
+def drop(stable: dict[str, list[str]], size: int, seed: int) -> list[str]:
+    """``size`` stably-right samples made wrong in each suite (seeded)."""
+    rng = random.Random(seed)
+    return [i for ids in stable.values() for i in rng.sample(ids, size)]
 
 
 @pytest.mark.slow
 def test_reruns_of_a_coin_toss_model_pass_and_real_drops_fail(project: Project) -> None:
     """The issue's setting as real sessions under ``-n 2``: 288 samples, 6 % a coin toss on every call, the
-    baseline recorded with ``--uiground-repeat 3``, every rerun with ``--uiground-repeat 3`` too (the
-    candidate's rates and the exact test of the stable samples). 20 reruns of the same model: no FAIL;
-    10 stably-right samples made wrong: at least 19 of 20 FAIL; a 3 % drop (7 of the ~240 stably-right):
-    at least 9 of 10. The detectable drop is printed in every output."""
-    ids, stable = coin_project(project)
-    assert 250 <= len(ids) <= 300 and 200 <= len(stable) <= 260, (len(ids), len(stable))
-    made = coin_run(project, "--snapshot-update", "--uiground-repeat", "3")
-    assert made.ret == 0, made.stdout.str()[-3000:]
-    entries = json.loads((project.root / "baselines" / "mini" / "samples.json").read_text())["samples"]
-    assert 8 <= sum(0 < e["s"][0] < e["s"][1] for e in entries.values()) <= 25, "the coins show up as unstable"
+    baseline recorded with ``--uiground-repeat 3``; 20 independent copies of it (one suite each, judged in one
+    session). Reruns with ``--uiground-repeat 3`` (the candidate's rates and the exact test of the stable
+    samples): the same model, no FAIL in 20; 10 stably-right samples made wrong, at least 19 of 20 FAIL; a
+    3 % drop (7 of the ~230 stably-right), at least 9 of 10. Plain reruns (one answer a sample) with
+    ``--uiground-confirm 2``, which re-asks only the flips: the same model, no FAIL in 20; the 3 % drop, at
+    least 9 of 10 (plain reruns without it are printed beside: about 8 in 10, the noise flips bury it). The
+    detectable drop is printed in every output."""
+    stable = coin_suites(project, 20)
+    ten_suites = [f"suites/c{i:02d}" for i in range(10)]
+    made, _ = coin_run(project, "--snapshot-update", "--uiground-repeat", "3")
+    assert len(made) == 20 and not any(made.values())
+    unstable = 0
+    for name in stable:
+        entries = json.loads((project.root / "baselines" / name / "samples.json").read_text())["samples"]
+        unstable += sum(0 < e["s"][0] < e["s"][1] for e in entries.values())
+    assert 8 * 20 <= unstable <= 25 * 20, "the coins show up as unstable"
 
-    same = [coin_run(project, "--uiground-repeat", "3", "--uiground-report", f"r{k}", run=k) for k in range(1, 21)]
-    assert [r.ret for r in same] == [0] * 20, [r.stdout.str()[-1500:] for r in same if r.ret][:1]
-    flips = [project.summary(f"r{k}")["verdict"] for k in range(1, 21)]
-    assert sum(v["regressed"] + v["unstable"] + v["fixed"] for v in flips) >= 20, "the reruns do flip"
-    out = same[0].stdout.str()
+    same, out = coin_run(project, "--uiground-repeat", "3", "--uiground-report", "r1", run=1)
+    assert len(same) == 20 and not any(same.values()), same
     assert "detectable drop (95 % power" in out and "this suite detects a drop of" in out, out[-3000:]
-    summary = project.summary("r1")
+    flips = [project.summary(f"r1/{name}")["verdict"] for name in stable]
+    assert sum(v["regressed"] + v["unstable"] + v["fixed"] for v in flips) >= 20, "the reruns do flip"
+    summary = project.summary("r1/c00")
     d = summary["baseline_comparison"]["grounding_accuracy"]["detectable"]
     assert d["samples"] >= 5 and d["tolerance"] == 2.0 and "95 times in 100" in d["text"]
     assert "split test p" in summary["verdict"]["flips"]
 
-    rng = random.Random(11)
-    ten = [coin_run(project, "--uiground-repeat", "3", run=100 + k, broken=rng.sample(stable, 10)).ret
-           for k in range(20)]
-    print(f"coin-toss stand-in: 0 of 20 reruns FAIL; 10 made wrong: {ten.count(1)} of 20 FAIL", end="; ")
-    assert ten.count(1) >= 19, ten
-    three = [coin_run(project, "--uiground-repeat", "3", run=200 + k, broken=rng.sample(stable, 7)).ret
-             for k in range(10)]
-    print(f"a 3 % drop: {three.count(1)} of 10 FAIL")
-    assert three.count(1) >= 9, three
+    ten, _ = coin_run(project, "--uiground-repeat", "3", run=100, broken=drop(stable, 10, 11))
+    three, _ = coin_run(project, "--uiground-repeat", "3", run=200, broken=drop(stable, 7, 12), suites=ten_suites)
+    print(f"coin-toss stand-in, --uiground-repeat 3: 0 of 20 reruns FAIL; 10 made wrong: {sum(ten.values())} of "
+          f"20 FAIL; a 3 % drop: {sum(three.values())} of 10 FAIL", end="; ")
+    assert sum(ten.values()) >= 19, ten
+    assert len(three) == 10 and sum(three.values()) >= 9, three
+
+    confirmed_same, out = coin_run(project, "--uiground-confirm", "2", run=300)
+    assert len(confirmed_same) == 20 and not any(confirmed_same.values()), confirmed_same
+    assert "confirmation: " in out and "more calls" in out, out[-3000:]
+    broken = drop(stable, 7, 13)
+    confirmed, _ = coin_run(project, "--uiground-confirm", "2", run=400, broken=broken, suites=ten_suites)
+    plain, _ = coin_run(project, run=400, broken=broken, suites=ten_suites)
+    print(f"plain reruns with --uiground-confirm 2: 0 of 20 FAIL; a 3 % drop: {sum(confirmed.values())} of 10 "
+          f"FAIL (without it: {sum(plain.values())} of 10)")
+    assert len(confirmed) == 10 and sum(confirmed.values()) >= 9, confirmed
 
 
 def test_a_suite_too_small_for_its_tolerance_says_so_and_can_fail(project: Project) -> None:

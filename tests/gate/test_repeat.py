@@ -166,9 +166,10 @@ def test_a_sample_unstable_in_the_baseline_never_fails_alone(project: Project, x
 
 @pytest.mark.slow
 def test_confirm_keeps_a_real_regression_and_excuses_a_batch_flip(project: Project, xdist: list[str]) -> None:
-    """One sample is wrong only when batched (right alone): confirmed three times alone it is unstable,
-    with its answers listed; one sample wrong every time stays a regression and fails the run. Every
-    output shows where the baseline clicked beside where this run clicked."""
+    """One sample is wrong only when batched (right alone): re-asked alone it is right at once, so it is
+    unstable after one call (the sequential rule), with its answer listed; one sample wrong every time is
+    re-asked three times and stays a regression that fails the run. Every output shows where the baseline
+    clicked beside where this run clicked, and what the confirmation cost."""
     noisy_project(project, 0.0)
     ids = project.ids()
     assert run(project, "--snapshot-update", xdist=xdist).ret == 0
@@ -183,10 +184,14 @@ def test_confirm_keeps_a_real_regression_and_excuses_a_batch_flip(project: Proje
     records = {json.loads(line)["id"]: json.loads(line)
                for line in (project.root / "out" / "samples.jsonl").read_text().splitlines()}
     stability = records[flaky]["stability"]
-    assert {k: stability[k] for k in ("right", "of", "how")} == {"right": 3, "of": 3, "how": "confirm"}
+    assert {k: stability[k] for k in ("right", "of", "how")} == {"right": 1, "of": 1, "how": "confirm"}
     assert sorted(stability) == ["answers", "how", "of", "predictions", "right"]
-    assert len(stability["answers"]) == len(stability["predictions"]) == 3, "the answers themselves, for a merge"
-    assert records[real]["stability"]["right"] == 0 and records[real]["outcome"] == "regression"
+    assert len(stability["answers"]) == len(stability["predictions"]) == 1, "the answers themselves, for a merge"
+    assert records[real]["stability"]["right"] == 0 and records[real]["stability"]["of"] == 3
+    assert records[real]["outcome"] == "regression"
+    line = ("confirmation: 2 regressed samples re-asked alone (1 wrong every time: confirmed; 1 right once: "
+            "unstable, no flip); 4 more calls")
+    assert line in out and summary["verdict"]["confirm"] == line and summary["verdict"]["confirm_calls"] == 4
     assert records[real]["before"]["point"] != records[real]["prediction"]["point"], "both answers kept"
     assert "the baseline got point (" in out and "re-asked alone" in out
     md = (project.root / "md.md").read_text()

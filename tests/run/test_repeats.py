@@ -40,8 +40,15 @@ def test_company_fills_the_last_batch_and_is_not_kept() -> None:
     assert reps.held == {}, "company's answers are not kept for tests that already ran"
 
 
-def test_a_confirmation_asks_the_sample_alone_each_time() -> None:
-    model = Fake()
+def test_a_confirmation_asks_the_sample_alone_each_time_until_one_is_right() -> None:
+    """Sequential: alone each time, one call after another, stopping at the first right answer or after K."""
     s = samples(1)[0]
-    preds = confirm(model, s, 3)
-    assert [p.raw for p in preds] == [s.id] * 3 and model.calls == [[s.id]] * 3
+    model = Fake()
+    preds, rights = confirm(model, s, 3, lambda p: False)
+    assert [p.raw for p in preds] == [s.id] * 3 and model.calls == [[s.id]] * 3 and rights == [False] * 3
+    for verdicts, asked in (([True], 1), ([False, True], 2), ([False, False, True], 3)):
+        model, said = Fake(), iter(verdicts)
+        preds, rights = confirm(model, s, 3, lambda p, said=said: next(said))
+        assert rights == verdicts and len(preds) == asked and model.calls == [[s.id]] * asked
+    model = Fake()
+    assert confirm(model, s, 0, lambda p: False) == ([], []) and model.calls == [], "K = 0 asks nothing"

@@ -74,8 +74,10 @@ def test_the_schema_words_are_the_config_constants() -> None:
 
 @pytest.mark.parametrize(("extra", "message"), [
     ("[scorer]\nrefusals = 'drop'", "scorer.refusals: 'drop' is not one of count, exclude: 'count' keeps"),
-    ("[baseline]\ntolerence = 2", "baseline.tolerence: unknown field; allowed: min_slice, regressions, "
+    ("[baseline]\ntolerence = 2", "baseline.tolerence: unknown field; allowed: confirm, min_slice, regressions, "
                                   "require_power, significant_level, slice_tolerance, tolerance"),
+    ("[baseline]\nconfirm = -1", "baseline.confirm: must be >= 0, got -1 (re-asks of a regressed sample; 0: none, "
+                                  "2 is a good start)"),
     ("[extra]\nx = 1", "[extra]: unknown field; allowed: baseline, latency, limit, loader, metrics, models"),
     ("[baseline]\nsignificant_level = 0.7", "baseline.significant_level: must be a number between 0 and 0.5, got 0.7"),
     ("[baseline]\nmin_slice = -1", "baseline.min_slice: must be >= 0, got -1 (0 gates every slice)"),
