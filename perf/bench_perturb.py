@@ -1,6 +1,7 @@
 """What a perturbation costs, and what the embedded ``ocr`` model loses under each, on real screenshots.
 
     python perf/bench_perturb.py [--screens DIR] [--specs scale:0.75,invert,...] [--per-screen 12] [--cost-only]
+                                 [--model ocr|omniparser] [--model-path DIR]
 
 Why: docs/robustness.md quotes the cost of a perturbed sample (the transform on top of the model's own
 prediction) and the ``ocr`` model's drop per perturbation on real interfaces. The real screenshots
@@ -8,8 +9,10 @@ prediction) and the ``ocr`` model's drop per perturbation on real interfaces. Th
 ``ocr`` model's own text lines on the unperturbed screen (up to ``--per-screen`` per screen, spread evenly
 over its unique lines of at least 4 characters, instruction = the text): by construction the unperturbed
 accuracy is about 100 % and the figure is what each perturbation takes away from it, with exact targets mapped by
-:mod:`pytest_uiground.perturb.derive`. Timings are CPU seconds of this process (the machine is shared) and
-never asserted in tests.
+:mod:`pytest_uiground.perturb.derive`. ``--model omniparser`` answers the same targets with OmniParser v2
+(``--model-path``: a folder holding ``icon_detect/model.pt``, as ``python -m pytest_uiground weights
+omniparser`` writes it); its "before" is then its own accuracy on ``ocr``'s lines, not 100 %. Timings are
+CPU seconds of this process (the machine is shared) and never asserted in tests.
 """
 
 from __future__ import annotations
@@ -33,6 +36,8 @@ def main() -> None:
     ap.add_argument("--specs", default=DEFAULT_SPECS)
     ap.add_argument("--per-screen", type=int, default=12)
     ap.add_argument("--cost-only", action="store_true")
+    ap.add_argument("--model", choices=("ocr", "omniparser"), default="ocr")
+    ap.add_argument("--model-path", default=None)
     args = ap.parse_args()
     from pytest_uiground.benchmarks.synthetic.loader import load
     from pytest_uiground.perturb.derive import derive
@@ -55,7 +60,7 @@ def main() -> None:
     print(f"derive (collection, no pixels): {1e6 * (time.process_time() - t0) / max(1, n):.1f} µs per variant")
     if args.cost_only:
         return
-    _ocr_table(screens, specs, args.per_screen)
+    _table(screens, specs, args.per_screen, args.model, args.model_path)
 
 
 def _ms(fn: object) -> float:
@@ -67,7 +72,7 @@ def _ms(fn: object) -> float:
     return statistics.median(times)
 
 
-def _ocr_table(screens: list[Path], specs: object, per_screen: int) -> None:
+def _table(screens: list[Path], specs: object, per_screen: int, name: str, model_path: str | None) -> None:
     from pytest_uiground.models.base import ModelOptions
     from pytest_uiground.models.offline.ocr import OcrGrounder
     from pytest_uiground.perturb.derive import derive
@@ -76,6 +81,11 @@ def _ocr_table(screens: list[Path], specs: object, per_screen: int) -> None:
     from pytest_uiground.scoring.rules import score
 
     ocr = OcrGrounder(ModelOptions(name="ocr"))
+    model: Any = ocr
+    if name == "omniparser":
+        from pytest_uiground.models.omniparser.model import create
+
+        model = create(ModelOptions(name="omniparser", path=model_path))
     samples: list[Sample] = []
     for path in screens:
         ref = ImageRef.from_path(path)
@@ -88,19 +98,20 @@ def _ocr_table(screens: list[Path], specs: object, per_screen: int) -> None:
         for k, item in enumerate(items[::step][:per_screen]):
             samples.append(Sample(id=f"{path.stem}-{k:02d}", image=ref, instruction=item.text.strip(),
                                   task="point", target=Target(box=item.box)))
-    print(f"\nocr on {len(screens)} real screens, {len(samples)} targets (its own text lines, unperturbed)")
+    print(f"\n{name} on {len(screens)} real screens, {len(samples)} targets (ocr's own text lines, unperturbed)")
     print("| perturbation | n | before | after | drop | CPU s per sample |\n| --- | --- | --- | --- | --- | --- |")
-    right = {s.id: _right(ocr, s, score) for s in samples}
+    right = {s.id: _right(model, s, score) for s in samples}
+    print(f"unperturbed: {100 * sum(right.values()) / len(right):.1f}", flush=True)
     for p in specs:  # type: ignore[attr-defined]
         derived = derive(samples, [p]).samples
-        ocr.clear_cache()
+        model.clear_cache()
         t0 = time.process_time()
-        after = [_right(ocr, d, score) for d in derived]
+        after = [_right(model, d, score) for d in derived]
         cpu = (time.process_time() - t0) / max(1, len(derived))
         n = len(derived)
         before = sum(right[d.id.partition("@")[0]] for d in derived)
         print(f"| {p.spec} | {n} | {100 * before / n:.1f} | {100 * sum(after) / n:.1f} | "
-              f"{100 * (before - sum(after)) / n:.1f} | {cpu:.2f} |")
+              f"{100 * (before - sum(after)) / n:.1f} | {cpu:.2f} |", flush=True)
 
 
 def _right(ocr: object, sample: object, score: object) -> bool:

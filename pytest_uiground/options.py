@@ -316,7 +316,8 @@ OPTIONS: tuple[Opt, ...] = (
         field="shard"),
     Opt("--uiground-perturb", None, "also run each point sample under these perturbations (comma-separated: "
         "scale:F, zoom:F, translate:DX,DY, letterbox:WxH, pad:WxH, perspective:E, invert, grayscale, contrast:F, "
-        "brightness:F, jpeg:Q, blur:S), each its own test <id>@<spec> and slice perturb=<spec> (docs/robustness.md)",
+        "brightness:F, jpeg:Q, blur:S; alt:N or alt: the suite's own instruction_alts), each its own test <id>@<spec> "
+        "and slice perturb=<spec> (docs/robustness.md)",
         perturb_specs, "SPECS", field="perturb", convert=_specs_or_none),
     Opt("--uiground-report", None, "write samples.jsonl, summary.json and report.html to DIR", None, "DIR",
         field="report_dir", convert=_resolved),

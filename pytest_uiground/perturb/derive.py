@@ -14,6 +14,13 @@ box, a detection's box) have no polygon form and are not derived; an invalid sam
 as itself. A geometric perturbation that moves a target (mostly) out of the view (a zoom's crop, a
 translation) leaves the sample out and counts it (:attr:`Derived.left_out`): a click outside the
 screen cannot be asked for. A target at least :data:`MIN_VISIBLE` visible keeps its visible part.
+
+An instruction variant (``alt:N``, :data:`~pytest_uiground.perturb.transforms.TEXTUAL`) keeps the
+original image reference and the target and asks the sample's own N-th ``instruction_alts`` (written
+by people, never generated: a paraphrase or another language); a sample without one is left out and
+counted like a target out of view. ``alt`` alone asks every wording a sample has, each as ``alt:N``,
+so the ``perturb=alt:N`` slices read the same position of every sample's list (keep the languages in
+the same order on every line when one position is one language).
 """
 
 from __future__ import annotations
@@ -147,6 +154,8 @@ def derive_one(sample: Sample, p: Perturbation) -> Sample | None:
     """``sample`` under ``p``, or None when it cannot be asked (see the module docstring)."""
     if sample.invalid is not None or sample.task != "point":
         return None
+    if p.textual:
+        return _with_alt(sample, p)
     target, click = sample.target, sample.click
     if p.geometric:
         m = matrix_for(sample, p)
@@ -164,18 +173,38 @@ def derive_one(sample: Sample, p: Perturbation) -> Sample | None:
                   meta={**sample.meta, PERTURB_KEY: p.spec}, click=click, context=sample.context)
 
 
+def _with_alt(sample: Sample, p: Perturbation) -> Sample | None:
+    """The sample asked in its N-th other wording (``alt:N``), the image and target its own; None without one."""
+    n = int(p.args[0]) if p.args else 0
+    if not 1 <= n <= len(sample.instruction_alts):
+        return None
+    return Sample(id=f"{sample.id}{SEP}{p.spec}", image=sample.image, instruction=sample.instruction_alts[n - 1],
+                  task=sample.task, target=sample.target, meta={**sample.meta, PERTURB_KEY: p.spec},
+                  click=sample.click, context=sample.context)
+
+
+def each_alt(sample: Sample) -> list[Perturbation]:
+    """``alt`` for one sample: ``alt:1`` … ``alt:K`` for its K other wordings."""
+    return [Perturbation(f"alt:{n}", "alt", (float(n),)) for n in range(1, len(sample.instruction_alts) + 1)]
+
+
 def derive(samples: Sequence[Sample], perturbations: Iterable[Perturbation]) -> Derived:
     """Every sample under every perturbation, perturbation by perturbation (a screen's variants stay
-    together for the look-ahead of per-screen models)."""
+    together for the look-ahead of per-screen models). ``alt`` alone is each sample's every ``alt:N``;
+    a variant asked twice (``alt`` and ``alt:1``) is derived once."""
     out = Derived()
+    made: set[str] = set()
     for p in perturbations:
         for s in samples:
+            asked = each_alt(s) if p.textual and not p.args else [p]
             try:
-                d = derive_one(s, p)
+                ds = [derive_one(s, q) for q in asked]
             except ImageError:
-                d = None  # letterbox / pad could not read the size: the original fails on its own
-            if d is None:
+                ds = [None]  # letterbox / pad could not read the size: the original fails on its own
+            if not ds or any(d is None for d in ds):
                 out.left_out.setdefault(p.spec, []).append(s.id)
-            else:
-                out.samples.append(d)
+            for d in ds:
+                if d is not None and d.id not in made:
+                    made.add(d.id)
+                    out.samples.append(d)
     return out

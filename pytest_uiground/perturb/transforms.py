@@ -22,6 +22,9 @@ Spelling (``--uiground-perturb`` and ``suite.toml [perturb]``), one spec per var
                        (seeded per image), a homography
 ``invert``, ``grayscale``, ``contrast:F``, ``brightness:F``, ``jpeg:Q``, ``blur:S``
                        night-mode approximation, no colour, glare, compression, defocus
+``alt:N``, ``alt``     the instruction replaced by the N-th (1-based) of the sample's own
+                       ``instruction_alts`` (paraphrases, other languages), or by each of them;
+                       the image and the target unchanged, a sample without that wording left out
 
 Random parts (the perspective corners) are seeded by the spec and the image's key (hashlib, not
 ``hash``), the same on every machine and every xdist worker.
@@ -59,8 +62,11 @@ KINDS: dict[str, tuple[str, str]] = {
     "brightness": ("F", "a factor >= 0 (1 = unchanged), e.g. brightness:1.6"),
     "jpeg": ("Q", "a JPEG quality in 1..95, e.g. jpeg:30"),
     "blur": ("S", "a Gaussian radius in pixels > 0, e.g. blur:1.5"),
+    "alt": ("[N]", "the N-th of a sample's instruction_alts, N >= 1, or each of them: alt:1 or alt"),
 }
 GEOMETRIC = frozenset({"scale", "zoom", "translate", "letterbox", "pad", "perspective"})
+#: the perturbations of the instruction, not of the image (the sample's own ``instruction_alts``)
+TEXTUAL = frozenset({"alt"})
 _SIZE = re.compile(r"^(\d+)x(\d+)$")
 _MAX_SCALE = 8.0
 
@@ -80,6 +86,11 @@ class Perturbation:
     @property
     def geometric(self) -> bool:
         return self.kind in GEOMETRIC
+
+    @property
+    def textual(self) -> bool:
+        """Whether it replaces the instruction (and leaves the image as it is)."""
+        return self.kind in TEXTUAL
 
     @property
     def needs_size(self) -> bool:
@@ -171,6 +182,8 @@ class Perturbation:
                 return out.convert("RGB")
         if k == "blur":
             return img.filter(ImageFilter.GaussianBlur(a[0]))
+        if k == "alt":
+            return img.copy()
         raise AssertionError(k)
 
 
@@ -289,6 +302,12 @@ def parse(text: str) -> Perturbation:
         if arg:
             raise bad()
         return Perturbation(kind, kind)
+    if kind == "alt":
+        if not arg.strip():
+            return Perturbation(kind, kind)
+        if not arg.strip().isdigit() or int(arg) < 1:
+            raise bad()
+        return Perturbation(f"alt:{int(arg)}", kind, (float(int(arg)),))
     try:
         if kind in ("letterbox", "pad"):
             m = _SIZE.match(arg.strip())

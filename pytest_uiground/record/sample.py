@@ -87,6 +87,10 @@ class Sample:
     detection tasks. ``context`` holds structured inputs a scorer needs beyond the
     target (a driving frame's key objects, say); frames share one mapping between
     their questions, so it costs nothing per sample.
+
+    ``instruction_alts`` are other wordings of ``instruction`` that the suite itself provides
+    (paraphrases, other languages; never generated): the ``alt`` perturbation asks each one as
+    a variant of its own, the target unchanged (:mod:`pytest_uiground.perturb.derive`).
     """
 
     id: str
@@ -98,6 +102,7 @@ class Sample:
     invalid: str | None = None
     click: Point | None = None
     context: Mapping[str, Any] = field(default_factory=dict)
+    instruction_alts: tuple[str, ...] = ()
 
     def slice_value(self, key: str) -> str | None:
         return self.meta.get(key)

@@ -5,10 +5,13 @@ worst few: the table lists all of them (id, slice values, outcome, score, latenc
 a zoomed thumbnail), filters by outcome and slice and searches text; a click (or
 ``report.html#sample=<id>``) opens the detail view with the full screenshot, the
 ground truth and prediction drawn over it, the zoomed crop, the instruction and
-the raw output. The table is plain HTML (it reads without script); the per-sample
-data the detail view needs is one JSON block, HTML-safe, read by the page's script
-(:mod:`~pytest_uiground.report.assets`). Raw model output is untrusted text: it
-travels as JSON and is only ever inserted as text.
+the raw output. A perturbed sample (``<id>@<spec>``, :mod:`pytest_uiground.perturb`) shows its
+original's crop beside its own, each with its own target and answer drawn in its own image's
+coordinates (a resized, letterboxed or photographed screen has its own), so a reviewer sees at
+once whether the answer moved with the element; an original lists its variants. The table is
+plain HTML (it reads without script); the per-sample data the detail view needs is one JSON
+block, HTML-safe, read by the page's script (:mod:`~pytest_uiground.report.assets`). Raw model
+output is untrusted text: it travels as JSON and is only ever inserted as text.
 """
 
 from __future__ import annotations
@@ -20,9 +23,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pytest_uiground.perturb.derive import original_id
 from pytest_uiground.record.outcome import Outcome
 from pytest_uiground.record.prediction import Prediction
 from pytest_uiground.record.result import SampleResult
+from pytest_uiground.record.sample import PERTURB_KEY
 from pytest_uiground.report import gallery
 from pytest_uiground.report.gallery import Images, Lookup
 from pytest_uiground.report.markup import esc, fmt, is_number
@@ -245,6 +250,19 @@ def drawn_first(ordered: Sequence[SampleResult], cap: int) -> set[str]:
     return {r.id for r in ordered if rank(r) < 4}.intersection(r.id for r in ordered[:cap])
 
 
+def link_variants(ordered: Sequence[SampleResult], entries: Sequence[dict[str, Any]]) -> None:
+    """Each perturbed sample's entry names its original's index (``original``) and each original its
+    variants' (``variants``), where both ran: the detail view puts their crops side by side."""
+    index = {r.id: i for i, r in enumerate(ordered)}
+    for i, r in enumerate(ordered):
+        if PERTURB_KEY not in r.meta:
+            continue
+        j = index.get(original_id(r.id))
+        if j is not None and j != i:
+            entries[i]["original"] = j
+            entries[j].setdefault("variants", []).append(i)
+
+
 def data_json(doc: Mapping[str, Any]) -> str:
     """JSON safe inside ``<script type="application/json">`` (no ``</script>``, no ``<!--``)."""
     text = json.dumps(doc, separators=(",", ":"), allow_nan=False)
@@ -300,6 +318,7 @@ def browser(summary: SuiteSummary, records: Sequence[SampleResult], lookup: Look
         entries.append(entry)
         rows.append(_row(i, r, keys, crop_src, lazy=not images.inline, instruction=entry["instruction"] or ""))
         images.tick(i + 1, len(ordered), len(drawn))
+    link_variants(ordered, entries)
     head = ('<tr><th class="t">zoom</th><th class="l id">id</th><th class="l">instruction</th><th class="l">outcome'
             '</th><th>score</th><th>ms</th>' + "".join(f'<th class="l">{esc(k)}</th>' for k in keys) + "</tr>")
     # The blue swatch only where a sample has an input click (detection tasks): point suites have none.

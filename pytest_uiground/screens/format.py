@@ -17,10 +17,14 @@ and a line nested past 500 levels is a bad line like any other:
 * optional ``id`` (a line without one gets the one id rule's, :func:`line_ids`), ``task``
   (``point`` default, ``detect``, ``refusal``), ``element_type`` (``text``, ``icon``...), ``click``
   ``[x, y]`` pixels (an input of ``detect`` samples);
+* optional ``instruction_alts``: other wordings of the same instruction (paraphrases, other languages), a list
+  of non-empty strings, written by people and never generated; a run asks them as the ``alt`` perturbation
+  (:mod:`pytest_uiground.perturb`), the target unchanged. The annotator keeps them on a line it edits but does
+  not edit them;
 * any other key is metadata: a slice (``"app": "radio"``).
 
 The CSV form has the same columns, the bbox as four columns ``x1, y1, x2, y2``, the click as
-``click_x, click_y`` and a polygon as its JSON text; empty cells are absent keys.
+``click_x, click_y`` and a polygon or ``instruction_alts`` as its JSON text; empty cells are absent keys.
 
 Pixels wherever a person types or reads a box, labelled, in one form: :func:`box_text` prints
 ``box [x1, y1, x2, y2] px`` for every message and page that shows a box. Writes are atomic
@@ -45,10 +49,14 @@ from pytest_uiground.record.sample import safe_id
 
 DEFAULT_FILE: Final = "annotations.jsonl"
 TASKS: Final[tuple[str, ...]] = ("point", "detect", "refusal")
-KNOWN: Final[tuple[str, ...]] = ("id", "image", "instruction", "bbox", "polygon", "task", "element_type", "click")
+KNOWN: Final[tuple[str, ...]] = ("id", "image", "instruction", "instruction_alts", "bbox", "polygon", "task",
+                                  "element_type", "click")
 """The keys the format defines, in the order lines are written; any other key is metadata."""
 CSV_BOX: Final[tuple[str, ...]] = ("x1", "y1", "x2", "y2")
 CSV_CLICK: Final[tuple[str, ...]] = ("click_x", "click_y")
+CSV_JSON: Final = {"polygon": "a flat pixel list [x1, y1, x2, y2, x3, y3, ...]",
+                   "instruction_alts": 'a list of strings ["Show the comments", "Kommentare öffnen"]'}
+"""The CSV columns that hold JSON text, and what each holds (for the message when one is not JSON)."""
 IMAGE_SUFFIXES: Final[tuple[str, ...]] = (".png", ".jpg", ".jpeg", ".webp", ".bmp", ".gif")
 _LEADING_JUNK: Final = re.compile(r"^[^A-Za-z0-9]+")
 
@@ -88,6 +96,7 @@ class Annotation:
     element_type: str | None = None
     click: tuple[float, float] | None = None
     meta: dict[str, str] = field(default_factory=dict)
+    instruction_alts: tuple[str, ...] = ()
 
 
 def box_text(box: Sequence[float]) -> str:
@@ -167,17 +176,24 @@ def _read_csv(path: Path, text: str) -> list[Line]:
                 raw["bbox"] = [_csv_number(raw.pop(k, None), k) for k in CSV_BOX]
             if any(k in raw for k in CSV_CLICK):
                 raw["click"] = [_csv_number(raw.pop(k, None), k) for k in CSV_CLICK]
-            if "polygon" in raw:
-                raw["polygon"] = jsontext.loads(raw["polygon"])
-        except (BadLine, json.JSONDecodeError) as exc:
+            for key, shape in CSV_JSON.items():
+                if key in raw:
+                    raw[key] = _csv_json(raw[key], key, shape)
+        except BadLine as exc:
             out.append(Line(number, None, str(exc)))
-            continue
-        except RecursionError:
-            out.append(Line(number, None, f"column polygon nests JSON deeper than {jsontext.MAX_DEPTH} levels; "
-                                          "write it as a flat pixel list [x1, y1, x2, y2, x3, y3, ...]"))
             continue
         out.append(Line(number, raw))
     return out
+
+
+def _csv_json(cell: str, column: str, shape: str) -> Any:
+    try:
+        return jsontext.loads(cell)
+    except json.JSONDecodeError as exc:
+        raise BadLine(f"column {column} is {cell[:80]!r}, not JSON ({exc.msg}); write it as {shape}") from None
+    except RecursionError:
+        raise BadLine(f"column {column} nests JSON deeper than {jsontext.MAX_DEPTH} levels; write it as "
+                      f"{shape}") from None
 
 
 def _csv_number(cell: Any, column: str) -> float:
@@ -292,6 +308,7 @@ def parse(line: Line, *, draft: bool = False) -> Annotation:
     if not instruction and task != "detect" and not draft:
         raise BadLine("has no instruction yet; add \"instruction\": what a user would say to reach this element "
                       "(\"Open the comments\")")
+    alts = instruction_alts(raw.get("instruction_alts"))
     polygon: tuple[float, ...] | None = None
     if raw.get("polygon") is not None:
         values = _numbers(raw["polygon"], "polygon", None, "a flat pixel list [x1, y1, x2, y2, x3, y3, ...]")
@@ -323,7 +340,24 @@ def parse(line: Line, *, draft: bool = False) -> Annotation:
     return Annotation(number=line.number, id=own_id(raw) or None,
                       image=image, instruction=instruction, task=str(task), bbox=bbox, polygon=polygon,
                       element_type=str(element_type) if isinstance(element_type, (str, int)) and str(element_type)
-                      else None, click=click, meta=meta)
+                      else None, click=click, meta=meta, instruction_alts=alts)
+
+
+def instruction_alts(value: Any) -> tuple[str, ...]:
+    """``instruction_alts`` checked: absent or null is none; else a list of non-empty strings (each stripped),
+    or :class:`BadLine` naming the value and the fix."""
+    if value is None:
+        return ()
+    fix = ('; expected a list of other wordings of the instruction, e.g. "instruction_alts": '
+           '["Show the comments", "Kommentare öffnen"]')
+    if not isinstance(value, list):
+        raise BadLine(f"'instruction_alts' is {show(value)[:80]}, not a list{fix}")
+    out: list[str] = []
+    for i, alt in enumerate(value, 1):
+        if not isinstance(alt, str) or not alt.strip():
+            raise BadLine(f"'instruction_alts' item {i} is {show(alt)[:80]}, not a non-empty string{fix}")
+        out.append(alt.strip())
+    return tuple(out)
 
 
 def _meta_text(value: Any) -> str:

@@ -96,4 +96,5 @@ def _sample(path: Path, line: fmt.Line, line_id: str, sizes: dict[Path, tuple[in
                            "the click is where a user clicked on this element", ref)
         click = Point(cx / w, cy / h)
     return Sample(id=sid, image=ref, instruction=ann.instruction or (ann.element_type or "the element"),
-                  task="detect" if ann.task == "detect" else "point", target=target, meta=meta, click=click)
+                  task="detect" if ann.task == "detect" else "point", target=target, meta=meta, click=click,
+                  instruction_alts=ann.instruction_alts)

@@ -246,3 +246,28 @@ def test_what_the_store_saves_is_what_the_loader_reads_and_the_reverse(tmp_path:
         store.change(store.read().revision, [{"op": "insert", "index": 0,
                                                "sample": {"id": "3", "image": "a.png", "bbox": [1, 1, 5, 5]}}],
                      {"a.png": (400, 300)})
+
+
+def test_instruction_alts_survive_an_edit_and_bad_ones_are_refused(tmp_path: Path) -> None:
+    """The page does not edit ``instruction_alts`` (issue 43) but sends a line back whole: an edit of its box keeps
+    them, an untouched line keeps its bytes, and a value the loader would refuse is refused here too."""
+    path = tmp_path / "annotations.jsonl"
+    keep = ('{"id": "b", "image": "a.png", "instruction": "Zoom", "instruction_alts": ["Vergrößern"], '
+            '"bbox": [1, 1, 9, 9]}')
+    path.write_text('{"id": "a", "image": "a.png", "instruction": "Open", "instruction_alts": ["Öffnen", "Show it"], '
+                    '"bbox": [1, 2, 30, 40]}\n' + keep + "\n", encoding="utf-8")
+    store = Store(path)
+    snap = store.read()
+    old = snap.entries[0].data
+    assert old is not None
+    store.change(snap.revision, [{"op": "replace", "index": 0, "old": old, "sample": {**old, "bbox": [2, 2, 31, 41]}}],
+                 SIZES)
+    lines = path.read_text(encoding="utf-8").splitlines()
+    assert json.loads(lines[0])["instruction_alts"] == ["Öffnen", "Show it"] and lines[1] == keep
+    snap = store.read()
+    old = snap.entries[1].data
+    assert old is not None
+    with pytest.raises(StoreError, match=r"'instruction_alts' item 1 is \"\", not a non-empty string"):
+        store.change(snap.revision, [{"op": "replace", "index": 1, "old": old,
+                                      "sample": {**old, "instruction_alts": [""]}}], SIZES)
+    assert path.read_text(encoding="utf-8").splitlines()[1] == keep

@@ -374,3 +374,53 @@ def test_checks_match_only_the_instructions_most_specific_words() -> None:
     assert [i.text for i in checks._matches("Open Insert", items)] == ["Insert", "Insert"]
     assert [i.text for i in checks._matches("Open the Layout", items)] == ["Layout"]
     assert checks._matches("Call home", items) == []
+
+
+def test_instruction_alts_load_from_jsonl_and_csv_and_are_no_metadata(tmp_path: Path) -> None:
+    """Other wordings (issue 43) travel with the sample, not as a slice; the CSV holds them as JSON text."""
+    screen(tmp_path / "a.png")
+    write_lines(tmp_path / "annotations.jsonl", [
+        {"id": "one", "image": "a.png", "instruction": "Open the menu", "bbox": [1, 2, 30, 40],
+         "instruction_alts": [" Menü öffnen ", "Show the menu"], "app": "nav"},
+        {"id": "two", "image": "a.png", "instruction": "Close", "bbox": [50, 60, 90, 100], "app": "nav"}])
+    (tmp_path / "annotations.csv").write_text(
+        'id,image,instruction,instruction_alts,x1,y1,x2,y2,app\n'
+        'one,a.png,Open the menu,"[""Menü öffnen"", ""Show the menu""]",1,2,30,40,nav\n'
+        'two,a.png,Close,,50,60,90,100,nav\n', encoding="utf-8")
+    one, two = load_dir(tmp_path)
+    assert one.invalid is None and one.instruction_alts == ("Menü öffnen", "Show the menu")
+    assert two.instruction_alts == () and "instruction_alts" not in one.meta
+    assert load_dir(tmp_path) == load_dir(tmp_path, annotations="annotations.csv")
+    path = tmp_path / "written.jsonl"  # written back in the format's order, after the instruction
+    fmt.write(path, [{"bbox": [1, 2, 30, 40], "instruction_alts": ["Menü öffnen"], "image": "a.png",
+                      "instruction": "Open"}])
+    assert list(fmt.raw_records(path)[0]) == ["image", "instruction", "instruction_alts", "bbox"]
+
+
+@pytest.mark.parametrize(("alts", "words"), [
+    ("Menü öffnen", ["'instruction_alts' is \"Men", "not a list", '"instruction_alts": ["Show the comments"']),
+    (["Menü öffnen", "  "], ["'instruction_alts' item 2 is \"  \"", "not a non-empty string"]),
+    (["ok", 3], ["'instruction_alts' item 2 is 3"]),
+    ({"de": "Menü öffnen"}, ["'instruction_alts' is {\"de\"", "not a list"]),
+])
+def test_bad_instruction_alts_fail_that_sample_naming_the_value_and_the_fix(tmp_path: Path, alts: object,
+                                                                          words: list[str]) -> None:
+    screen(tmp_path / "a.png")
+    write_lines(tmp_path / "annotations.jsonl", [
+        {"id": "ok", "image": "a.png", "instruction": "Go", "bbox": [1, 1, 50, 50]},
+        {"id": "bad", "image": "a.png", "instruction": "Go", "bbox": [1, 1, 50, 50], "instruction_alts": alts}])
+    ok, bad = load_dir(tmp_path)
+    assert ok.invalid is None
+    assert bad.invalid is not None and bad.invalid.startswith("annotations.jsonl line 2 (sample bad): ")
+    for w in words:
+        assert w in bad.invalid, bad.invalid
+
+
+def test_a_csv_cell_that_is_not_json_names_its_column(tmp_path: Path) -> None:
+    screen(tmp_path / "a.png")
+    (tmp_path / "annotations.csv").write_text(
+        'id,image,instruction,instruction_alts,x1,y1,x2,y2\n'
+        'one,a.png,Open the menu,Menü öffnen,1,2,30,40\n', encoding="utf-8")
+    (one,) = load_dir(tmp_path, annotations="annotations.csv")
+    assert one.invalid is not None and "column instruction_alts is 'Menü öffnen', not JSON" in one.invalid
+    assert 'a list of strings ["Show the comments"' in one.invalid

@@ -204,7 +204,7 @@ def test_derived_samples_are_their_own_tests_slices_and_cache_entries() -> None:
     ("zoom:abc", "e.g. zoom:1.5"),
     ("letterbox:1920", "e.g. letterbox:1920x720"),
     ("invert:2", "invert takes no argument"),
-    ("warp:3", "unknown perturbation 'warp:3'; known: blur, brightness"),
+    ("warp:3", "unknown perturbation 'warp:3'; known: alt, blur, brightness"),
     ("jpeg:2.5", "out of range"),
 ])
 def test_a_bad_spec_is_one_line_naming_it_and_the_fix(text: str, message: str) -> None:

@@ -28,8 +28,16 @@ from PIL import Image
 from playwright.sync_api import Page, expect
 from test_compare import write_run
 from test_htmlreport import RECORDS, SUMMARY, hand_lookup
-from test_report_lazy import build, summary
+from test_report_lazy import build, page_data, summary
 
+from pytest_uiground.perturb.derive import derive
+from pytest_uiground.perturb.transforms import parse_list
+from pytest_uiground.record.geometry import Box, Point
+from pytest_uiground.record.image import ImageRef
+from pytest_uiground.record.prediction import Prediction
+from pytest_uiground.record.result import SampleResult
+from pytest_uiground.record.sample import Sample, Target
+from pytest_uiground.record.score import Score
 from pytest_uiground.report import compare, gallery
 from pytest_uiground.report import html as htmlreport
 from pytest_uiground.report.comparepage import render_html
@@ -350,3 +358,86 @@ def test_every_mark_drawn_in_the_detail_view_has_its_swatch_in_the_legend(
             assert swatch.evaluate("s => getComputedStyle(s).borderTopColor") == colour, cls
             seen.add(cls)
     assert {"m-truth", "m-pred", "m-crop"} <= seen  # the run drew these at least
+
+
+def perturbed_run(tmp_path: Path) -> Path:
+    """A screen, its 1920x720 letterbox variant (bars left and right: the element moves) and its German wording:
+    a model that answers the letterboxed screen in the original's coordinates misses; in German it is right."""
+    path = tmp_path / "data" / "radio.png"
+    path.parent.mkdir()
+    img = Image.new("RGB", (640, 400), (200, 210, 220))
+    img.paste((40, 60, 160), (64, 40, 128, 80))  # the element, where the truth box is
+    img.save(path)
+    truth = Box(64 / 640, 40 / 400, 128 / 640, 80 / 400)
+    original = Sample(id="radio", image=ImageRef.from_path(path), instruction="Open the radio", task="point",
+                      target=Target(box=truth), meta={"app": "media"}, instruction_alts=("Radio öffnen",))
+    boxed, german = derive([original], parse_list("letterbox:1920x720,alt:1")).samples
+    assert boxed.target.box is not None and boxed.target.box != truth  # the target moved with the letterbox
+
+    def record(s: Sample, point: Point, right: bool, outcome: str) -> SampleResult:
+        return SampleResult(suite="s", id=s.id, task="point", meta=dict(s.meta), score=Score(100.0 * right, right),
+                            prediction=Prediction(point=point, raw=f"{point}"), latency_ms=1.0, outcome=outcome)
+
+    records = [record(original, truth.center, True, "pass"), record(boxed, truth.center, False, "regression"),
+               record(german, truth.center, True, "pass")]
+    out = tmp_path / "out"
+    samples = {s.id: s for s in (original, boxed, german)}
+    htmlreport.write_reports(out, [htmlreport.SuitePage(summary(len(records)), records, samples.get)])
+    return out / "report.html"
+
+
+def marks(img: Image.Image) -> tuple[tuple[float, float, float, float], tuple[float, float]]:
+    """The drawn truth's bounds (its green) and the answer's centre (its red, #e60000), in the picture's pixels."""
+    px = np.asarray(img.convert("RGB"), dtype=np.int32)
+    gy, gx = np.nonzero((px[..., 1] > 160) & (px[..., 0] < 60) & (px[..., 2] < 60))
+    ry, rx = np.nonzero((px[..., 0] > 200) & (px[..., 1] < 60) & (px[..., 2] < 60))
+    assert gx.size and rx.size, "the truth (green) and the answer (red) are both drawn"
+    return (gx.min(), gy.min(), gx.max(), gy.max()), (float(rx.mean()), float(ry.mean()))
+
+
+def test_a_perturbed_sample_shows_its_original_crop_beside_its_own(
+        page: Page, trouble: list[str], tmp_path: Path) -> None:
+    """Issue 43: the original's and the perturbed crop side by side, each answer drawn in its own image's
+    coordinates (the letterboxed screen's own), each with its instruction; the original links its variants."""
+    report = perturbed_run(tmp_path)
+    entries = {e["id"]: e for e in page_data(report)["samples"]}  # type: ignore[attr-defined]
+    ids = [e["id"] for e in page_data(report)["samples"]]  # type: ignore[attr-defined]
+    assert ids[entries["radio@letterbox:1920x720"]["original"]] == "radio"
+    assert sorted(ids[j] for j in entries["radio"]["variants"]) == ["radio@alt:1", "radio@letterbox:1920x720"]
+    page.goto(report.as_uri() + "#sample=radio@letterbox:1920x720")
+    detail = page.locator("#detail")
+    expect(detail.locator("h3")).to_have_text("radio@letterbox:1920x720")
+    sides = detail.locator(".pair figure.side")
+    expect(sides).to_have_count(2)
+    expect(detail.locator("figure.zoom:not(.side)")).to_have_count(0)  # the pair replaces the lone crop
+    expect(sides.nth(0).locator("figcaption")).to_contain_text("original")
+    expect(sides.nth(0).locator("figcaption .tag")).to_have_text("pass")
+    expect(sides.nth(1).locator("figcaption")).to_contain_text("perturbed: letterbox:1920x720")
+    expect(sides.nth(1).locator("figcaption .tag")).to_have_text("regression")
+    crops = [sides.nth(k).locator("img.crop") for k in (0, 1)]
+    for c in crops:
+        expect(c).to_be_visible()
+        assert c.evaluate("i => i.naturalWidth") > 0
+    srcs = [c.get_attribute("src") for c in crops]
+    assert srcs[0] != srcs[1]  # two pictures: the original's and the letterboxed one's
+    detail.screenshot(path=str(tmp_path / "detail.png"))  # for a person to look at
+    inside = []
+    for k, c in enumerate(crops):
+        c.screenshot(path=str(tmp_path / f"side{k}.png"))
+        (x0, y0, x1, y1), (x, y) = marks(Image.open(tmp_path / f"side{k}.png"))
+        inside.append(x0 <= x <= x1 and y0 <= y <= y1)
+    # each answer in its own image's coordinates: the same normalized point is on the element in the original
+    # and off it in the letterboxed screen, where the element moved
+    assert inside == [True, False]
+    # the German wording: the same picture, its own instruction
+    page.goto(report.as_uri() + "#sample=radio@alt:1")
+    expect(detail.locator("h3")).to_have_text("radio@alt:1")
+    expect(detail.locator(".pair figure.side").nth(1).locator(".said")).to_have_text("Radio öffnen")
+    expect(detail.locator(".pair figure.side").nth(0).locator(".said")).to_have_text("Open the radio")
+    # the original lists its variants, and a click opens one
+    page.goto(report.as_uri() + "#sample=radio")
+    expect(detail.locator("h3")).to_have_text("radio")
+    links = detail.locator("p.variants a")
+    expect(links).to_have_text(["letterbox:1920x720", "alt:1"])
+    links.nth(0).click()
+    expect(detail.locator("h3")).to_have_text("radio@letterbox:1920x720")

@@ -97,6 +97,33 @@
     return o;
   }
 
+  // A sample's zoomed crop: the one drawn when the report was written (its row's thumbnail), else the
+  // page's own window on its screenshot, else the reason there is none.
+  function cropOf(i) {
+    var t = data.samples[i], thumb = document.querySelector("#row-" + i + " img.thumb");
+    if (thumb) return el("img", {src: thumb.getAttribute("src"), alt: "zoomed crop of " + t.id, "class": "crop"});
+    if (t.screen !== undefined && t.rect) return zoomed(t, data.screens[t.screen]);
+    return el("p", {"class": "note"}, t.img_note || "no picture");
+  }
+
+  // A perturbed sample beside its original: each crop with its own target and answer, drawn in its own
+  // image's coordinates (a resized or photographed screen has its own), each with its own instruction.
+  function pair(s, i) {
+    var box = el("div", {"class": "pair"});
+    [[s.original, "original"], [i, "perturbed: " + s.meta.perturb]].forEach(function (side) {
+      var t = data.samples[side[0]], f = el("figure", {"class": "zoom side", "data-i": side[0]});
+      f.appendChild(cropOf(side[0]));
+      var cap = el("figcaption", {});
+      var name = el("a", {href: "#sample=" + encodeURIComponent(t.id)}, side[1]);
+      cap.appendChild(name);
+      cap.appendChild(el("span", {"class": "tag " + t.outcome}, t.outcome));
+      if (t.instruction) cap.appendChild(el("span", {"class": "said"}, t.instruction));
+      f.appendChild(cap);
+      box.appendChild(f);
+    });
+    return box;
+  }
+
   function show(i, scroll) {
     if (i < 0 || i >= data.samples.length) return;
     var s = data.samples[i], row = document.getElementById("row-" + i);
@@ -121,12 +148,13 @@
       wrap.appendChild(overlay(s, scr));
       var thumb = row.querySelector("img.thumb");
       pics.appendChild(wrap);
-      if (thumb) {
+      var lone = s.original === undefined;  // a perturbed sample's crop is in the pair below, beside its original's
+      if (lone && thumb) {
         var z = el("figure", {"class": "zoom"});
         z.appendChild(el("img", {src: thumb.getAttribute("src"), alt: "zoomed crop of " + s.id, "class": "crop"}));
         z.appendChild(el("figcaption", {}, "zoomed: the dashed region"));
         pics.appendChild(z);
-      } else if (s.rect) {
+      } else if (lone && s.rect) {
         var lz = el("figure", {"class": "zoom"});
         lz.appendChild(zoomed(s, scr));
         lz.appendChild(el("figcaption", {}, "zoomed: the dashed region, drawn from the screenshot"));
@@ -136,6 +164,16 @@
       pics.appendChild(el("p", {"class": "note"}, s.img_note));
     }
     detail.appendChild(pics);
+    if (s.original !== undefined) detail.appendChild(pair(s, i));
+    if (s.variants) {
+      var vs = el("p", {"class": "variants"}, "perturbed variants: ");
+      s.variants.forEach(function (j) {
+        var v = data.samples[j];
+        vs.appendChild(el("a", {href: "#sample=" + encodeURIComponent(v.id)}, v.meta.perturb));
+        vs.appendChild(el("span", {"class": "tag " + v.outcome}, v.outcome));
+      });
+      detail.appendChild(vs);
+    }
     var dl = el("dl", {"class": "meta"});
     field(dl, "task", s.task);
     Object.keys(s.meta).forEach(function (k) { field(dl, k, s.meta[k]); });
