@@ -194,7 +194,7 @@ def test_user_strings_are_shown_as_text(page: Page, tmp_path: Path, serve: Calla
     draw_screen(folder / name)
     (folder / "annotations.jsonl").write_text(json.dumps(
         {"image": name, "instruction": "<b>bold</b>", "bbox": [1, 1, 50, 50], "element_type": "<i>x</i>",
-         "app": "<script>alert(3)</script>"}) + "\n")
+         "app": "<script>alert(3)</script>", "instruction_alts": ["<u>Fett</u>"]}) + "\n")
     running = serve(folder / "annotations.jsonl")
     trouble = open_page(page, running)
     page.locator("#sample-list li").first.click()
@@ -209,9 +209,10 @@ def test_user_strings_are_shown_as_text(page: Page, tmp_path: Path, serve: Calla
     assert page.locator("#sample-list li span").first.text_content() == evil
     assert page.locator(".box.sample .tag").text_content() == evil
     assert page.locator("#image-list .name").text_content() == name
-    assert page.locator("#meta").text_content() == 'metadata: app="<script>alert(3)</script>"'
+    assert page.locator("#meta").text_content() == ('other wordings: "<u>Fett</u>"; '
+                                                    'metadata: app="<script>alert(3)</script>"')
     assert page.locator("#etype").input_value() == "<i>x</i>"
-    assert page.locator("img[src='x'], img[src='y'], b, i:not(kbd)").count() == 0
+    assert page.locator("img[src='x'], img[src='y'], b, i:not(kbd), u").count() == 0
     assert trouble == []
 
 

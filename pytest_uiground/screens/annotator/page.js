@@ -718,9 +718,13 @@ function renderPanel() {
     $("click-text").textContent = s.click_text ? inside(s.click_text) : "none";
     $("click-clear").hidden = !Array.isArray(d.click);
     $("click-set").textContent = S.clickMode ? "Click on the screenshot…" : "Mark click";
-    const known = new Set(["id", "image", "instruction", "bbox", "polygon", "element_type", "task", "click"]);
+    const known = new Set(["id", "image", "instruction", "instruction_alts", "bbox", "polygon", "element_type",
+      "task", "click"]);
     const meta = Object.keys(d).filter((k) => !known.has(k)).map((k) => k + "=" + JSON.stringify(d[k]));
-    $("meta").textContent = meta.length ? "metadata: " + meta.join(", ") : "";
+    // other wordings (issue 43) are no metadata: kept as the file has them, asked with --uiground-perturb alt
+    const alts = Array.isArray(d.instruction_alts) ? d.instruction_alts.map((a) => JSON.stringify(a)) : [];
+    $("meta").textContent = [alts.length ? "other wordings: " + alts.join(", ") : "",
+      meta.length ? "metadata: " + meta.join(", ") : ""].filter(Boolean).join("; ");
   }
   renderLoupe();
   renderSampleList();
