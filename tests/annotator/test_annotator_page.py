@@ -23,28 +23,16 @@ from typing import Any
 
 import pytest
 from annotator_support import Running, W, detector, draw_screen, serve, shots  # noqa: F401 (fixtures by name)
+from chromium_pages import base_url, browser_type_launch_args, needs_chromium  # noqa: F401 (fixtures)
 from playwright.sync_api import BrowserContext, Page, expect
 
 from pytest_uiground.screens import format as fmt
 
-CHROMIUM = Path("/usr/bin/chromium")
 REAL_SCREENS = Path(__file__).resolve().parents[3] / "shared" / "data" / "real-screens"
 
-pytestmark = pytest.mark.skipif(not CHROMIUM.exists(),
-                                reason="headless Chromium not installed: apt-get install -y chromium")
+pytestmark = needs_chromium
 
 
-@pytest.fixture(scope="session")
-def browser_type_launch_args(browser_type_launch_args: dict[str, Any]) -> dict[str, Any]:
-    """pytest-playwright's launch arguments, with Debian's Chromium instead of a downloaded one."""
-    return {**browser_type_launch_args, "executable_path": str(CHROMIUM)}
-
-
-@pytest.fixture(scope="session")
-def base_url() -> None:
-    """No base URL: the page is opened by its full URL. (pytest-base-url's own fixture is an
-    instance method, which pytest 9 deprecates with a warning, an error in these tests.)"""
-    return None
 
 
 @pytest.fixture(scope="session")

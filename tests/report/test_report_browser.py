@@ -15,6 +15,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from chromium_pages import CHROMIUM, needs_chromium
 from PIL import Image
 from test_compare import write_run
 from test_htmlreport import RECORDS, SUMMARY, Page, check_self_contained, hand_lookup
@@ -23,10 +24,7 @@ from pytest_uiground.report import compare
 from pytest_uiground.report import html as htmlreport
 from pytest_uiground.report.comparepage import render_html
 
-CHROMIUM = Path("/usr/bin/chromium")
-
-pytestmark = pytest.mark.skipif(not CHROMIUM.exists(),
-                                reason="headless Chromium not installed: apt-get install -y chromium")
+pytestmark = needs_chromium
 
 FLAGS = ["--headless", "--disable-gpu", "--no-sandbox", "--hide-scrollbars", "--allow-file-access-from-files",
          "--virtual-time-budget=5000"]

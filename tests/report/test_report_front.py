@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from chromium_pages import base_url, browser_type_launch_args, needs_chromium  # noqa: F401 (fixtures)
 from ownsuite import OwnSuite, grown
 from PIL import Image
 from playwright.sync_api import Page, expect
@@ -43,22 +44,9 @@ from pytest_uiground.report import html as htmlreport
 from pytest_uiground.report.comparepage import render_html
 from pytest_uiground.report.gallery import FILES_DIR, safe_name
 
-CHROMIUM = Path("/usr/bin/chromium")
-
-pytestmark = pytest.mark.skipif(not CHROMIUM.exists(),
-                                reason="headless Chromium not installed: apt-get install -y chromium")
+pytestmark = needs_chromium
 
 
-@pytest.fixture(scope="session")
-def browser_type_launch_args(browser_type_launch_args: dict[str, Any]) -> dict[str, Any]:
-    """pytest-playwright's launch arguments, with Debian's Chromium instead of a downloaded one."""
-    return {**browser_type_launch_args, "executable_path": str(CHROMIUM)}
-
-
-@pytest.fixture(scope="session")
-def base_url() -> None:
-    """No base URL: pages are opened by their file URL (pytest-base-url's own fixture warns on pytest 9)."""
-    return None
 
 
 @pytest.fixture(scope="session")
