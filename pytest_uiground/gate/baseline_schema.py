@@ -22,6 +22,7 @@ from typing import Annotated, Any, Literal
 
 from msgspec import Meta, Struct
 
+from pytest_uiground.record import schema as schema_mod
 from pytest_uiground.record.schema import FINITE
 
 #: The longest component name an entry's ``c`` may hold (the scorers' names are a few words).
@@ -57,11 +58,7 @@ class SamplesFile(Struct, frozen=True):
 
 def json_schema() -> dict[str, Any]:
     """:class:`SamplesFile` as a JSON Schema."""
-    import msgspec.json
-
-    schema: dict[str, Any] = msgspec.json.schema(SamplesFile)
-    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "title": "baselines/<suite>/samples.json",
-            **schema}
+    return schema_mod.published(SamplesFile, "baselines/<suite>/samples.json")
 
 
 SCHEMA_FILE = Path(__file__).resolve().parents[2] / "docs" / "schemas" / "baseline-samples.schema.json"

@@ -25,6 +25,7 @@ msgspec is imported when a file is read, never when the plugin loads.
 
 from __future__ import annotations
 
+import inspect
 import math
 import re
 import types
@@ -63,6 +64,24 @@ class SchemaError(ValueError):
     def __init__(self, problem: Problem) -> None:
         super().__init__(f"{'.'.join(map(str, problem.path))}: {problem.why}")
         self.problem = problem
+
+
+def published(tp: Any, title: str) -> dict[str, Any]:
+    """``tp`` as the JSON Schema published in ``docs/schemas/``: msgspec's, with every description cleaned
+    as :func:`inspect.cleandoc` does (msgspec 0.23 cleans docstrings, 0.22 kept their indentation, so the
+    published file would depend on the installed release)."""
+    import msgspec.json
+
+    def clean(node: Any) -> Any:
+        if isinstance(node, dict):
+            return {k: inspect.cleandoc(v) if k == "description" and isinstance(v, str) else clean(v)
+                    for k, v in node.items()}
+        if isinstance(node, list):
+            return [clean(v) for v in node]
+        return node
+
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "title": title,
+            **clean(msgspec.json.schema(tp))}
 
 
 def short(value: Any, limit: int = 80) -> str:

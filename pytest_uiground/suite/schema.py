@@ -18,6 +18,7 @@ from typing import Annotated, Any, Literal
 
 from msgspec import Meta, Struct, field
 
+from pytest_uiground.record import schema as schema_mod
 from pytest_uiground.record.schema import FINITE
 
 # The words, the safe-name pattern and min_slice's default are suite/config.py's constants (AVERAGES,
@@ -136,10 +137,7 @@ class SuiteFile(Struct, forbid_unknown_fields=True, frozen=True):
 
 def json_schema() -> dict[str, Any]:
     """:class:`SuiteFile` as a JSON Schema (the TOML file's tables are JSON objects)."""
-    import msgspec.json
-
-    schema: dict[str, Any] = msgspec.json.schema(SuiteFile)
-    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "title": "suite.toml", **schema}
+    return schema_mod.published(SuiteFile, "suite.toml")
 
 
 SCHEMA_FILE = Path(__file__).resolve().parents[2] / "docs" / "schemas" / "suite.schema.json"
