@@ -26,12 +26,14 @@ msgspec is imported when a file is read, never when the plugin loads.
 from __future__ import annotations
 
 import inspect
+import json
 import math
 import re
 import types
 import typing
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -82,6 +84,17 @@ def published(tp: Any, title: str) -> dict[str, Any]:
 
     return {"$schema": "https://json-schema.org/draft/2020-12/schema", "title": title,
             **clean(msgspec.json.schema(tp))}
+
+
+def write_or_check(schema: dict[str, Any], path: Path, argv: list[str]) -> int:
+    """``python -m <module> [--check]`` of a published schema: write ``path``, or with ``--check`` exit 1
+    when it differs from ``schema`` (what the docs' tests and a contributor run)."""
+    text = json.dumps(schema, indent=1, sort_keys=True) + "\n"
+    if "--check" in argv:
+        return 0 if path.is_file() and path.read_text(encoding="utf-8") == text else 1
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return 0
 
 
 def short(value: Any, limit: int = 80) -> str:

@@ -11,7 +11,6 @@ Schema (``python -m pytest_uiground.suite.schema`` writes it), for editors and `
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -144,8 +143,4 @@ SCHEMA_FILE = Path(__file__).resolve().parents[2] / "docs" / "schemas" / "suite.
 
 
 if __name__ == "__main__":  # pragma: no cover - python -m pytest_uiground.suite.schema [--check]
-    text = json.dumps(json_schema(), indent=1, sort_keys=True) + "\n"
-    if "--check" in sys.argv:
-        sys.exit(0 if SCHEMA_FILE.is_file() and SCHEMA_FILE.read_text(encoding="utf-8") == text else 1)
-    SCHEMA_FILE.parent.mkdir(parents=True, exist_ok=True)
-    SCHEMA_FILE.write_text(text, encoding="utf-8")
+    sys.exit(schema_mod.write_or_check(json_schema(), SCHEMA_FILE, sys.argv))

@@ -19,6 +19,16 @@ from pytest_uiground.models.families.reading import Coords, in_frame
 REPO = "ZJU-REAL/ClawGUI@d990d3e"
 JUDGE = f"{REPO} clawgui-eval/judge/grounding_judge.py (blob 422d9902)"
 DESCRIPTION = "The user's element description is: {instruction}"
+PAIR_PROMPT = (
+    "You are an expert UI element locator. Given a GUI image and a user's element description, provide your "
+    "reasoning process first, finally provide the coordinates of the specified element as a single point. For "
+    "elements with area, return the center point.\n\n"
+    "Give your reasoning process first, then output the coordinate pair ranging from 0 to 1000 exactly in "
+    "format:\n"
+    "(x,y)"
+)
+"""``KIMI_SYSTEM_PROMPT`` of ``kimi_inferencer.py`` and ``GEMINI_SYSTEM_PROMPT`` of ``gemini_inferencer.py``
+(verbatim): the two files state the same text, so the ``kimi`` and ``gemini`` families share it."""
 GENERATION_NOTE = "temperature 0.0, max_completion_tokens 32768 (an API call; greedy here)"
 
 # kimi_parse (grounding_judge.py) and parse_coord_from_response (gemini_inferencer.py), the same two regexes:

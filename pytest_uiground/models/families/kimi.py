@@ -9,18 +9,18 @@ then the description, then the image; the answer read by ``clawgui-eval/judge/gr
 from __future__ import annotations
 
 from pytest_uiground.models.families import Family, Prompt
-from pytest_uiground.models.families.clawgui import DESCRIPTION, JUDGE, REPO, generation, read_last_pair_1000
+from pytest_uiground.models.families.clawgui import (
+    DESCRIPTION,
+    JUDGE,
+    PAIR_PROMPT,
+    REPO,
+    generation,
+    read_last_pair_1000,
+)
 from pytest_uiground.models.families.reading import Coords, ParseContext
 
 INFERENCER = f"{REPO} clawgui-eval/inference/kimi_inferencer.py (blob e788d112)"
-KIMI_SYSTEM_PROMPT = (
-    "You are an expert UI element locator. Given a GUI image and a user's element description, provide your "
-    "reasoning process first, finally provide the coordinates of the specified element as a single point. For "
-    "elements with area, return the center point.\n\n"
-    "Give your reasoning process first, then output the coordinate pair ranging from 0 to 1000 exactly in "
-    "format:\n"
-    "(x,y)"
-)
+KIMI_SYSTEM_PROMPT = PAIR_PROMPT  # the inferencer's text, word for word as the other one's
 
 
 def read_kimi(text: str, ctx: ParseContext) -> Coords:
